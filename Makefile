@@ -1,0 +1,44 @@
+# Two commands on a fresh machine: `make run` (demo on http://127.0.0.1:8000) and `make test`.
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1:8000
+
+.PHONY: run test lint migrate demo worker beat bench clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when a requirements file changes.
+$(VENV)/.runtime: requirements.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	touch $@
+
+$(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+migrate: $(VENV)/.runtime
+	$(PY) manage.py migrate --noinput
+
+demo: migrate
+	$(PY) manage.py load_demo
+
+run: demo
+	@echo "Serving on http://$(HOST)/ (Ctrl+C stops)"
+	$(PY) manage.py runserver $(HOST)
+
+test: $(VENV)/.dev
+	$(PY) -m pytest
+
+lint: $(VENV)/.dev
+	$(VENV)/bin/ruff check .
+
+worker: $(VENV)/.runtime
+	$(VENV)/bin/celery -A config worker --loglevel INFO
+
+beat: $(VENV)/.runtime
+	$(VENV)/bin/celery -A config beat --loglevel INFO
+
+clean:
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles .pytest_cache

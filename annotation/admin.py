@@ -1,0 +1,230 @@
+"""Django admin for everything, plus project pages to import items, create annotators and
+generate pairs. State changes go through the services, never through raw model saves."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+
+from annotation.accounts import annotators_create
+from annotation.corpus_services import pairs_generate
+from annotation.forms import AnnotatorsForm, ItemImportForm, PairsForm
+from annotation.importers import ImportFailed
+from annotation.models import (
+    Annotation,
+    Argument,
+    Assignment,
+    Invite,
+    Item,
+    Project,
+    Topic,
+    WorkerProfile,
+)
+from annotation.services import (
+    assignments_review,
+    items_import_file,
+    project_set_redundancy,
+    worker_block,
+    worker_unblock,
+)
+from annotation.task_types import get_task_type
+
+
+@admin.register(Project)
+class ProjectAdmin(admin.ModelAdmin):
+    list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
+    list_filter = ["state", "task_type"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    filter_horizontal = ["members"]
+    readonly_fields = ["created_by", "created_at"]
+
+    def save_model(self, request, obj, form, change):
+        if not change:
+            obj.created_by = request.user
+            super().save_model(request, obj, form, change)
+            return
+        new_redundancy = obj.redundancy
+        obj.redundancy = Project.objects.values_list("redundancy", flat=True).get(pk=obj.pk)
+        super().save_model(request, obj, form, change)
+        if new_redundancy != obj.redundancy:
+            project_set_redundancy(project=obj, redundancy=new_redundancy)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:pk>/import/", view(self.import_view), name="annotation_project_import"),
+            path("<int:pk>/annotators/", view(self.annotators_view), name="annotation_project_annotators"),
+            path("<int:pk>/pairs/", view(self.pairs_view), name="annotation_project_pairs"),
+        ] + super().get_urls()
+
+    def _page(self, request, project, title, form, **extra):
+        ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": project,
+               "title": title, "form": form, "project": project, **extra}
+        return TemplateResponse(request, "admin/annotation/project/tool.html", ctx)
+
+    def _check(self, request, perm: str):
+        if not request.user.has_perm(perm):
+            raise PermissionDenied
+
+    def import_view(self, request, pk: int):
+        self._check(request, "annotation.add_item")
+        project = get_object_or_404(Project, pk=pk)
+        form = ItemImportForm(request.POST or None, request.FILES or None)
+        errors = None
+        if request.method == "POST" and form.is_valid():
+            upload = form.cleaned_data["file"]
+            try:
+                result = items_import_file(project=project, data=upload.read(), filename=upload.name,
+                                           fmt=form.cleaned_data["format"] or None,
+                                           on_duplicate=form.cleaned_data["on_duplicate"])
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                messages.success(request, f"Imported {upload.name}: {result.created} new, {result.updated} updated, {result.unchanged} unchanged items.")
+                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+        return self._page(request, project, f"Import items into {project}", form, errors=errors,
+                          fields=get_task_type(project.task_type).import_fields, submit="Import")
+
+    def annotators_view(self, request, pk: int):
+        self._check(request, "auth.add_user")
+        project = get_object_or_404(Project, pk=pk)
+        form = AnnotatorsForm(request.POST or None)
+        errors, created = None, None
+        if request.method == "POST" and form.is_valid():
+            try:
+                created = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"], project=project)
+            except ImportFailed as exc:
+                errors = exc
+        invite_base = request.build_absolute_uri("/invite/")
+        return self._page(request, project, f"Create annotators for {project}", form, errors=errors,
+                          created=created, invite_base=invite_base, submit="Create accounts")
+
+    def pairs_view(self, request, pk: int):
+        self._check(request, "annotation.add_item")
+        project = get_object_or_404(Project, pk=pk)
+        form = PairsForm(request.POST or None)
+        errors = None
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                result = pairs_generate(project=project, topic=data["topic"], seed=data["seed"],
+                                        min_words=data["min_words"], max_words=data["max_words"], sample=data["sample"])
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                messages.success(request, f"{result.pairs} pairs of {result.arguments} arguments: {result.imported.created} new items, {result.skipped_existing} already in the project.")
+                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+        return self._page(request, project, f"Generate argument pairs for {project}", form, errors=errors, submit="Generate pairs")
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "project", "position", "n_active", "redundancy"]
+    list_filter = ["project"]
+    search_fields = ["external_id"]
+    readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
+    fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["id", "item", "project", "worker", "status", "assigned_at", "submitted_at"]
+    list_filter = ["status", "project"]
+    search_fields = ["item__external_id", "worker__username"]
+    readonly_fields = ["item", "project", "worker", "status", "assigned_at", "expires_at", "submitted_at", "reviewed_at", "review_note"]
+    actions = ["approve", "reject"]
+    list_select_related = ["item", "project", "worker"]
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
+    def approve(self, request, queryset):
+        n = assignments_review(assignments=list(queryset), approve=True)
+        self.message_user(request, f"Approved {n} assignments.")
+
+    @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
+    def reject(self, request, queryset):
+        n = assignments_review(assignments=list(queryset), approve=False)
+        self.message_user(request, f"Rejected {n} assignments.")
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    list_display = ["id", "assignment", "reason", "seconds", "created_at"]
+    list_filter = ["assignment__project"]
+    readonly_fields = ["assignment", "answer", "reason", "seconds", "client", "created_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "prompt", "stance"]
+    search_fields = ["external_id", "prompt"]
+
+
+@admin.register(Argument)
+class ArgumentAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "topic", "author", "word_count"]
+    list_filter = ["topic"]
+    search_fields = ["external_id", "text"]
+
+
+@admin.register(Invite)
+class InviteAdmin(admin.ModelAdmin):
+    list_display = ["user", "project", "created_at", "expires_at", "used_at"]
+    readonly_fields = ["user", "project", "token_hash", "created_at", "expires_at", "used_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+class WorkerProfileInline(admin.StackedInline):
+    model = WorkerProfile
+    can_delete = False
+    readonly_fields = ["role", "blocked", "blocked_reason", "blocked_at", "source", "external_id"]
+    fields = readonly_fields + ["must_change_password"]
+
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin):
+    inlines = [WorkerProfileInline]
+    list_display = ["username", "role", "blocked", "is_staff", "last_login"]
+    list_filter = ["profile__role", "profile__blocked", "is_staff"]
+    actions = ["block", "unblock"]
+    list_select_related = ["profile"]
+
+    @admin.display(description="role")
+    def role(self, obj):
+        return getattr(getattr(obj, "profile", None), "role", "")
+
+    @admin.display(description="blocked", boolean=True)
+    def blocked(self, obj):
+        return bool(getattr(getattr(obj, "profile", None), "blocked", False))
+
+    @admin.action(description="Block the selected workers (their open items return to the pool)")
+    def block(self, request, queryset):
+        for user in queryset:
+            worker_block(worker=user, reason=f"blocked by {request.user.get_username()}")
+        self.message_user(request, f"Blocked {queryset.count()} workers.")
+
+    @admin.action(description="Unblock the selected workers")
+    def unblock(self, request, queryset):
+        for user in queryset:
+            worker_unblock(worker=user)
+        self.message_user(request, f"Unblocked {queryset.count()} workers.")

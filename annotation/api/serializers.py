@@ -1,0 +1,42 @@
+from rest_framework import serializers
+
+from annotation.models import Annotation, Assignment, Item, Project
+
+
+class ProjectSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Project
+        fields = ["slug", "name", "task_type", "redundancy", "state", "lease_minutes",
+                  "max_items_per_worker", "guidelines", "created_at"]
+
+
+class ItemSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Item
+        fields = ["external_id", "payload", "gold", "position", "redundancy", "n_active"]
+
+
+class AssignmentSerializer(serializers.ModelSerializer):
+    item = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Assignment
+        fields = ["id", "status", "assigned_at", "expires_at", "submitted_at", "item"]
+
+    def get_item(self, obj: Assignment) -> dict:
+        # Annotators see the content, never the gold answer.
+        return {"external_id": obj.item.external_id, "payload": obj.item.payload}
+
+
+class AnnotationSerializer(serializers.ModelSerializer):
+    assignment = serializers.IntegerField(source="assignment_id")
+
+    class Meta:
+        model = Annotation
+        fields = ["id", "assignment", "answer", "reason", "seconds", "created_at"]
+
+
+class ImportSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    format = serializers.ChoiceField(choices=["csv", "tsv", "json", "jsonl"], required=False)
+    on_duplicate = serializers.ChoiceField(choices=["reject", "update"], default="reject")

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from annotation.api import views
+
+urlpatterns = [
+    path("projects/", views.ProjectList.as_view(), name="api-projects"),
+    path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project"),
+    path("projects/<slug:slug>/progress/", views.ProjectProgressView.as_view(), name="api-progress"),
+    path("projects/<slug:slug>/items/", views.ItemList.as_view(), name="api-items"),
+    path("projects/<slug:slug>/items/import/", views.ItemImport.as_view(), name="api-items-import"),
+    path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
+    path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
+    path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
+]

@@ -1,0 +1,145 @@
+"""REST API: projects, items and their import, the annotation loop, and exports."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from rest_framework import generics, status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import BasePermission, IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.serializers import (
+    AnnotationSerializer,
+    AssignmentSerializer,
+    ImportSerializer,
+    ItemSerializer,
+    ProjectSerializer,
+)
+from annotation.exports import FORMATS, export_response
+from annotation.importers import ImportFailed
+from annotation.models import Assignment, Item, Project
+from annotation.selectors import project_progress, projects_for_worker
+from annotation.services import WorkflowError, annotation_submit, assignment_next, items_import_file
+from annotation.task_types.base import AnswerInvalid
+
+
+def has_perm(codename: str) -> type[BasePermission]:
+    class HasPerm(BasePermission):
+        message = f"You need the permission {codename}."
+
+        def has_permission(self, request, view) -> bool:
+            return bool(request.user and request.user.is_authenticated and request.user.has_perm(codename))
+
+    return HasPerm
+
+
+def _project(slug: str) -> Project:
+    return get_object_or_404(Project, slug=slug)
+
+
+class ProjectList(generics.ListAPIView):
+    serializer_class = ProjectSerializer
+
+    def get_queryset(self):
+        user = self.request.user
+        if user.has_perm("annotation.view_project"):
+            return Project.objects.order_by("name")
+        return projects_for_worker(worker=user)
+
+
+class ProjectDetail(generics.RetrieveAPIView):
+    serializer_class = ProjectSerializer
+    permission_classes = [has_perm("annotation.view_project")]
+    lookup_field = "slug"
+    queryset = Project.objects.all()
+
+
+class ProjectProgressView(APIView):
+    permission_classes = [has_perm("annotation.view_project")]
+
+    def get(self, request: Request, slug: str) -> Response:
+        progress = project_progress(project=_project(slug))
+        return Response({**progress.__dict__, "percent": progress.percent})
+
+
+class ItemList(generics.ListAPIView):
+    serializer_class = ItemSerializer
+    permission_classes = [has_perm("annotation.view_item")]
+
+    def get_queryset(self):
+        return Item.objects.filter(project=_project(self.kwargs["slug"])).order_by("position", "pk")
+
+
+class ItemImport(APIView):
+    """POST a file (multipart field ``file``); ``format`` (csv, tsv, json, jsonl) when the file
+    name does not tell it, ``on_duplicate`` reject (default) or update. Nothing is written unless
+    every row is valid; a 400 lists the bad rows with line and field."""
+
+    permission_classes = [has_perm("annotation.add_item")]
+    parser_classes = [MultiPartParser, FormParser]
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = _project(slug)
+        form = ImportSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        upload = form.validated_data["file"]
+        try:
+            result = items_import_file(
+                project=project, data=upload.read(), filename=upload.name,
+                fmt=form.validated_data.get("format"), on_duplicate=form.validated_data["on_duplicate"],
+            )
+        except ImportFailed as exc:
+            return Response(
+                {"detail": "Nothing was imported.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(result.__dict__, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class AssignmentNext(APIView):
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: Request, slug: str) -> Response:
+        result = assignment_next(project=_project(slug), worker=request.user)
+        if result.assignment is None:
+            return Response({"assignment": None, "reason": result.reason})
+        return Response({"assignment": AssignmentSerializer(result.assignment).data, "resumed": result.resumed})
+
+
+class AssignmentSubmit(APIView):
+    """Submit an answer (JSON or form fields of the task type). Idempotent: repeating it returns
+    the stored annotation with 200 instead of 201."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+    def post(self, request: Request, pk: int) -> Response:
+        assignment = get_object_or_404(Assignment, pk=pk)
+        if assignment.worker_id != request.user.pk:
+            raise PermissionDenied("This assignment belongs to someone else.")
+        client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
+        try:
+            outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.data, client=client)
+        except AnswerInvalid as exc:
+            raise ValidationError(exc.errors) from None
+        except WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        body = {**AnnotationSerializer(outcome.annotation).data, "counted": outcome.counted}
+        return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
+
+
+class AnnotationExport(APIView):
+    """Raw annotations as ``?fmt=csv|json|jsonl`` (default json); ``?all=1`` adds rejected and
+    uncounted late answers."""
+
+    permission_classes = [has_perm("annotation.export_annotations")]
+
+    def get(self, request: Request, slug: str):
+        project = _project(slug)
+        fmt = request.query_params.get("fmt", "json")
+        if fmt not in FORMATS:
+            raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
+        return export_response(project=project, fmt=fmt, counted_only=request.query_params.get("all") != "1")

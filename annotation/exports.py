@@ -1,0 +1,89 @@
+"""Raw annotation exports (CSV, JSON, JSONL), streamed row by row."""
+
+from __future__ import annotations
+
+import csv
+import json
+from collections.abc import Iterable, Iterator
+
+from django.http import StreamingHttpResponse
+
+from annotation.models import Annotation, Assignment, Project
+from annotation.task_types import get_task_type
+from annotation.task_types.base import ExportContext
+
+COMMON_COLUMNS = (
+    "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
+    "accepted_at", "submitted_at", "seconds",
+)
+FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
+
+
+def export_columns(project: Project) -> list[str]:
+    return list(COMMON_COLUMNS) + list(get_task_type(project.task_type).export_columns)
+
+
+def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[dict]:
+    """One dict per annotation, in submission order. ``counted_only`` leaves out rejected work and
+    late answers that did not count."""
+    task = get_task_type(project.task_type)
+    qs = (
+        Annotation.objects.filter(assignment__project=project)
+        .select_related("assignment__item", "assignment__worker__profile")
+        .order_by("assignment__submitted_at", "pk")
+    )
+    if counted_only:
+        qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
+    for ann in qs.iterator(chunk_size=2000):
+        a = ann.assignment
+        profile = getattr(a.worker, "profile", None)
+        row = {
+            "project": project.slug,
+            "item": a.item.external_id,
+            "assignment": a.pk,
+            "worker": a.worker.get_username(),
+            "worker_source": profile.source if profile else "",
+            "worker_external_id": (profile.external_id or "") if profile else "",
+            "status": a.status,
+            "accepted_at": a.assigned_at.isoformat(),
+            "submitted_at": a.submitted_at.isoformat() if a.submitted_at else "",
+            "seconds": ann.seconds,
+        }
+        ctx = ExportContext(item_external_id=a.item.external_id, payload=a.item.payload)
+        row.update(task.export_row(ctx, ann.answer, ann.reason))
+        yield row
+
+
+class _Line:
+    """A file-like object whose write() hands back what was written, for streaming csv."""
+
+    def write(self, value: str) -> str:
+        return value
+
+
+def stream(rows: Iterable[dict], *, fmt: str, columns: list[str]) -> Iterator[str]:
+    if fmt == "csv":
+        writer = csv.DictWriter(_Line(), fieldnames=columns, extrasaction="ignore")
+        yield writer.writeheader()
+        for row in rows:
+            yield writer.writerow(row)
+    elif fmt == "jsonl":
+        for row in rows:
+            yield json.dumps(row, ensure_ascii=False) + "\n"
+    elif fmt == "json":
+        yield "["
+        for i, row in enumerate(rows):
+            yield ("," if i else "") + "\n" + json.dumps(row, ensure_ascii=False)
+        yield "\n]\n"
+    else:
+        raise ValueError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
+
+
+def export_response(*, project: Project, fmt: str, counted_only: bool = True) -> StreamingHttpResponse:
+    """A streamed download of the project's raw annotations; ``fmt`` must be one of FORMATS."""
+    rows = annotation_rows(project=project, counted_only=counted_only)
+    response = StreamingHttpResponse(
+        stream(rows, fmt=fmt, columns=export_columns(project)), content_type=f"{FORMATS[fmt]}; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-annotations.{fmt}"'
+    return response

@@ -1,0 +1,36 @@
+from django import forms
+
+from annotation.importers import FORMATS
+from annotation.models import Topic
+
+
+class ItemImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV, TSV, JSON (a list of objects) or JSONL, UTF-8.")
+    format = forms.ChoiceField(
+        choices=[("", "from the file name")] + [(f, f.upper()) for f in FORMATS], required=False
+    )
+    on_duplicate = forms.ChoiceField(
+        choices=[("reject", "Reject the file if an id already exists"),
+                 ("update", "Update existing items with the same id")],
+        initial="reject", widget=forms.RadioSelect,
+    )
+
+
+class AnnotatorsForm(forms.Form):
+    names = forms.CharField(widget=forms.Textarea(attrs={"rows": 10}), help_text="One user name per line.")
+    mode = forms.ChoiceField(
+        choices=[("invite", "Invite links (annotators set their own password)"),
+                 ("password", "One-time passwords (changed at first login)")],
+        initial="invite", widget=forms.RadioSelect,
+    )
+
+
+class PairsForm(forms.Form):
+    topic = forms.ModelChoiceField(queryset=Topic.objects.order_by("external_id"))
+    seed = forms.IntegerField(initial=2016, help_text="Decides which argument is shown as A1, per pair.")
+    min_words = forms.IntegerField(required=False, min_value=0, initial=10,
+                                   help_text="Leave out arguments shorter than this (the paper used 10).")
+    max_words = forms.IntegerField(required=False, min_value=1, initial=110,
+                                   help_text="Leave out arguments longer than this (the paper used 110).")
+    sample = forms.IntegerField(required=False, min_value=2,
+                                help_text="Keep only this many arguments, drawn at random (the paper drew 25–35).")

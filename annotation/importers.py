@@ -1,0 +1,218 @@
+"""Parse and validate uploaded files into clean records. No database access here.
+
+Every error names where it happened: the line of a CSV/TSV/JSONL file (the line a record starts
+on, since quoted fields may span lines) or the position of a record in a JSON array, and the
+field. Parsing collects errors across the whole file so that one upload shows all of them.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.task_types.base import CleanItem, FieldError, TaskType
+
+FORMATS = ("csv", "tsv", "json", "jsonl")
+MAX_REPORTED_ERRORS = 50
+
+
+@dataclass(frozen=True)
+class RowError:
+    line: int | None
+    field: str | None
+    message: str
+    unit: str = "line"
+
+    def __str__(self) -> str:
+        where = f"{self.unit} {self.line}" if self.line is not None else "file"
+        if self.field:
+            return f"{where}, field '{self.field}': {self.message}"
+        return f"{where}: {self.message}"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {self.unit: self.line, "field": self.field, "message": self.message}
+
+
+class ImportFailed(ValueError):
+    """Nothing was imported; ``errors`` says why, row by row."""
+
+    def __init__(self, errors: list[RowError], *, total: int | None = None) -> None:
+        self.errors = errors
+        self.total = total if total is not None else len(errors)
+        shown = "\n".join(str(e) for e in errors)
+        more = self.total - len(errors)
+        super().__init__(shown + (f"\n… and {more} more errors" if more > 0 else ""))
+
+
+@dataclass(frozen=True)
+class ParsedItem:
+    line: int
+    item: CleanItem
+
+
+def detect_format(filename: str, declared: str | None = None) -> str:
+    if declared:
+        fmt = declared.lower().lstrip(".")
+        if fmt == "ndjson":
+            fmt = "jsonl"
+        if fmt not in FORMATS:
+            raise ImportFailed([RowError(None, "format", f"unknown format {declared!r}; use one of {', '.join(FORMATS)}")])
+        return fmt
+    name = filename.lower()
+    for ext, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"),
+                     (".tsv", "tsv"), (".tab", "tsv"), (".csv", "csv")):
+        if name.endswith(ext):
+            return fmt
+    raise ImportFailed(
+        [RowError(None, "format", f"cannot tell the format of {filename!r}; name it .csv, .tsv, .json or .jsonl or say the format")]
+    )
+
+
+def decode(data: bytes) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
+
+
+def read_records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Yield (line or record number, record) pairs; raises ImportFailed on unreadable structure."""
+    if fmt in ("csv", "tsv"):
+        yield from _read_delimited(text, "\t" if fmt == "tsv" else ",")
+    elif fmt == "jsonl":
+        for number, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ImportFailed([RowError(number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")]) from None
+            if not isinstance(record, dict):
+                raise ImportFailed([RowError(number, None, "each line must be a JSON object")])
+            yield number, record
+    elif fmt == "json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ImportFailed([RowError(exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})")]) from None
+        if isinstance(data, dict) and isinstance(data.get("items"), list):
+            data = data["items"]
+        if not isinstance(data, list):
+            raise ImportFailed([RowError(None, None, "a JSON file must hold a list of objects (or {\"items\": [...]})")])
+        for number, record in enumerate(data, start=1):
+            if not isinstance(record, dict):
+                raise ImportFailed([RowError(number, None, "must be a JSON object", unit="record")])
+            yield number, record
+    else:  # pragma: no cover - detect_format guards this
+        raise ValueError(fmt)
+
+
+def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except StopIteration:
+        raise ImportFailed([RowError(None, None, "the file is empty")]) from None
+    header = [h.strip() for h in header]
+    if not any(header):
+        raise ImportFailed([RowError(1, None, "the first line must name the columns")])
+    duplicated = sorted({h for h in header if h and header.count(h) > 1})
+    if duplicated:
+        raise ImportFailed([RowError(1, duplicated[0], "this column appears more than once")])
+    start = reader.line_num + 1
+    try:
+        for row in reader:
+            if not any(cell.strip() for cell in row):
+                start = reader.line_num + 1
+                continue
+            if len(row) != len(header):
+                raise ImportFailed(
+                    [RowError(start, None, f"has {len(row)} fields but the header has {len(header)}")]
+                )
+            yield start, dict(zip(header, row, strict=True))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise ImportFailed([RowError(reader.line_num, None, f"unreadable: {exc}")]) from None
+
+
+def parse_items(data: bytes, *, fmt: str, task_type: TaskType) -> list[ParsedItem]:
+    """Decode, parse and validate a whole file; raise ImportFailed listing every bad row."""
+    text = decode(data)
+    unit = "record" if fmt == "json" else "line"
+    errors: list[RowError] = []
+    n_errors = 0
+    parsed: list[ParsedItem] = []
+    first_line: dict[str, int] = {}
+    for line, record in read_records(text, fmt):
+        try:
+            item = task_type.clean_item(record)
+        except FieldError as exc:
+            n_errors += 1
+            if len(errors) < MAX_REPORTED_ERRORS:
+                errors.append(RowError(line, exc.field, exc.message, unit=unit))
+            continue
+        if item.external_id in first_line:
+            n_errors += 1
+            if len(errors) < MAX_REPORTED_ERRORS:
+                errors.append(RowError(
+                    line, "id",
+                    f"duplicate id {item.external_id!r} (first on {unit} {first_line[item.external_id]})",
+                    unit=unit,
+                ))
+            continue
+        first_line[item.external_id] = line
+        parsed.append(ParsedItem(line=line, item=item))
+    if errors:
+        raise ImportFailed(errors, total=n_errors)
+    if not parsed:
+        raise ImportFailed([RowError(None, None, "the file holds no records")])
+    return parsed
+
+
+@dataclass(frozen=True)
+class ArgumentRow:
+    line: int
+    arg_id: str
+    topic: str
+    prompt: str
+    stance: str
+    author: str
+    text: str
+
+
+ARGUMENT_COLUMNS = ("arg_id", "topic", "debate_title", "stance", "author", "text")
+
+
+def parse_arguments(data: bytes) -> list[ArgumentRow]:
+    """Arguments in UKPConvArg's ``arguments.tsv`` layout (``debate_title`` is the prompt)."""
+    rows: list[ArgumentRow] = []
+    errors: list[RowError] = []
+    seen: dict[str, int] = {}
+    for line, record in _read_delimited(decode(data), "\t"):
+        missing = [c for c in ARGUMENT_COLUMNS if c not in record and c != "author"]
+        if missing:
+            raise ImportFailed([RowError(1, missing[0], "required column is missing")])
+        values = {c: (record.get(c) or "").strip() for c in ARGUMENT_COLUMNS}
+        for column in ("arg_id", "topic", "debate_title", "text"):
+            if not values[column]:
+                errors.append(RowError(line, column, "must not be empty"))
+                break
+        else:
+            if values["arg_id"] in seen:
+                errors.append(RowError(line, "arg_id", f"duplicate id (first on line {seen[values['arg_id']]})"))
+                continue
+            seen[values["arg_id"]] = line
+            rows.append(ArgumentRow(line, values["arg_id"], values["topic"], values["debate_title"],
+                                    values["stance"], values["author"], record["text"].strip()))
+        if len(errors) >= MAX_REPORTED_ERRORS:
+            break
+    if errors:
+        raise ImportFailed(errors)
+    if not rows:
+        raise ImportFailed([RowError(None, None, "the file holds no arguments")])
+    return rows

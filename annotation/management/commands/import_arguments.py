@@ -1,0 +1,22 @@
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from annotation.corpus_services import arguments_import
+from annotation.importers import ImportFailed, parse_arguments
+
+
+class Command(BaseCommand):
+    help = "Import topics and arguments from a UKPConvArg-style arguments.tsv (arg_id, topic, debate_title, stance, author, text)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("file", type=Path)
+
+    def handle(self, *args, file, **options):
+        if not file.is_file():
+            raise CommandError(f"no such file: {file}")
+        try:
+            result = arguments_import(rows=parse_arguments(file.read_bytes()))
+        except ImportFailed as exc:
+            raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
+        self.stdout.write(f"{file}: {result.topics} topics, {result.created} new and {result.updated} updated arguments")

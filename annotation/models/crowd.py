@@ -1,0 +1,245 @@
+"""The crowd workflow: projects, items, assignments, annotations and workers.
+
+Fields and constraints only; every state change goes through ``annotation.services``.
+"""
+
+from django.conf import settings
+from django.db import models
+from django.db.models import F, Q
+
+from annotation.task_types import task_type_choices
+
+
+class Project(models.Model):
+    class State(models.TextChoices):
+        DRAFT = "draft", "Draft"
+        ACTIVE = "active", "Active"
+        PAUSED = "paused", "Paused"
+        CLOSED = "closed", "Closed"
+
+    class Order(models.TextChoices):
+        SEQUENTIAL = "sequential", "Sequential: complete items in import order"
+        SPREAD = "spread", "Spread: items with the fewest annotations first"
+        RANDOM = "random", "Random"
+
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=80, unique=True)
+    task_type = models.CharField(max_length=50, choices=task_type_choices)
+    redundancy = models.PositiveSmallIntegerField(
+        default=5, help_text="Distinct annotators per item (N)."
+    )
+    guidelines = models.TextField(blank=True, help_text="Markdown, shown to annotators.")
+    lease_minutes = models.PositiveIntegerField(
+        default=30, help_text="An assignment not submitted within this time returns to the pool."
+    )
+    state = models.CharField(max_length=10, choices=State.choices, default=State.DRAFT)
+    assignment_order = models.CharField(
+        max_length=12, choices=Order.choices, default=Order.SEQUENTIAL
+    )
+    max_items_per_worker = models.PositiveIntegerField(
+        null=True, blank=True, help_text="Items one worker may annotate; empty for no limit."
+    )
+    open_to_all = models.BooleanField(
+        default=False, help_text="Every annotator sees the project, not only its members."
+    )
+    join_code = models.CharField(
+        max_length=40, unique=True, null=True, blank=True,
+        help_text="Annotators who enter this code become members.",
+    )
+    external_entry = models.BooleanField(
+        default=False,
+        help_text="Crowd workers may arrive from a marketplace link carrying their worker id.",
+    )
+    completion_code = models.CharField(
+        max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
+    )
+    options = models.JSONField(default=dict, blank=True, help_text="Task-type options.")
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="annotation_projects"
+    )
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "name"]
+        permissions = [("export_annotations", "Can export a project's annotations")]
+        constraints = [
+            models.CheckConstraint(condition=Q(redundancy__gte=1), name="project_redundancy_min"),
+            models.CheckConstraint(condition=Q(lease_minutes__gte=1), name="project_lease_min"),
+            models.CheckConstraint(
+                condition=Q(max_items_per_worker__isnull=True) | Q(max_items_per_worker__gte=1),
+                name="project_quota_min",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_active(self) -> bool:
+        return self.state == self.State.ACTIVE
+
+
+class Item(models.Model):
+    """One question shown to annotators; its payload is validated by the project's task type.
+
+    ``n_active`` counts the assignments that hold one of the item's N slots (assigned, submitted,
+    approved). The database refuses any write that would push it past ``redundancy``.
+    """
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="items")
+    external_id = models.CharField(max_length=200)
+    payload = models.JSONField()
+    gold = models.JSONField(null=True, blank=True, help_text="Known answer, if any.")
+    position = models.PositiveIntegerField(default=0)
+    redundancy = models.PositiveSmallIntegerField()
+    n_active = models.PositiveSmallIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["project_id", "position", "id"]
+        constraints = [
+            models.UniqueConstraint(fields=["project", "external_id"], name="item_external_id_unique"),
+            models.CheckConstraint(condition=Q(redundancy__gte=1), name="item_redundancy_min"),
+            models.CheckConstraint(
+                condition=Q(n_active__lte=F("redundancy")), name="item_slots_within_redundancy"
+            ),
+        ]
+        indexes = [models.Index(fields=["project", "position"], name="item_project_position")]
+
+    def __str__(self) -> str:
+        return self.external_id
+
+
+class AssignmentStatus(models.TextChoices):
+    ASSIGNED = "assigned", "Assigned"
+    SUBMITTED = "submitted", "Submitted"
+    EXPIRED = "expired", "Expired"
+    RETURNED = "returned", "Returned"
+    APPROVED = "approved", "Approved"
+    REJECTED = "rejected", "Rejected"
+
+
+class Assignment(models.Model):
+    """One worker's lease on one item, and what became of it."""
+
+    Status = AssignmentStatus
+    # Statuses that occupy one of the item's N slots.
+    SLOT_STATUSES = (Status.ASSIGNED, Status.SUBMITTED, Status.APPROVED)
+    # Statuses whose annotation counts as data.
+    COUNTED_STATUSES = (Status.SUBMITTED, Status.APPROVED)
+
+    item = models.ForeignKey(Item, on_delete=models.CASCADE, related_name="assignments")
+    # Copied from the item so that "one open assignment per worker and project" is a constraint.
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="assignments")
+    worker = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="assignments"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ASSIGNED)
+    assigned_at = models.DateTimeField()
+    expires_at = models.DateTimeField()
+    submitted_at = models.DateTimeField(null=True, blank=True)
+    reviewed_at = models.DateTimeField(null=True, blank=True)
+    review_note = models.CharField(max_length=500, blank=True)
+
+    class Meta:
+        ordering = ["-assigned_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["item", "worker"], name="assignment_item_worker_unique"),
+            models.UniqueConstraint(
+                fields=["project", "worker"],
+                condition=Q(status="assigned"),
+                name="assignment_one_open_per_worker",
+            ),
+            models.CheckConstraint(
+                condition=Q(status__in=AssignmentStatus.values), name="assignment_status_valid"
+            ),
+            models.CheckConstraint(
+                condition=Q(expires_at__gt=F("assigned_at")), name="assignment_lease_positive"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["status", "expires_at"], name="assignment_status_expiry"),
+            models.Index(fields=["project", "worker", "status"], name="assignment_project_worker"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.item} / {self.worker} ({self.status})"
+
+
+class Annotation(models.Model):
+    """The answer submitted for an assignment: one per assignment, never overwritten."""
+
+    assignment = models.OneToOneField(
+        Assignment, on_delete=models.CASCADE, related_name="annotation"
+    )
+    answer = models.JSONField()
+    reason = models.TextField(blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="Time spent on the item.")
+    client = models.JSONField(default=dict, blank=True, help_text="Client metadata.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(seconds__isnull=True) | Q(seconds__gte=0), name="annotation_seconds_min"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"annotation of {self.assignment_id}"
+
+
+class WorkerProfile(models.Model):
+    class Role(models.TextChoices):
+        ADMIN = "admin", "Admin"
+        RESEARCHER = "researcher", "Researcher"
+        ANNOTATOR = "annotator", "Annotator"
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    role = models.CharField(max_length=12, choices=Role.choices, default=Role.ANNOTATOR)
+    blocked = models.BooleanField(default=False)
+    blocked_reason = models.CharField(max_length=500, blank=True)
+    blocked_at = models.DateTimeField(null=True, blank=True)
+    source = models.CharField(
+        max_length=40, blank=True, help_text="Marketplace the worker came from (mturk, prolific …)."
+    )
+    # NULL rather than "" for accounts made here, so the unique constraint skips them.
+    external_id = models.CharField(  # noqa: DJ001
+        max_length=200, null=True, blank=True, help_text="The worker's id on that marketplace."
+    )
+    must_change_password = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "external_id"],
+                condition=Q(external_id__isnull=False),
+                name="worker_external_id_unique",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} ({self.role})"
+
+
+class Invite(models.Model):
+    """A one-time link that lets a new annotator set a password and log in."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    project = models.ForeignKey(Project, null=True, blank=True, on_delete=models.SET_NULL)
+    # Only a hash is stored: the link itself is shown once, when it is created.
+    token_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    used_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"invite for {self.user}"

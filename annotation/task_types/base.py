@@ -1,0 +1,106 @@
+"""The contract every task type fulfils.
+
+A task type owns everything that differs between kinds of annotation work: the schema of an
+item's payload (checked on import), the answer form and its server-side validation, the template
+partial that renders an item, the mapping of answers to the long frame, and the export columns.
+The assignment engine, the API and the dashboards only talk to this interface.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+
+class FieldError(ValueError):
+    """An import record or answer field that fails validation."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+class AnswerInvalid(ValueError):
+    """An answer that fails validation; ``errors`` maps form field names to messages."""
+
+    def __init__(self, errors: Mapping[str, str]) -> None:
+        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
+        self.errors = dict(errors)
+
+
+@dataclass(frozen=True)
+class CleanItem:
+    external_id: str
+    payload: dict[str, Any]
+    gold: Any = None
+
+
+@dataclass(frozen=True)
+class CleanAnswer:
+    answer: dict[str, Any]
+    reason: str = ""
+
+
+@dataclass(frozen=True)
+class Shortcut:
+    keys: str
+    action: str
+
+
+@dataclass(frozen=True)
+class ImportField:
+    name: str
+    required: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """What an export row can draw on besides the answer itself."""
+
+    item_external_id: str
+    payload: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class TaskType(ABC):
+    slug: ClassVar[str]
+    name: ClassVar[str]
+    description: ClassVar[str] = ""
+    # Template holding a ``{% partialdef item %}`` (the item) and ``{% partialdef answer %}``.
+    template: ClassVar[str]
+    default_guidelines: ClassVar[str] = ""
+    import_fields: ClassVar[tuple[ImportField, ...]] = ()
+    shortcuts: ClassVar[tuple[Shortcut, ...]] = ()
+    # Columns of the raw annotation export, in order, after the common ones.
+    export_columns: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
+        """Validate one import record; raise FieldError naming the offending field."""
+
+    @abstractmethod
+    def clean_answer(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanAnswer:
+        """Validate a submitted answer; raise AnswerInvalid with a message per field."""
+
+    def initial_answer(
+        self, *, payload: Mapping[str, Any], previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None
+    ) -> dict[str, Any]:
+        """Values to preselect in the form; ``previous`` is (payload, answer) of the worker's last
+        annotation in the project, if any."""
+        return {}
+
+    @abstractmethod
+    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict]:
+        """The answer as rows of the long frame: each row has ``label`` and maybe more columns
+        (set-valued answers give one row per option as binary questions)."""
+
+    @abstractmethod
+    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict:
+        """Task-specific export columns (``export_columns``) for one annotation."""
+
+    def label_display(self, answer: Mapping[str, Any]) -> str:
+        return str(answer)

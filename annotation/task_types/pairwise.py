@@ -1,0 +1,238 @@
+"""Pairwise convincingness (Habernal & Gurevych, ACL 2016).
+
+An item shows two arguments with the same topic and stance; the annotator says which one is more
+convincing (or that they are equally convincing), gives a reason of 30–140 characters, and
+states their own standpoint on the topic.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from annotation.task_types import register
+from annotation.task_types.base import (
+    AnswerInvalid,
+    CleanAnswer,
+    CleanItem,
+    ExportContext,
+    FieldError,
+    ImportField,
+    Shortcut,
+    TaskType,
+)
+
+LABELS = {
+    "a1": "A1 is more convincing",
+    "a2": "A1 is less convincing (A2 is more convincing)",
+    "equal": "A1 and A2 are equally convincing",
+}
+STANDPOINTS = {
+    "none": "I have no standpoint on this topic",
+    "same": "I agree with this stance",
+    "opposite": "I hold the opposite stance",
+}
+REASON_MIN = 30
+REASON_MAX = 140
+
+GUIDELINES = """\
+## Which argument is more convincing?
+
+Each item shows a debate topic, a stance, and **two arguments (A1 and A2) that both support that
+stance**. Read both and decide which one is more convincing:
+
+- **A1 is more convincing**, **A1 is less convincing** (A2 is more convincing), or
+- **equally convincing**, only when you really cannot prefer either.
+
+Then explain your choice in one sentence of 30 to 140 characters, for example *"A2 gives a
+concrete example, A1 only repeats the claim"*.
+
+Please keep in mind:
+
+- **Do not judge whether an argument is true.** Judge how well it convinces a reader.
+- **Be objective.** Your own view on the topic must not decide the answer; we ask for it
+  separately.
+- **Do not argue.** The reason says why one argument is more convincing, not what you think of
+  the topic.
+- Arguments can contain typos or odd formatting; judge the reasoning, not the spelling.
+"""
+
+
+@dataclass(frozen=True)
+class ArgumentRecord:
+    """An argument as pair generation needs it."""
+
+    id: str
+    text: str
+
+
+def _text(record: Mapping[str, Any], field: str, *, required: bool = True) -> str:
+    value = record.get(field)
+    if value is None:
+        if required:
+            raise FieldError(field, "is missing")
+        return ""
+    if not isinstance(value, str | int):
+        raise FieldError(field, f"must be text, got {type(value).__name__}")
+    text = str(value).strip()
+    if required and not text:
+        raise FieldError(field, "must not be empty")
+    return text
+
+
+def _argument(record: Mapping[str, Any], side: str) -> tuple[str, str]:
+    """Accepts flat columns (``arg1_id``, ``arg1_text``) or a nested object (``arg1: {id, text}``)."""
+    nested = record.get(side)
+    if isinstance(nested, Mapping):
+        arg_id = _text(nested, "id")
+        text = _text(nested, "text")
+        return arg_id, text
+    if nested is not None and f"{side}_id" not in record:
+        # UKPConvArg-style files name the argument id in a plain "arg1" column.
+        return _text(record, side), _text(record, f"{side}_text")
+    return _text(record, f"{side}_id"), _text(record, f"{side}_text")
+
+
+@register
+class PairwiseConvincingness(TaskType):
+    slug = "pairwise"
+    name = "Pairwise convincingness"
+    description = "Which of two arguments on the same stance is more convincing, and why."
+    template = "annotation/task_types/pairwise.html"
+    default_guidelines = GUIDELINES
+    import_fields = (
+        ImportField("id", False, "External id of the pair; default `<arg1_id>_<arg2_id>`."),
+        ImportField("topic", True, "Topic id (prompt + stance), e.g. `ban-plastic-water-bottles_yes`."),
+        ImportField("prompt", True, "The debate prompt shown above the arguments."),
+        ImportField("stance", True, "The stance both arguments take."),
+        ImportField("arg1_id", True, "Id of the argument shown as A1."),
+        ImportField("arg1_text", True, "Text of A1."),
+        ImportField("arg2_id", True, "Id of the argument shown as A2."),
+        ImportField("arg2_text", True, "Text of A2."),
+        ImportField("gold", False, "Known answer: a1, a2 or equal."),
+    )
+    shortcuts = (
+        Shortcut("1", "A1 is more convincing"),
+        Shortcut("2", "A1 is less convincing"),
+        Shortcut("3", "equally convincing"),
+        Shortcut("n / s / o", "my standpoint: none / same / opposite"),
+        Shortcut("r", "write the reason"),
+        Shortcut("Ctrl+Enter", "submit"),
+    )
+    export_columns = ("topic", "pair_id", "arg1", "arg2", "label", "reason", "worker_stance")
+
+    def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
+        topic = _text(record, "topic")
+        prompt = _text(record, "prompt")
+        stance = _text(record, "stance")
+        arg1_id, arg1_text = _argument(record, "arg1")
+        arg2_id, arg2_text = _argument(record, "arg2")
+        if arg1_id == arg2_id:
+            raise FieldError("arg2_id", f"must differ from arg1_id ({arg1_id!r})")
+        external_id = _text(record, "id", required=False) or f"{arg1_id}_{arg2_id}"
+        gold = record.get("gold")
+        if gold in (None, ""):
+            gold = None
+        elif gold not in LABELS:
+            raise FieldError("gold", f"must be one of {', '.join(LABELS)}, got {gold!r}")
+        payload = {
+            "topic": topic,
+            "prompt": prompt,
+            "stance": stance,
+            "arg1": {"id": arg1_id, "text": arg1_text},
+            "arg2": {"id": arg2_id, "text": arg2_text},
+        }
+        return CleanItem(external_id=external_id, payload=payload, gold=gold)
+
+    def clean_answer(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanAnswer:
+        errors: dict[str, str] = {}
+        label = (data.get("label") or "").strip()
+        if label not in LABELS:
+            errors["label"] = "Choose which argument is more convincing."
+        standpoint = (data.get("standpoint") or "").strip()
+        if standpoint not in STANDPOINTS:
+            errors["standpoint"] = "Say what your own standpoint on the topic is."
+        reason = " ".join((data.get("reason") or "").split())
+        if len(reason) < REASON_MIN:
+            errors["reason"] = (
+                f"The reason needs at least {REASON_MIN} characters (it has {len(reason)})."
+            )
+        elif len(reason) > REASON_MAX:
+            errors["reason"] = (
+                f"The reason may have at most {REASON_MAX} characters (it has {len(reason)})."
+            )
+        if errors:
+            raise AnswerInvalid(errors)
+        return CleanAnswer(answer={"label": label, "standpoint": standpoint}, reason=reason)
+
+    def initial_answer(self, *, payload, previous) -> dict[str, Any]:
+        # The standpoint is about the topic, not the pair: carry it over within a topic.
+        if previous is not None:
+            prev_payload, prev_answer = previous
+            if prev_payload.get("topic") == payload.get("topic"):
+                return {"standpoint": prev_answer.get("standpoint", "")}
+        return {}
+
+    def long_rows(self, *, payload, answer) -> list[dict]:
+        return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]
+
+    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+        p = ctx.payload
+        return {
+            "topic": p["topic"],
+            "pair_id": ctx.item_external_id,
+            "arg1": p["arg1"]["id"],
+            "arg2": p["arg2"]["id"],
+            "label": answer["label"],
+            "reason": reason,
+            "worker_stance": answer.get("standpoint", ""),
+        }
+
+    def label_display(self, answer) -> str:
+        return LABELS.get(answer.get("label"), str(answer))
+
+
+def generate_pairs(
+    arguments: Sequence[ArgumentRecord],
+    *,
+    topic: str,
+    prompt: str,
+    stance: str,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    sample: int | None = None,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """All n(n-1)/2 pairs of a topic's arguments as import records.
+
+    Arguments outside [min_words, max_words] are left out first; ``sample`` then keeps that many
+    arguments drawn at random. Which argument is shown as A1 is decided per pair by a generator
+    seeded with ``seed``, so the same seed and arguments give the same items.
+    """
+    rng = random.Random(seed)
+    kept = sorted(arguments, key=lambda a: a.id)
+    if min_words is not None:
+        kept = [a for a in kept if len(a.text.split()) >= min_words]
+    if max_words is not None:
+        kept = [a for a in kept if len(a.text.split()) <= max_words]
+    if sample is not None and sample < len(kept):
+        kept = sorted(rng.sample(kept, sample), key=lambda a: a.id)
+    records = []
+    for i, first in enumerate(kept):
+        for second in kept[i + 1 :]:
+            a1, a2 = (first, second) if rng.random() < 0.5 else (second, first)
+            records.append(
+                {
+                    "id": f"{a1.id}_{a2.id}",
+                    "topic": topic,
+                    "prompt": prompt,
+                    "stance": stance,
+                    "arg1_id": a1.id,
+                    "arg1_text": a1.text,
+                    "arg2_id": a2.id,
+                    "arg2_text": a2.text,
+                }
+            )
+    return records

@@ -1,0 +1,9 @@
+from django.contrib import admin
+from django.urls import include, path
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/", include("annotation.api.urls")),
+    path("", include("annotation.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),
+]

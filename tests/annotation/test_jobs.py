@@ -1,0 +1,39 @@
+"""Celery jobs of the crowd workflow, in-process and on a real worker."""
+
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from annotation.models import Assignment
+from annotation.services import assignment_next
+from annotation.tasks import expire_leases
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+
+
+def overdue_assignment():
+    project = ProjectFactory(lease_minutes=5)
+    ItemFactory(project=project)
+    a = assignment_next(project=project, worker=UserFactory()).assignment
+    past = timezone.now() - timedelta(minutes=10)
+    Assignment.objects.filter(pk=a.pk).update(assigned_at=past - timedelta(minutes=5), expires_at=past)
+    return a
+
+
+@pytest.mark.django_db
+def test_expire_leases_job_in_process():
+    a = overdue_assignment()
+    assert expire_leases.apply().get() == 1
+    a.refresh_from_db()
+    assert a.status == Assignment.Status.EXPIRED and a.item.n_active == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_expire_leases_job_on_a_real_worker(celery_worker_process):
+    a = overdue_assignment()
+    result = expire_leases.delay()
+    assert result.get(timeout=60) == 1
+    a.refresh_from_db()
+    a.item.refresh_from_db()
+    assert a.status == Assignment.Status.EXPIRED and a.item.n_active == 0

@@ -1,0 +1,94 @@
+"""Submitting answers: validation on the server, idempotency, review."""
+
+import pytest
+
+from annotation.models import Annotation, Assignment
+from annotation.services import (
+    WorkflowError,
+    annotation_submit,
+    assignment_next,
+    assignment_return,
+    assignment_review,
+)
+from annotation.task_types.base import AnswerInvalid
+from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+
+pytestmark = pytest.mark.django_db
+S = Assignment.Status
+
+
+@pytest.fixture
+def leased():
+    project = ProjectFactory(redundancy=1)
+    ItemFactory.create_batch(2, project=project)
+    worker = UserFactory()
+    return project, worker, assignment_next(project=project, worker=worker).assignment
+
+
+def test_submit_is_idempotent(leased):
+    _, worker, a = leased
+    first = annotation_submit(assignment=a, worker=worker, data=answer("a1"))
+    replay = annotation_submit(assignment=a, worker=worker, data=answer("a2"))
+    assert first.created and not replay.created
+    assert replay.annotation.pk == first.annotation.pk
+    assert replay.annotation.answer["label"] == "a1"
+    assert Annotation.objects.filter(assignment=a).count() == 1
+
+
+def test_invalid_answer_writes_nothing(leased):
+    _, worker, a = leased
+    with pytest.raises(AnswerInvalid):
+        annotation_submit(assignment=a, worker=worker, data=answer(reason="too short"))
+    a.refresh_from_db()
+    assert a.status == S.ASSIGNED and not Annotation.objects.exists()
+
+
+def test_someone_elses_assignment_is_refused(leased):
+    _, _, a = leased
+    with pytest.raises(WorkflowError, match="someone else"):
+        annotation_submit(assignment=a, worker=UserFactory(), data=answer())
+
+
+def test_returned_assignment_takes_no_answer(leased):
+    _, worker, a = leased
+    assignment_return(assignment=a, worker=worker)
+    with pytest.raises(WorkflowError, match="skipped"):
+        annotation_submit(assignment=a, worker=worker, data=answer())
+
+
+def test_time_spent_trusts_the_client_only_within_what_the_server_saw(leased):
+    _, worker, a = leased
+    result = annotation_submit(assignment=a, worker=worker, data=answer(),
+                               client={"elapsed_ms": "999999999", "input": "keyboard"})
+    assert result.annotation.seconds < 60  # server clock wins over an impossible client figure
+    assert result.annotation.client == {"input": "keyboard"}
+
+
+def test_stored_answer_and_reason(leased):
+    _, worker, a = leased
+    result = annotation_submit(assignment=a, worker=worker, data=answer("equal", "opposite", "  Both give one example and neither explains it.  "))
+    ann = Annotation.objects.get(pk=result.annotation.pk)
+    assert ann.answer == {"label": "equal", "standpoint": "opposite"}
+    assert ann.reason == "Both give one example and neither explains it."
+    a.refresh_from_db()
+    assert a.status == S.SUBMITTED and a.submitted_at is not None
+
+
+def test_rejection_frees_the_slot_and_approval_keeps_it(leased):
+    project, worker, a = leased
+    annotation_submit(assignment=a, worker=worker, data=answer())
+    other = UserFactory()
+    assert assignment_next(project=project, worker=other).assignment.item_id != a.item_id
+    assignment_review(assignment=a, approve=False, note="copied reason")
+    a.item.refresh_from_db()
+    assert a.item.n_active == 0
+    third = UserFactory()
+    assert assignment_next(project=project, worker=third).assignment.item_id == a.item_id
+    with pytest.raises(WorkflowError, match="filled again"):
+        assignment_review(assignment=a, approve=True)
+
+
+def test_review_needs_submitted_work(leased):
+    _, _, a = leased
+    with pytest.raises(WorkflowError, match="Only submitted work"):
+        assignment_review(assignment=a, approve=True)

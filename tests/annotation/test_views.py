@@ -1,0 +1,151 @@
+"""The annotator pages and the staff pages, through the test client."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import Annotation, Assignment
+from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def project():
+    p = ProjectFactory(redundancy=2, completion_code="DONE-123", guidelines="## Read *this*\n\n<script>alert(1)</script>")
+    ItemFactory.create_batch(2, project=p)
+    return p
+
+
+@pytest.fixture
+def annotator(client):
+    user = UserFactory()
+    client.force_login(user)
+    return user
+
+
+def test_annotation_loop_swaps_in_the_next_item(client, annotator, project):
+    page = client.get(reverse("annotate", args=[project.slug]))
+    assert page.status_code == 200 and b'id="task-form"' in page.content
+    first = page.context["assignment"]
+    response = client.post(reverse("submit", args=[project.slug, first.pk]), answer(), **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert body.lstrip().startswith('<div id="task-area"')  # the fragment only, no page shell
+    assert "<html" not in body and "Saved." in body
+    second = response.context["assignment"]
+    assert second.pk != first.pk and second.item_id != first.item_id
+    assert 'data-testid="done-count">1<' in body
+
+
+def test_validation_errors_rerender_the_same_item_with_the_input(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    response = client.post(reverse("submit", args=[project.slug, a.pk]),
+                           {"label": "a2", "standpoint": "same", "reason": "too short"}, **HTMX)
+    body = response.content.decode()
+    assert response.context["assignment"].pk == a.pk
+    assert "The reason needs at least 30 characters (it has 9)." in body
+    assert 'value="a2" data-shortcut="2" data-then-focus="reason" checked' in body
+    assert ">too short</textarea>" in body
+    assert not Annotation.objects.exists()
+
+
+def test_double_post_stores_one_annotation(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    url = reverse("submit", args=[project.slug, a.pk])
+    client.post(url, answer(), **HTMX)
+    again = client.post(url, answer("a2"), **HTMX)
+    assert "already saved" in again.content.decode()
+    assert Annotation.objects.filter(assignment=a).count() == 1
+
+
+def test_without_javascript_the_form_posts_and_redirects(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    response = client.post(reverse("submit", args=[project.slug, a.pk]), answer())
+    assert response.status_code == 302 and response.url == reverse("annotate", args=[project.slug])
+
+
+def test_skip_and_nothing_left_with_completion_code(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    response = client.post(reverse("skip", args=[project.slug, a.pk]), **HTMX)
+    b = response.context["assignment"]
+    assert b.item_id != a.item_id
+    assert Assignment.objects.get(pk=a.pk).status == Assignment.Status.RETURNED
+    response = client.post(reverse("submit", args=[project.slug, b.pk]), answer(), **HTMX)
+    body = response.content.decode()
+    assert 'data-testid="nothing-left"' in body and "DONE-123" in body
+
+
+def test_someone_elses_assignment_is_not_found(client, annotator, project):
+    other = UserFactory()
+    from annotation.services import assignment_next
+
+    theirs = assignment_next(project=project, worker=other).assignment
+    assert client.post(reverse("submit", args=[project.slug, theirs.pk]), answer()).status_code == 404
+
+
+def test_guidelines_are_rendered_and_sanitised(client, annotator, project):
+    body = client.get(reverse("guidelines", args=[project.slug])).content.decode()
+    assert "<h2>Read <em>this</em></h2>" in body
+    assert "<script>alert(1)</script>" not in body
+
+
+def test_projects_page_lists_own_progress(client, annotator, project):
+    body = client.get(reverse("projects")).content.decode()
+    assert project.name in body and "you answered 0 items" in body
+
+
+def test_anonymous_users_are_sent_to_login(client, project):
+    response = client.get(reverse("annotate", args=[project.slug]))
+    assert response.status_code == 302 and response.url.startswith(reverse("login"))
+
+
+def test_overview_and_exports_need_the_right_role(client, project):
+    client.force_login(UserFactory())
+    assert client.get(reverse("overview", args=[project.slug])).status_code == 302
+    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 302
+    client.force_login(UserFactory(role="researcher"))
+    assert client.get(reverse("overview", args=[project.slug])).status_code == 200
+    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 200
+    assert client.get(reverse("export", args=[project.slug, "xml"])).status_code == 404
+
+
+def submit_some(project, n_workers=2):
+    from annotation.services import annotation_submit, assignment_next
+
+    for i in range(n_workers):
+        w = UserFactory(username=f"ann{i}")
+        a = assignment_next(project=project, worker=w).assignment
+        annotation_submit(assignment=a, worker=w, data=answer("a2", "same"), client={"elapsed_ms": 1500})
+
+
+def test_overview_shows_progress_per_item_and_worker(client, project):
+    submit_some(project)
+    client.force_login(UserFactory(role="admin"))
+    response = client.get(reverse("overview", args=[project.slug]))
+    assert response.context["progress"].submitted == 2
+    assert [w.username for w in response.context["workers"]] == ["ann0", "ann1"]
+    assert [i.done for i in response.context["items_page"]] == [2, 0]
+    live = client.get(reverse("overview", args=[project.slug]), **HTMX).content.decode()
+    assert live.lstrip().startswith('<div id="live"') and 'hx-trigger="every 10s"' in live
+
+
+def test_exports_hold_worker_times_reasons_and_standpoints(client, project):
+    submit_some(project)
+    client.force_login(UserFactory(role="researcher"))
+    raw = b"".join(client.get(reverse("export", args=[project.slug, "csv"])).streaming_content).decode()
+    rows = list(csv.DictReader(io.StringIO(raw)))
+    assert len(rows) == 2
+    item = project.items.order_by("position").first()
+    assert rows[0]["pair_id"] == item.external_id and rows[0]["arg1"] == item.payload["arg1"]["id"]
+    assert rows[0]["label"] == "a2" and rows[0]["worker_stance"] == "same"
+    assert rows[0]["reason"].startswith("A1 gives") and rows[0]["worker"] == "ann0"
+    assert rows[0]["accepted_at"] and rows[0]["submitted_at"] and float(rows[0]["seconds"]) >= 0
+    as_json = json.loads(b"".join(client.get(reverse("export", args=[project.slug, "json"])).streaming_content))
+    lines = b"".join(client.get(reverse("export", args=[project.slug, "jsonl"])).streaming_content).decode().splitlines()
+    assert [r["worker"] for r in as_json] == ["ann0", "ann1"] == [json.loads(x)["worker"] for x in lines]
+    assert as_json[0]["seconds"] == pytest.approx(float(rows[0]["seconds"]))

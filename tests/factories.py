@@ -1,0 +1,91 @@
+"""Factories for the crowd workflow's models."""
+
+import factory
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from annotation.accounts import role_set
+from annotation.models import Argument, Assignment, Item, Project, Topic
+
+REASON = "A1 gives a concrete example, A2 only repeats its claim."
+
+
+class UserFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = get_user_model()
+        skip_postgeneration_save = True
+
+    username = factory.Sequence(lambda n: f"worker{n}")
+    password = factory.PostGenerationMethodCall("set_password", "pw-for-tests")
+
+    @factory.post_generation
+    def role(obj, create, extracted, **kwargs):
+        obj.save()
+        role_set(user=obj, role=extracted or "annotator")
+
+
+def pair_payload(n: int, topic: str = "uniforms_good") -> dict:
+    return {
+        "topic": topic,
+        "prompt": "Is the school uniform a good idea?",
+        "stance": "Good",
+        "arg1": {"id": f"a{n}x", "text": f"Uniforms save families money, argument {n}."},
+        "arg2": {"id": f"a{n}y", "text": f"Uniforms reduce bullying over clothes, argument {n}."},
+    }
+
+
+class ProjectFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Project
+
+    name = factory.Sequence(lambda n: f"Project {n}")
+    slug = factory.Sequence(lambda n: f"project-{n}")
+    task_type = "pairwise"
+    redundancy = 3
+    state = Project.State.ACTIVE
+    open_to_all = True
+
+
+class ItemFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Item
+
+    project = factory.SubFactory(ProjectFactory)
+    external_id = factory.Sequence(lambda n: f"pair{n}")
+    payload = factory.Sequence(pair_payload)
+    position = factory.Sequence(lambda n: n + 1)
+    redundancy = factory.SelfAttribute("project.redundancy")
+
+
+class AssignmentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Assignment
+
+    item = factory.SubFactory(ItemFactory)
+    project = factory.SelfAttribute("item.project")
+    worker = factory.SubFactory(UserFactory)
+    status = Assignment.Status.ASSIGNED
+    assigned_at = factory.LazyFunction(timezone.now)
+    expires_at = factory.LazyAttribute(lambda o: o.assigned_at + timezone.timedelta(minutes=30))
+
+
+class TopicFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Topic
+
+    external_id = factory.Sequence(lambda n: f"topic-{n}")
+    prompt = "Is the school uniform a good idea?"
+    stance = "Good"
+
+
+class ArgumentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Argument
+
+    external_id = factory.Sequence(lambda n: f"arg{n}")
+    topic = factory.SubFactory(TopicFactory)
+    text = factory.Sequence(lambda n: " ".join(["word"] * 12) + f" number {n}")
+
+
+def answer(label: str = "a1", standpoint: str = "none", reason: str = REASON) -> dict:
+    return {"label": label, "standpoint": standpoint, "reason": reason}
