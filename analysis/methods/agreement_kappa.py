@@ -159,7 +159,9 @@ def worker_pairs(encoded: EncodedFrame, *, min_overlap: int) -> WorkerPairs:
     )
     cell_pair_key = cells // (k * k)
     # With no item rated twice there are no cells, and no pairs.
-    new_pair = np.r_[True, cell_pair_key[1:] != cell_pair_key[:-1]] if cells.size else np.zeros(0, bool)
+    new_pair = (
+        np.r_[True, cell_pair_key[1:] != cell_pair_key[:-1]] if cells.size else np.zeros(0, bool)
+    )
     pair_starts = np.flatnonzero(new_pair)
     pair_of_cell = np.cumsum(new_pair) - 1
     shared = np.add.reduceat(cell_count, pair_starts) if cells.size else np.empty(0, np.int64)

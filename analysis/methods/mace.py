@@ -1,0 +1,330 @@
+"""MACE: Multi-Annotator Competence Estimation (Hovy et al., NAACL 2013).
+
+Learns, from crowd labels alone, a label per item and a competence per worker (the probability
+that the worker knows the answer rather than guessing). Options, defaults and decisions follow
+the original Java tool (github.com/dirkhovy/MACE, version 0.3):
+
+- variational Bayes by default (Beta(alpha, beta) prior on guessing vs knowing, alpha = beta =
+  0.5, Dirichlet(10) on guessing strategies); ``em=True`` for maximum likelihood with additive
+  ``smoothing`` (default 0.01 / number of labels);
+- ``restarts`` random initialisations of ``iterations`` steps each; the restart with the highest
+  log marginal likelihood wins (the first of equals);
+- ``threshold`` keeps the items whose posterior entropy is at most the entropy at sorted position
+  ``int(n * threshold)`` -- that is ``floor(n * threshold) + 1`` items unless entropies tie at the
+  cut; 1.0 keeps all, 0.0 keeps the most certain;
+- ``controls`` fixes the posterior of items whose label is known.
+
+Deliberate difference: an item nobody annotated (and that is no control) gets no label, where the
+original answers its first label.
+
+Run ``python -m analysis.methods.mace FILE.csv [options]`` for the original command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from analysis.methods.mace_em import build_layout, run_restarts
+
+DEFAULT_ITERATIONS = 50
+DEFAULT_RESTARTS = 10
+DEFAULT_ALPHA = 0.5
+DEFAULT_BETA = 0.5
+NO_LABEL = -1
+
+
+@dataclass(frozen=True)
+class MaceResult:
+    """MACE over integer codes. Arrays are read-only; items, workers, labels are 0-based codes."""
+
+    labels: np.ndarray  # (n_items,) label code, NO_LABEL when thresholded or unannotated
+    posteriors: np.ndarray  # (n_items, n_labels) P(true label | annotations)
+    entropies: np.ndarray  # (n_items,) entropy of the posterior, in nats
+    kept: np.ndarray  # (n_items,) bool: among the most certain `threshold` fraction
+    competence: np.ndarray  # (n_workers,) P(knows the answer)
+    # (n_workers,) P(guesses): 1 - competence under EM; under VB both are variational weights
+    # (exp E[log p]) and sum to less than 1. With strategies, the full model:
+    # P(answer k | truth l) = guessing * strategies[:, k] + competence * (k == l).
+    guessing: np.ndarray
+    strategies: np.ndarray  # (n_workers, n_labels) label distribution when guessing
+    ranking: np.ndarray  # (n_workers,) worker codes, most competent first
+    log_likelihood: float  # of the chosen restart
+    restart_log_likelihoods: np.ndarray  # (restarts,)
+    best_restart: int
+
+
+@dataclass(frozen=True)
+class MaceFrameResult:
+    """MACE keyed by the frame's own item, worker and label values."""
+
+    labels: pd.Series  # item -> label, None when thresholded
+    posteriors: pd.DataFrame  # items x labels
+    entropies: pd.Series  # item -> entropy (nats)
+    kept: pd.Series  # item -> bool
+    competence: pd.Series  # worker -> competence
+    strategies: pd.DataFrame  # workers x labels
+    ranking: pd.Index  # workers, most competent first
+    log_likelihood: float
+    arrays: MaceResult  # the same result over codes (item_ids[code] etc.)
+
+
+def mace(
+    items: np.ndarray,
+    workers: np.ndarray,
+    labels: np.ndarray,
+    *,
+    n_items: int | None = None,
+    n_workers: int | None = None,
+    n_labels: int | None = None,
+    em: bool = False,
+    alpha: float = DEFAULT_ALPHA,
+    beta: float = DEFAULT_BETA,
+    iterations: int = DEFAULT_ITERATIONS,
+    restarts: int = DEFAULT_RESTARTS,
+    smoothing: float | None = None,
+    threshold: float = 1.0,
+    controls: np.ndarray | None = None,
+    seed: int | None = None,
+    threads: int | None = None,
+) -> MaceResult:
+    """Run MACE on annotations given as three parallel arrays of 0-based codes.
+
+    ``controls`` has one entry per item: the known label code, or -1. ``smoothing`` (EM only)
+    defaults to 0.01 / n_labels. ``seed`` makes the restarts reproducible; ``threads`` caps the
+    threads that run blocks of restarts (default: one per core).
+    """
+    items = _codes("items", items)
+    workers = _codes("workers", workers)
+    labels = _codes("labels", labels)
+    if not len(items) == len(workers) == len(labels):
+        raise ValueError(
+            f"items, workers and labels differ in length: {len(items)}, {len(workers)}, {len(labels)}"
+        )
+    if len(items) == 0:
+        raise ValueError("no annotations")
+    n_items = _count("n_items", n_items, items)
+    n_workers = _count("n_workers", n_workers, workers)
+    n_labels = _count("n_labels", n_labels, labels)
+    _reject_duplicates(items, workers, n_workers)
+    if smoothing is None:
+        smoothing = 0.01 / n_labels
+    _check_options(
+        em=em,
+        alpha=alpha,
+        beta=beta,
+        iterations=iterations,
+        restarts=restarts,
+        smoothing=smoothing,
+        threshold=threshold,
+    )
+    if controls is not None:
+        controls = _controls(controls, n_items, n_labels)
+
+    layout = build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
+    seeds = np.random.SeedSequence(seed).spawn(restarts)
+    lls, best, state = run_restarts(
+        layout,
+        seeds,
+        iterations=iterations,
+        threads=threads,
+        em=em,
+        alpha=alpha,
+        beta=beta,
+        smoothing=smoothing,
+    )
+    posteriors = np.ascontiguousarray(state.posteriors.T)
+    # Divide once more, as the original does, so that a certain item is exactly 1 and 0s.
+    posteriors /= posteriors.sum(axis=1, keepdims=True)
+    entropies = entropy(posteriors)
+    kept = threshold_mask(entropies, threshold)
+    decided = np.bincount(items, minlength=n_items) > 0
+    if controls is not None:
+        decided |= controls >= 0
+    codes = np.where(decided & kept, posteriors.argmax(axis=1), NO_LABEL)
+    competence = state.competence
+    return MaceResult(
+        labels=_frozen(codes),
+        posteriors=_frozen(posteriors),
+        entropies=_frozen(entropies),
+        kept=_frozen(kept),
+        competence=_frozen(competence),
+        guessing=_frozen(state.guessing),
+        strategies=_frozen(np.ascontiguousarray(state.strategies.T)),
+        ranking=_frozen(np.argsort(-competence, kind="stable")),
+        log_likelihood=float(lls[best]),
+        restart_log_likelihoods=_frozen(lls),
+        best_restart=best,
+    )
+
+
+def mace_frame(
+    frame: pd.DataFrame,
+    *,
+    item: str = "item",
+    worker: str = "worker",
+    label: str = "label",
+    controls: Mapping[Hashable, Hashable] | pd.Series | None = None,
+    **options,
+) -> MaceFrameResult:
+    """Run MACE on a long frame (one row per annotation); ``options`` are those of :func:`mace`.
+
+    ``controls`` maps item ids to their known labels.
+    """
+    missing = [c for c in (item, worker, label) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
+    for column in (item, worker, label):
+        empty = frame[column].isna().to_numpy()
+        if empty.any():
+            raise ValueError(f"column {column!r} is empty in row {frame.index[np.argmax(empty)]!r}")
+    item_codes, item_ids = _factorize(frame[item])
+    worker_codes, worker_ids = _factorize(frame[worker])
+    label_codes, label_ids = _factorize(frame[label])
+    control_codes = None
+    if controls is not None:
+        control_codes = np.full(len(item_ids), NO_LABEL, dtype=np.int64)
+        for known_item, known_label in dict(controls).items():
+            at, code = (
+                item_ids.get_indexer([known_item])[0],
+                label_ids.get_indexer([known_label])[0],
+            )
+            if at < 0:
+                raise ValueError(f"control item {known_item!r} has no annotations in the frame")
+            if code < 0:
+                raise ValueError(
+                    f"control label {known_label!r} for item {known_item!r} is not among the labels {list(label_ids)}"
+                )
+            control_codes[at] = code
+    result = mace(
+        item_codes,
+        worker_codes,
+        label_codes,
+        n_items=len(item_ids),
+        n_workers=len(worker_ids),
+        n_labels=len(label_ids),
+        controls=control_codes,
+        **options,
+    )
+    named = np.full(len(item_ids), None, dtype=object)
+    has = result.labels != NO_LABEL
+    named[has] = np.asarray(label_ids, dtype=object)[result.labels[has]]
+    return MaceFrameResult(
+        labels=pd.Series(named, index=item_ids, name=label, dtype=object),
+        posteriors=pd.DataFrame(result.posteriors, index=item_ids, columns=label_ids),
+        entropies=pd.Series(result.entropies, index=item_ids, name="entropy"),
+        kept=pd.Series(result.kept, index=item_ids, name="kept"),
+        competence=pd.Series(result.competence, index=worker_ids, name="competence"),
+        strategies=pd.DataFrame(result.strategies, index=worker_ids, columns=label_ids),
+        ranking=worker_ids[result.ranking],
+        log_likelihood=result.log_likelihood,
+        arrays=result,
+    )
+
+
+def entropy(posteriors: np.ndarray) -> np.ndarray:
+    """Entropy (nats) of each row of a matrix of probabilities."""
+    p = np.asarray(posteriors, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(p > 0, p * np.log(p), 0.0)
+    return 0.0 - terms.sum(axis=1)  # 0.0 - 0.0 is +0.0, as the original writes it
+
+
+def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
+    """The original tool's cut: keep entropies <= the one at sorted position int(n * threshold).
+
+    Callers may mark rows that are certain by construction with -inf; they count in n.
+    """
+    entropies = np.asarray(entropies, dtype=np.float64)
+    n = len(entropies)
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
+    if n == 0:
+        return np.zeros(0, dtype=bool)
+    pivot = n - 1 if threshold == 1.0 else int(n * threshold)
+    return entropies <= np.partition(entropies, pivot)[pivot]
+
+
+def _codes(name: str, values) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(
+            f"{name} must hold integer codes, got dtype {array.dtype} (use mace_frame for ids)"
+        )
+    array = array.astype(np.int64, copy=False)
+    if array.size and array.min() < 0:
+        raise ValueError(f"{name} holds a negative code at position {int(np.argmax(array < 0))}")
+    return array
+
+
+def _count(name: str, given: int | None, codes: np.ndarray) -> int:
+    needed = int(codes.max()) + 1
+    if given is None:
+        return needed
+    if given < needed:
+        raise ValueError(f"{name}={given} but the codes go up to {needed - 1}")
+    return int(given)
+
+
+def _reject_duplicates(items: np.ndarray, workers: np.ndarray, n_workers: int) -> None:
+    # MACE's model has one answer per worker and item; a repeat is a data error upstream.
+    keys = items * n_workers + workers
+    order = np.argsort(keys, kind="stable")
+    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
+    if same.size:
+        first, second = order[same[0]], order[same[0] + 1]
+        raise ValueError(
+            f"worker {workers[first]} annotated item {items[first]} twice (annotations {first} and {second})"
+        )
+
+
+def _check_options(*, em, alpha, beta, iterations, restarts, smoothing, threshold) -> None:
+    if not em and not (alpha > 0 and beta > 0):
+        raise ValueError(f"alpha and beta must be positive, got {alpha} and {beta}")
+    if iterations < 0:
+        raise ValueError(f"iterations must be at least 0, got {iterations}")
+    if restarts < 1:
+        raise ValueError(f"restarts must be at least 1, got {restarts}")
+    if not smoothing >= 0:
+        raise ValueError(f"smoothing must be at least 0, got {smoothing}")
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
+
+
+def _controls(controls, n_items: int, n_labels: int) -> np.ndarray:
+    array = np.asarray(controls)
+    if array.shape != (n_items,) or (array.size and not np.issubdtype(array.dtype, np.integer)):
+        raise ValueError(
+            f"controls must be {n_items} integer label codes (-1 for none), got shape {array.shape} dtype {array.dtype}"
+        )
+    bad = np.flatnonzero((array < -1) | (array >= n_labels))
+    if bad.size:
+        raise ValueError(
+            f"control for item {bad[0]} is {array[bad[0]]}, not a label code below {n_labels} or -1"
+        )
+    return array.astype(np.int64)
+
+
+def _factorize(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+    try:
+        codes, uniques = pd.factorize(column, sort=True)
+    except TypeError:  # ids of mixed, unorderable types keep their order of appearance
+        codes, uniques = pd.factorize(column)
+    return codes, pd.Index(uniques)
+
+
+def _frozen(array: np.ndarray) -> np.ndarray:
+    array = np.asarray(array)
+    array.flags.writeable = False
+    return array
+
+
+if __name__ == "__main__":
+    from analysis.methods.mace_cli import main
+
+    raise SystemExit(main())
