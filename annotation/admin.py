@@ -13,7 +13,8 @@ from django.urls import path, reverse
 
 from annotation.accounts import annotators_create
 from annotation.corpus_services import pairs_generate
-from annotation.forms import AnnotatorsForm, ItemImportForm, PairsForm
+from annotation.crowd_import import COMMON_FIELD_DOCS, crowd_import, parse_column_spec
+from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
 from annotation.importers import ImportFailed
 from annotation.models import (
     Annotation,
@@ -61,6 +62,7 @@ class ProjectAdmin(admin.ModelAdmin):
             path("<int:pk>/import/", view(self.import_view), name="annotation_project_import"),
             path("<int:pk>/annotators/", view(self.annotators_view), name="annotation_project_annotators"),
             path("<int:pk>/pairs/", view(self.pairs_view), name="annotation_project_pairs"),
+            path("<int:pk>/crowd/", view(self.crowd_view), name="annotation_project_crowd"),
         ] + super().get_urls()
 
     def _page(self, request, project, title, form, **extra):
@@ -90,6 +92,30 @@ class ProjectAdmin(admin.ModelAdmin):
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
         return self._page(request, project, f"Import items into {project}", form, errors=errors,
                           fields=get_task_type(project.task_type).import_fields, submit="Import")
+
+    def crowd_view(self, request, pk: int):
+        self._check(request, "annotation.add_annotation")
+        project = get_object_or_404(Project, pk=pk)
+        form = CrowdImportForm(request.POST or None, request.FILES or None)
+        errors = None
+        if request.method == "POST" and form.is_valid():
+            data, upload = form.cleaned_data, form.cleaned_data["file"]
+            try:
+                result = crowd_import(
+                    project=project, data=upload.read(), filename=upload.name, fmt=data["format"] or None,
+                    columns=parse_column_spec(data["columns"]),
+                    label_map=parse_column_spec(data["label_map"]) if data["label_map"] else {},
+                    source=data["source"].strip() or "mturk",
+                )
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                messages.success(request, f"Imported {result.annotations} annotations from {upload.name}: "
+                                          f"{result.items_created} new items, {result.workers_created} new workers.")
+                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+        fields = [*get_task_type(project.task_type).crowd_fields, *COMMON_FIELD_DOCS]
+        return self._page(request, project, f"Import crowd results into {project}", form, errors=errors,
+                          fields=fields, submit="Import")
 
     def annotators_view(self, request, pk: int):
         self._check(request, "auth.add_user")

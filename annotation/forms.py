@@ -34,3 +34,18 @@ class PairsForm(forms.Form):
                                    help_text="Leave out arguments longer than this (the paper used 110).")
     sample = forms.IntegerField(required=False, min_value=2,
                                 help_text="Keep only this many arguments, drawn at random (the paper drew 25–35).")
+
+
+class CrowdImportForm(forms.Form):
+    file = forms.FileField(help_text="CSV, TSV, JSON or JSONL, optionally gzipped; one row per label.")
+    format = forms.ChoiceField(
+        choices=[("", "from the file name")] + [(f, f.upper()) for f in FORMATS], required=False
+    )
+    columns = forms.CharField(
+        required=False,
+        help_text="Map fields to the file's columns, e.g. mturk,label=Answer.choice,pair_id=Input.pair_id "
+                  "(mturk maps WorkerId, AcceptTime, SubmitTime, HITId, AssignmentId). Empty when the "
+                  "file already uses the field names.",
+    )
+    label_map = forms.CharField(required=False, help_text="Rename label values, e.g. A1=a1,A2=a2,Same=equal.")
+    source = forms.CharField(initial="mturk", help_text="Platform the worker ids belong to.")

@@ -8,10 +8,13 @@ field. Parsing collects errors across the whole file so that one upload shows al
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from annotation.task_types.base import CleanItem, FieldError, TaskType
@@ -62,7 +65,7 @@ def detect_format(filename: str, declared: str | None = None) -> str:
         if fmt not in FORMATS:
             raise ImportFailed([RowError(None, "format", f"unknown format {declared!r}; use one of {', '.join(FORMATS)}")])
         return fmt
-    name = filename.lower()
+    name = filename.lower().removesuffix(".gz")
     for ext, fmt in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".json", "json"),
                      (".tsv", "tsv"), (".tab", "tsv"), (".csv", "csv")):
         if name.endswith(ext):
@@ -73,6 +76,11 @@ def detect_format(filename: str, declared: str | None = None) -> str:
 
 
 def decode(data: bytes) -> str:
+    if data[:2] == b"\x1f\x8b":
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError) as exc:
+            raise ImportFailed([RowError(None, None, f"the gzip file is damaged: {exc}")]) from None
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -216,3 +224,30 @@ def parse_arguments(data: bytes) -> list[ArgumentRow]:
     if not rows:
         raise ImportFailed([RowError(None, None, "the file holds no arguments")])
     return rows
+
+
+# Time zones MTurk writes by name ("Sun Jan 31 08:53:19 PST 2016").
+_ZONES = {"UTC": 0, "GMT": 0, "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CST": -6, "CDT": -5,
+          "EST": -5, "EDT": -4, "CET": 1, "CEST": 2}
+_MTURK_TIME = re.compile(r"^\w{3} (\w{3} +\d{1,2} \d{2}:\d{2}:\d{2}) (\w{3,4}) (\d{4})$")
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A timestamp as crowd platforms write it: ISO 8601, ``2016-01-31 16:53:19.0 UTC`` or
+    MTurk's ``Sun Jan 31 08:53:19 PST 2016``; times without a zone are UTC. Empty gives None."""
+    text = str(value or "").strip()
+    if not text:
+        return None
+    match = _MTURK_TIME.match(text)
+    if match and match.group(2) in _ZONES:
+        moment = datetime.strptime(f"{match.group(1)} {match.group(3)}", "%b %d %H:%M:%S %Y")
+        return moment.replace(tzinfo=timezone(timedelta(hours=_ZONES[match.group(2)])))
+    for name, hours in _ZONES.items():
+        if text.endswith(" " + name):
+            text = text[: -len(name) - 1] + ("+00:00" if hours == 0 else f"{hours:+03d}:00")
+            break
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"not a time I can read: {value!r}") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

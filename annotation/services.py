@@ -375,6 +375,17 @@ def assignments_review(*, assignments: Sequence[Assignment], approve: bool, note
     return done
 
 
+def worker_work_reject(*, project: Project, worker: AbstractBaseUser, note: str = "") -> int:
+    """Reject every submitted or approved assignment of a worker in a project: their labels
+    leave the data and the slots reopen for others."""
+    with transaction.atomic():
+        work = list(Assignment.objects.filter(project=project, worker=worker,
+                                              status__in=Assignment.COUNTED_STATUSES).order_by("pk"))
+        for a in work:
+            assignment_review(assignment=a, approve=False, note=note)
+    return len(work)
+
+
 # --- workers -----------------------------------------------------------------------------------
 
 

@@ -152,7 +152,7 @@ REST_FRAMEWORK = {
 
 # Celery: a real broker when REDIS_URL is set, otherwise jobs run in-process.
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_BROKER_URL = REDIS_URL or "memory://"
+CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
 CELERY_RESULT_BACKEND = REDIS_URL or None
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
@@ -166,6 +166,7 @@ CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "argcrowd")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.expire_leases", "schedule": 60.0},
+    "reap-stuck-analysis-runs": {"task": "analysis.reap_stuck_runs", "schedule": 60.0},
 }
 
 LOGGING = {

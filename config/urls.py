@@ -4,6 +4,8 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api/", include("annotation.api.urls")),
+    path("api/", include("analysis.api")),
     path("", include("annotation.urls")),
+    path("", include("analysis.urls")),
     path("accounts/", include("django.contrib.auth.urls")),
 ]

@@ -39,6 +39,21 @@ def database_url() -> str:
     return ""
 
 
+@pytest.fixture(autouse=True)
+def in_process_jobs(request):
+    """Jobs run inside the test unless it asks for the real worker: a test that checks what a
+    job did must not depend on a broker being configured."""
+    if "celery_worker_process" in request.fixturenames:
+        yield
+        return
+    from config.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    yield
+    app.conf.task_always_eager = before
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(django_db_setup, django_db_blocker):
     """A real ``celery worker`` process on the Redis broker, reading the test database.

@@ -8,6 +8,7 @@ urlpatterns = [
     path("projects/<slug:slug>/progress/", views.ProjectProgressView.as_view(), name="api-progress"),
     path("projects/<slug:slug>/items/", views.ItemList.as_view(), name="api-items"),
     path("projects/<slug:slug>/items/import/", views.ItemImport.as_view(), name="api-items-import"),
+    path("projects/<slug:slug>/crowd-results/import/", views.CrowdImport.as_view(), name="api-crowd-import"),
     path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),

@@ -18,6 +18,7 @@ from annotation.api.serializers import (
     ItemSerializer,
     ProjectSerializer,
 )
+from annotation.crowd_import import crowd_import, parse_column_spec
 from annotation.exports import FORMATS, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, Item, Project
@@ -97,6 +98,34 @@ class ItemImport(APIView):
                 status=status.HTTP_400_BAD_REQUEST,
             )
         return Response(result.__dict__, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+
+
+class CrowdImport(APIView):
+    """POST a results file collected elsewhere (multipart ``file``; optional ``format``,
+    ``columns`` such as ``mturk,label=Answer.choice``, ``label_map``, ``source``)."""
+
+    permission_classes = [has_perm("annotation.add_annotation")]
+    parser_classes = [MultiPartParser, FormParser]
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = _project(slug)
+        upload = request.data.get("file")
+        if upload is None or not hasattr(upload, "read"):
+            raise ValidationError({"file": "send the results file as multipart field 'file'"})
+        try:
+            label_map = request.data.get("label_map") or ""
+            result = crowd_import(
+                project=project, data=upload.read(), filename=upload.name, fmt=request.data.get("format") or None,
+                columns=parse_column_spec(request.data.get("columns") or ""),
+                label_map=parse_column_spec(label_map) if label_map else {},
+                source=(request.data.get("source") or "mturk").strip(),
+            )
+        except ImportFailed as exc:
+            return Response(
+                {"detail": "Nothing was imported.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response(result.__dict__, status=status.HTTP_201_CREATED)
 
 
 class AssignmentNext(APIView):

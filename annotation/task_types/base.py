@@ -45,6 +45,25 @@ class CleanAnswer:
 
 
 @dataclass(frozen=True)
+class CrowdAnswer:
+    """One label collected elsewhere, as the task type reads it from a results file."""
+
+    item_id: str
+    answer: dict[str, Any]
+    reason: str
+    # What the task type needs to create the item when the project does not have it yet.
+    item_source: dict[str, Any] = field(default_factory=dict)
+
+
+class CrowdItemError(ValueError):
+    """An item of a crowd results file that cannot be built; names the item and the field."""
+
+    def __init__(self, item_id: str, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.item_id, self.field, self.message = item_id, field, message
+
+
+@dataclass(frozen=True)
 class Shortcut:
     keys: str
     action: str
@@ -77,6 +96,9 @@ class TaskType(ABC):
     shortcuts: ClassVar[tuple[Shortcut, ...]] = ()
     # Columns of the raw annotation export, in order, after the common ones.
     export_columns: ClassVar[tuple[str, ...]] = ()
+    # Whether long_rows reads the item payload (e.g. to list the options not chosen); when not,
+    # the frame builder never loads payloads.
+    long_rows_use_payload: ClassVar[bool] = False
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -104,3 +126,19 @@ class TaskType(ABC):
 
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return str(answer)
+
+    def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
+        """Columns of the item frame that reports need besides the item id."""
+        return {}
+
+    # Crowd results collected elsewhere (optional): a task type that supports them lists its
+    # columns in ``crowd_fields`` and overrides the two methods below.
+    crowd_fields: ClassVar[tuple[ImportField, ...]] = ()
+
+    def clean_crowd_record(self, record: Mapping[str, Any]) -> CrowdAnswer:
+        """Validate the task-specific part of one results row; raise FieldError."""
+        raise FieldError(None, f"the {self.name} task type does not import crowd results")
+
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, CleanItem]:
+        """Build the items a results file refers to but the project lacks; raise CrowdItemError."""
+        raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")

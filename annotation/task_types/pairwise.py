@@ -17,6 +17,8 @@ from annotation.task_types.base import (
     AnswerInvalid,
     CleanAnswer,
     CleanItem,
+    CrowdAnswer,
+    CrowdItemError,
     ExportContext,
     FieldError,
     ImportField,
@@ -192,6 +194,61 @@ class PairwiseConvincingness(TaskType):
 
     def label_display(self, answer) -> str:
         return LABELS.get(answer.get("label"), str(answer))
+
+    def item_columns(self, payload) -> dict[str, Any]:
+        return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
+                "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}
+
+    crowd_fields = (
+        ImportField("pair_id", False, "Pair id; default `<arg1>_<arg2>`."),
+        ImportField("topic", True, "Topic id; the arguments must belong to it."),
+        ImportField("arg1", True, "Id of the argument shown as A1 (its text comes from the imported arguments)."),
+        ImportField("arg2", True, "Id of the argument shown as A2."),
+        ImportField("label", True, "a1, a2 or equal."),
+        ImportField("reason", False, "The worker's reason, kept as written."),
+        ImportField("worker_stance", False, "same, opposite, none or empty (not asked)."),
+    )
+
+    def clean_crowd_record(self, record: Mapping[str, Any]) -> CrowdAnswer:
+        topic = _text(record, "topic")
+        arg1, arg2 = _text(record, "arg1"), _text(record, "arg2")
+        if arg1 == arg2:
+            raise FieldError("arg2", f"must differ from arg1 ({arg1!r})")
+        label = _text(record, "label").lower()
+        if label not in LABELS:
+            raise FieldError("label", f"must be one of {', '.join(LABELS)}, got {label!r}")
+        stance = _text(record, "worker_stance", required=False).lower()
+        if stance and stance not in STANDPOINTS:
+            raise FieldError("worker_stance", f"must be one of {', '.join(STANDPOINTS)} or empty, got {stance!r}")
+        # Results collected elsewhere are kept as they are: the HIT's reason limits applied to
+        # that platform's form, not to this record.
+        reason = " ".join(_text(record, "reason", required=False).split())
+        return CrowdAnswer(
+            item_id=_text(record, "pair_id", required=False) or f"{arg1}_{arg2}",
+            answer={"label": label, "standpoint": stance},
+            reason=reason,
+            item_source={"topic": topic, "arg1": arg1, "arg2": arg2},
+        )
+
+    def crowd_items(self, sources) -> dict[str, CleanItem]:
+        from annotation.models import Argument  # the registry loads before the models
+
+        wanted = {s[side] for s in sources.values() for side in ("arg1", "arg2")}
+        known = {a.external_id: a for a in Argument.objects.filter(external_id__in=wanted).select_related("topic")}
+        items = {}
+        for item_id, source in sources.items():
+            for side in ("arg1", "arg2"):
+                arg = known.get(source[side])
+                if arg is None:
+                    raise CrowdItemError(item_id, side, f"unknown argument {source[side]!r}: import the arguments first")
+                if arg.topic.external_id != source["topic"]:
+                    raise CrowdItemError(item_id, "topic", f"argument {arg.external_id!r} belongs to topic {arg.topic.external_id!r}, not {source['topic']!r}")
+            a1, a2 = known[source["arg1"]], known[source["arg2"]]
+            items[item_id] = self.clean_item({
+                "id": item_id, "topic": source["topic"], "prompt": a1.topic.prompt, "stance": a1.topic.stance,
+                "arg1_id": a1.external_id, "arg1_text": a1.text, "arg2_id": a2.external_id, "arg2_text": a2.text,
+            })
+        return items
 
 
 def generate_pairs(

@@ -111,14 +111,15 @@
     if (id !== current) {
       current = id;
       reset();
-      // htmx restores focus to an element with the same id (the reason box); a new item starts
-      // with no focus so that the choice shortcuts work at once.
+      // A new item starts with no focus so that the choice shortcuts work at once (its fields
+      // carry the assignment in their ids, so htmx has no old focus to restore).
       if (form && form.contains(document.activeElement)) document.activeElement.blur();
     } else {
       updateCounters();
     }
   }
 
-  document.addEventListener("htmx:afterSettle", onContent);
+  // afterSwap, not afterSettle: keys pressed in between already belong to the new item.
+  document.addEventListener("htmx:afterSwap", onContent);
   document.addEventListener("DOMContentLoaded", onContent);
 })();

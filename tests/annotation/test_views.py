@@ -49,7 +49,7 @@ def test_validation_errors_rerender_the_same_item_with_the_input(client, annotat
     body = response.content.decode()
     assert response.context["assignment"].pk == a.pk
     assert "The reason needs at least 30 characters (it has 9)." in body
-    assert 'value="a2" data-shortcut="2" data-then-focus="reason" checked' in body
+    assert f'value="a2" data-shortcut="2" data-then-focus="reason-{a.pk}" checked' in body
     assert ">too short</textarea>" in body
     assert not Annotation.objects.exists()
 

@@ -1,0 +1,60 @@
+"""REST API of the analysis side: start a run, follow it, read its result."""
+
+from django.shortcuts import get_object_or_404
+from django.urls import path
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from analysis.models import AnalysisRun
+from analysis.reports import ParamError, UnknownReport
+from analysis.services import analysis_run_create
+from annotation.api.views import has_perm
+from annotation.models import Project
+
+
+class AnalysisRunSerializer(serializers.ModelSerializer):
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = AnalysisRun
+        fields = ["id", "project", "kind", "params", "status", "progress", "stage", "error", "result",
+                  "annotations_seen", "last_annotation_id", "attempts", "created_at", "started_at",
+                  "finished_at"]
+
+
+class RunCreate(APIView):
+    """POST ``{"kind": "agreement", "params": {...}}``; 201 with the queued (or, without a
+    broker, finished) run; 400 naming an unknown kind or a bad parameter."""
+
+    permission_classes = [has_perm("analysis.add_analysisrun")]
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        params = request.data.get("params") or {}
+        if not isinstance(params, dict):
+            raise ValidationError({"params": "must be an object"})
+        try:
+            run = analysis_run_create(project=project, kind=request.data.get("kind", "agreement"),
+                                      params=params, user=request.user)
+        except UnknownReport as exc:
+            raise ValidationError({"kind": str(exc)}) from None
+        except ParamError as exc:
+            raise ValidationError({"params": str(exc)}) from None
+        run.refresh_from_db()
+        return Response(AnalysisRunSerializer(run).data, status=status.HTTP_201_CREATED)
+
+
+class RunDetail(APIView):
+    permission_classes = [has_perm("analysis.view_analysisrun")]
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(AnalysisRunSerializer(get_object_or_404(AnalysisRun, pk=pk)).data)
+
+
+urlpatterns = [
+    path("projects/<slug:slug>/analysis/", RunCreate.as_view(), name="api-analysis-create"),
+    path("analysis/<int:pk>/", RunDetail.as_view(), name="api-analysis-run"),
+]

@@ -1,0 +1,76 @@
+import json
+import time
+
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis.models import AnalysisRun
+from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
+from analysis.services import analysis_recompute_all, analysis_run_create
+from annotation.models import Project
+
+
+class Command(BaseCommand):
+    help = "Start an analysis run of a project (in-process without REDIS_URL, else on the Celery workers)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("project", help="project slug")
+        parser.add_argument("--kind", default="agreement", help=f"one of: {', '.join(k for k, _ in report_kinds())}")
+        parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                            help="a parameter of the kind (repeatable); --list-params shows them")
+        parser.add_argument("--list-params", action="store_true")
+        parser.add_argument("--all", dest="every_kind", action="store_true",
+                            help="queue every kind that applies to the project, each with its latest parameters")
+        parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                            help="wait up to this long for a queued run to finish")
+        parser.add_argument("--json", dest="as_json", action="store_true", help="print the whole result as JSON")
+
+    def handle(self, *args, project, kind, param, list_params, wait, as_json, every_kind, **options):
+        try:
+            report = get_report(kind)
+        except UnknownReport as exc:
+            raise CommandError(str(exc)) from None
+        if list_params:
+            for p in report.params:
+                self.stdout.write(f"{p.name} ({p.type.__name__}, default {p.default!r}): {p.help}")
+            return
+        target = Project.objects.filter(slug=project).first()
+        if target is None:
+            raise CommandError(f"no project with slug {project!r}")
+        if every_kind:
+            for run in analysis_recompute_all(project=target):
+                run.refresh_from_db()
+                self.stdout.write(f"{run.kind} run #{run.pk}: {run.status}")
+            return
+        params = {}
+        for item in param:
+            name, sep, value = item.partition("=")
+            if not sep:
+                raise CommandError(f"--param {item!r}: write NAME=VALUE")
+            params[name.strip()] = value.strip()
+        try:
+            run = analysis_run_create(project=target, kind=kind, params=params)
+        except ParamError as exc:
+            raise CommandError(str(exc)) from None
+        deadline = time.monotonic() + wait
+        run.refresh_from_db()
+        while not run.is_finished and time.monotonic() < deadline:
+            time.sleep(0.5)
+            run.refresh_from_db()
+        self._report(run, as_json=as_json)
+
+    def _report(self, run: AnalysisRun, *, as_json: bool) -> None:
+        if not run.is_finished:
+            self.stdout.write(f"run #{run.pk} is {run.status} ({run.stage or 'waiting for a worker'}); see the dashboard")
+            return
+        if run.status == AnalysisRun.Status.FAILED:
+            raise CommandError(f"run #{run.pk} failed: {run.error}")
+        if as_json:
+            self.stdout.write(json.dumps(run.result, indent=2, default=str))
+            return
+        self.stdout.write(f"run #{run.pk} done in {run.seconds:.2f} s over {run.annotations_seen} annotations")
+        figures = (run.result or {}).get("figures", {})
+        for key in ("krippendorff_alpha", "fleiss_kappa", "cohen_kappa", "gwet_ac1", "percent_agreement",
+                    "high_confidence_share"):
+            if key in figures:
+                value = figures[key]
+                self.stdout.write(f"  {key:<24} {'–' if value is None else f'{value:.4f}'}")

@@ -1,0 +1,122 @@
+"""Reports: what an analysis run computes, registered by kind.
+
+A report declares its parameters (with defaults, types and bounds, checked when a run is created)
+and a ``run`` function that composes pure methods over the long frame into a JSON result.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import pandas as pd
+
+Progress = Callable[[float, str], None]
+
+
+class UnknownReport(KeyError):
+    def __init__(self, kind: str) -> None:
+        super().__init__(f"unknown analysis kind {kind!r}; known kinds: {', '.join(sorted(_REPORTS)) or 'none'}")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class ParamError(ValueError):
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(f"parameter '{name}': {message}")
+        self.name = name
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    type: type
+    default: Any
+    help: str
+    minimum: float | None = None
+    maximum: float | None = None
+    choices: tuple | None = None
+
+    @property
+    def type_name(self) -> str:
+        return self.type.__name__
+
+    def clean(self, value: Any) -> Any:
+        if value is None or value == "":
+            return self.default
+        try:
+            if self.type is bool:
+                if isinstance(value, str):
+                    if value.lower() not in ("1", "0", "true", "false", "yes", "no", "on", "off"):
+                        raise ValueError(value)
+                    value = value.lower() in ("1", "true", "yes", "on")
+                cleaned = bool(value)
+            else:
+                cleaned = self.type(value)
+        except (TypeError, ValueError):
+            raise ParamError(self.name, f"must be {self.type.__name__}, got {value!r}") from None
+        if self.choices is not None and cleaned not in self.choices:
+            raise ParamError(self.name, f"must be one of {', '.join(map(str, self.choices))}, got {cleaned!r}")
+        if self.minimum is not None and cleaned < self.minimum:
+            raise ParamError(self.name, f"must be at least {self.minimum}, got {cleaned!r}")
+        if self.maximum is not None and cleaned > self.maximum:
+            raise ParamError(self.name, f"must be at most {self.maximum}, got {cleaned!r}")
+        return cleaned
+
+
+@dataclass(frozen=True)
+class ReportInput:
+    """What a report gets: the long frame and facts about the project it came from."""
+
+    frame: pd.DataFrame  # the long frame of annotations
+    items: pd.DataFrame  # one row per item: item, gold and the task type's item columns
+    task_type: str
+    redundancy: int
+
+
+class Report(ABC):
+    kind: ClassVar[str]
+    title: ClassVar[str]
+    params: ClassVar[tuple[Param, ...]] = ()
+    # Task types the report applies to; None for all.
+    task_types: ClassVar[tuple[str, ...] | None] = None
+
+    def applies_to(self, task_type: str) -> bool:
+        return self.task_types is None or task_type in self.task_types
+
+    def clean_params(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        raw = dict(raw or {})
+        known = {p.name for p in self.params}
+        unknown = sorted(set(raw) - known)
+        if unknown:
+            raise ParamError(unknown[0], f"not a parameter of {self.kind}; known: {', '.join(sorted(known))}")
+        return {p.name: p.clean(raw.get(p.name)) for p in self.params}
+
+    @abstractmethod
+    def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
+        """Compute the result (JSON-serialisable), calling ``progress(fraction, stage)`` now and then."""
+
+
+_REPORTS: dict[str, Report] = {}
+
+
+def register(cls: type[Report]) -> type[Report]:
+    _REPORTS[cls.kind] = cls()
+    return cls
+
+
+def get_report(kind: str) -> Report:
+    try:
+        return _REPORTS[kind]
+    except KeyError:
+        raise UnknownReport(kind) from None
+
+
+def report_kinds(task_type: str | None = None) -> list[tuple[str, str]]:
+    return [(k, r.title) for k, r in sorted(_REPORTS.items()) if task_type is None or r.applies_to(task_type)]
+
+
+from analysis.reports import agreement, pairwise_gold  # noqa: E402, F401

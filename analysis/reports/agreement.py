@@ -1,0 +1,154 @@
+"""The agreement report of any project: every agreement figure with bootstrap intervals, MACE
+worker competence, a worker table with flags, label votes per item, and agreement as the
+annotations accumulated."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.methods.agreement import (
+    agreement_report,
+    krippendorff_alpha,
+    percent_agreement,
+    positive_votes,
+)
+from analysis.methods.mace import mace_frame
+from analysis.reports import Param, Progress, Report, ReportInput, register
+
+# Task types whose labels are ordered, and the order.
+ORDERED_LABELS: dict[str, tuple] = {}
+# A worker is flagged when...
+LOW_COMPETENCE = 0.25  # MACE thinks they mostly guess,
+FAST_FACTOR = 1 / 3  # their median time is under a third of the project's median,
+ONE_LABEL_SHARE = 0.9  # or one label makes up 90% of their (at least 10) answers.
+
+
+def _number(value: Any) -> float | None:
+    if value is None:
+        return None
+    value = float(value)
+    return None if np.isnan(value) else round(value, 6)
+
+
+def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Series,
+                 ranking: pd.Index, n_labels: int) -> list[dict[str, Any]]:
+    """One row per worker: volume, MACE competence and rank, agreement with the MACE label,
+    median seconds, and flags that deserve a look."""
+    gold = frame["item"].map(mace_labels)
+    match = (frame["label"] == gold).where(gold.notna()).astype(float)
+    by_worker = frame.assign(match=match).groupby("worker", sort=False)
+    table = pd.DataFrame({
+        "annotations": by_worker.size(),
+        "median_seconds": by_worker["seconds"].median(),
+        "agreement_with_mace": by_worker["match"].mean(),
+    })
+    top = frame.groupby(["worker", "label"], sort=False).size().groupby(level=0).max()
+    table["top_share"] = top / table["annotations"]
+    table["competence"] = competence.reindex(table.index)
+    table["rank"] = pd.Series(np.arange(1, len(ranking) + 1), index=ranking).reindex(table.index)
+    overall_median = frame["seconds"].median()
+    low = table["competence"] < LOW_COMPETENCE
+    fast = table["median_seconds"] < FAST_FACTOR * overall_median if pd.notna(overall_median) else low & False
+    one_label = (table["annotations"] >= 10) & (table["top_share"] >= ONE_LABEL_SHARE) & (n_labels > 1)
+    table = table.sort_values("rank", na_position="last")
+    rows = []
+    for worker, r in table.iterrows():
+        flags = [name for name, hit in (("low competence", low[worker]), ("fast", fast[worker]),
+                                        ("one label", one_label[worker])) if hit]
+        rows.append({
+            "worker": str(worker),
+            "annotations": int(r["annotations"]),
+            "competence": _number(r["competence"]),
+            "rank": None if pd.isna(r["rank"]) else int(r["rank"]),
+            "agreement_with_mace": _number(r["agreement_with_mace"]),
+            "median_seconds": _number(r["median_seconds"]),
+            "flags": flags,
+        })
+    return rows
+
+
+def accumulation_curve(frame: pd.DataFrame, *, points: int, level: str) -> list[dict[str, Any]]:
+    """Agreement on the first k annotations in submission order, for ``points`` values of k."""
+    n = len(frame)
+    if n == 0:
+        return []
+    sizes = sorted({int(round(n * (i + 1) / points)) for i in range(points)} - {0})
+    curve = []
+    for k in sizes:
+        head = frame.iloc[:k]
+        alpha = krippendorff_alpha(head, level=level)
+        pct = percent_agreement(head)
+        curve.append({
+            "annotations": k,
+            "items": int(head["item"].nunique()),
+            "krippendorff_alpha": _number(alpha.value),
+            "percent_agreement": _number(pct.value),
+        })
+    return curve
+
+
+def label_votes(frame: pd.DataFrame) -> dict[str, dict[str, list[int]]]:
+    """For each label, how many items with m answers got 0..m votes for it (each (item, label)
+    is a binary question)."""
+    labels = sorted(frame["label"].unique(), key=str)
+    out = {}
+    for label in labels:
+        binary = frame.assign(label=(frame["label"] == label).astype(int))
+        out[str(label)] = positive_votes(binary).to_dict()
+    return out
+
+
+@register
+class AgreementReport(Report):
+    kind = "agreement"
+    title = "Agreement and worker competence"
+    params = (
+        Param("level", str, "auto", "Krippendorff's alpha level; auto: nominal, or ordinal for ordered labels",
+              choices=("auto", "nominal", "ordinal", "interval", "ratio")),
+        Param("n_boot", int, 200, "bootstrap resamples of items for the intervals (0: none)", minimum=0, maximum=5000),
+        Param("seed", int, 0, "seed of the bootstrap and of MACE's restarts"),
+        Param("min_overlap", int, 10, "items two workers must share to enter the averaged Cohen's kappa", minimum=1),
+        Param("mace_em", bool, False, "MACE by EM instead of variational Bayes"),
+        Param("mace_iterations", int, 50, "MACE iterations per restart", minimum=1, maximum=5000),
+        Param("mace_restarts", int, 10, "MACE restarts (the best log-likelihood wins)", minimum=1, maximum=500),
+        Param("curve_points", int, 12, "points of the agreement-as-annotations-accumulate curve", minimum=2, maximum=100),
+    )
+
+    def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
+        frame = data.frame
+        if frame.empty:
+            return {"empty": True, "n_annotations": 0}
+        level = params["level"]
+        if level == "auto":
+            level = "ordinal" if data.task_type in ORDERED_LABELS else "nominal"
+        labels = frame[["item", "worker", "label"]]
+        progress(0.1, "agreement figures")
+        figures = agreement_report(labels, level=level, min_overlap=params["min_overlap"],
+                                   n_boot=params["n_boot"], seed=params["seed"]).to_dict()
+        progress(0.5, "MACE worker competence")
+        mace = mace_frame(labels, em=params["mace_em"], iterations=params["mace_iterations"],
+                          restarts=params["mace_restarts"], seed=params["seed"])
+        progress(0.7, "worker table")
+        n_labels = int(labels["label"].nunique())
+        workers = worker_table(frame, mace.labels, mace.competence, mace.ranking, n_labels)
+        progress(0.8, "agreement as annotations accumulate")
+        curve = accumulation_curve(labels, points=params["curve_points"], level=level)
+        mace_counts = mace.labels.dropna().value_counts()
+        return {
+            "figures": figures,
+            "label_votes": label_votes(labels),
+            "mace": {
+                "method": "EM" if params["mace_em"] else "variational Bayes",
+                "log_likelihood": _number(mace.log_likelihood),
+                "labels": {str(k): int(v) for k, v in mace_counts.items()},
+                "items_labelled": int(mace.labels.notna().sum()),
+            },
+            "workers": workers,
+            "curve": curve,
+            "items_in_project": len(data.items),
+            "redundancy": data.redundancy,
+        }

@@ -1,0 +1,18 @@
+from django.urls import path
+
+from analysis import views, views_gold
+
+urlpatterns = [
+    path("projects/<slug:slug>/analysis/", views.dashboard, name="analysis-dashboard"),
+    path("projects/<slug:slug>/analysis/run/", views.start, name="analysis-start"),
+    path("projects/<slug:slug>/analysis/recompute/", views.recompute_all, name="analysis-recompute-all"),
+    path("projects/<slug:slug>/analysis/runs/<int:run_id>/restart/", views.restart, name="analysis-restart"),
+    path("projects/<slug:slug>/analysis/runs/<int:run_id>/<str:name>.svg", views.figure, name="analysis-figure"),
+    path("projects/<slug:slug>/analysis/runs/<int:run_id>/workers.csv", views.workers_csv, name="analysis-workers-csv"),
+    path("projects/<slug:slug>/analysis/hourly.svg", views.hourly, name="analysis-hourly"),
+    path("projects/<slug:slug>/analysis/runs/<int:run_id>/status/", views.run_status, name="analysis-poll"),
+    path("projects/<slug:slug>/gold/", views_gold.gold_page, name="gold-page"),
+    path("projects/<slug:slug>/gold/runs/<int:run_id>/graph.svg", views_gold.graph, name="gold-graph"),
+    path("projects/<slug:slug>/gold/runs/<int:run_id>/files/<str:name>", views_gold.gold_download, name="gold-file"),
+    path("projects/<slug:slug>/gold/workers/<int:worker_id>/reject/", views_gold.reject_worker, name="gold-reject-worker"),
+]

@@ -1,0 +1,143 @@
+"""The agreement dashboard, its figures and exports, the API and the command."""
+
+import csv
+import io
+import json
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from analysis.models import AnalysisRun
+from tests.factories import UserFactory
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def admin_client(client):
+    client.force_login(UserFactory(role="admin"))
+    return client
+
+
+def compute(client, project, **params):
+    return client.post(reverse("analysis-start", args=[project.slug]), {"kind": "agreement", **params})
+
+
+def test_dashboard_before_and_after_a_run(admin_client, annotated_project, django_capture_on_commit_callbacks):
+    url = reverse("analysis-dashboard", args=[annotated_project.slug])
+    body = admin_client.get(url).content.decode()
+    assert "No analysis yet." in body and "Compute agreement and competence" in body
+    with django_capture_on_commit_callbacks(execute=True):
+        assert compute(admin_client, annotated_project, n_boot="30").status_code == 302
+    response = admin_client.get(url)
+    body = response.content.decode()
+    run = AnalysisRun.objects.get()
+    assert f"Figures of run #{run.pk}" in body and "Up to date." in body
+    assert [f.key for f in response.context["figures"]][:3] == ["krippendorff_alpha", "fleiss_kappa", "cohen_kappa"]
+    assert "95% interval" in body
+    for name in ("curve", "votes", "competence"):
+        svg = admin_client.get(reverse("analysis-figure", args=[annotated_project.slug, run.pk, name]))
+        assert svg["Content-Type"] == "image/svg+xml" and svg.content.startswith(b"<?xml")
+    assert admin_client.get(reverse("analysis-figure", args=[annotated_project.slug, run.pk, "nope"])).status_code == 404
+    hourly = admin_client.get(reverse("analysis-hourly", args=[annotated_project.slug]))
+    assert b"<svg" in hourly.content
+
+
+def test_worker_table_sorts_and_exports(admin_client, annotated_project, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        compute(admin_client, annotated_project)
+    url = reverse("analysis-dashboard", args=[annotated_project.slug])
+    by_count = admin_client.get(url, {"sort": "annotations", "dir": "desc"}).context["workers"]
+    counts = [w["annotations"] for w in by_count]
+    assert counts == sorted(counts, reverse=True) and sum(counts) == 18
+    by_name = admin_client.get(url, {"sort": "worker"}).context["workers"]
+    assert [w["worker"] for w in by_name] == ["w0", "w1", "w2", "w3"]
+    run = AnalysisRun.objects.get()
+    raw = admin_client.get(reverse("analysis-workers-csv", args=[annotated_project.slug, run.pk])).content.decode()
+    rows = list(csv.DictReader(io.StringIO(raw)))
+    assert {r["worker"] for r in rows} == {"w0", "w1", "w2", "w3"} and rows[0]["rank"] == "1"
+
+
+def test_progress_bar_polls_then_refreshes_the_page(admin_client, annotated_project):
+    run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status="running",
+                                     progress=0.4, stage="MACE worker competence")
+    url = reverse("analysis-dashboard", args=[annotated_project.slug])
+    page = admin_client.get(url).content.decode()
+    assert 'hx-trigger="every 1s"' in page and "Compute agreement" not in page
+    poll = reverse("analysis-poll", args=[annotated_project.slug, run.pk])
+    partial = admin_client.get(poll, **HTMX)
+    body = partial.content.decode()
+    assert body.lstrip().startswith('<div id="run-status"') and 'aria-valuenow="40"' in body
+    AnalysisRun.objects.filter(pk=run.pk).update(status="done", result={})
+    finished = admin_client.get(poll, **HTMX)
+    assert finished["HX-Refresh"] == "true"
+
+
+def test_bad_parameters_are_reported(admin_client, annotated_project):
+    response = compute(admin_client, annotated_project, n_boot="many")
+    assert response.status_code == 302
+    page = admin_client.get(response.url).content.decode()
+    assert "parameter &#x27;n_boot&#x27;: must be int, got &#x27;many&#x27;" in page
+    assert not AnalysisRun.objects.exists()
+
+
+def test_annotators_cannot_see_the_dashboard(client, annotated_project):
+    client.force_login(UserFactory())
+    assert client.get(reverse("analysis-dashboard", args=[annotated_project.slug])).status_code == 302
+    assert compute(client, annotated_project).status_code == 302
+    assert not AnalysisRun.objects.exists()
+
+
+def test_api_starts_and_reads_a_run(annotated_project, django_capture_on_commit_callbacks):
+    api = APIClient()
+    api.force_authenticate(UserFactory(role="admin"))
+    with django_capture_on_commit_callbacks(execute=True):
+        created = api.post(f"/api/projects/{annotated_project.slug}/analysis/",
+                           {"kind": "agreement", "params": {"n_boot": 10}}, format="json")
+    assert created.status_code == 201
+    run = api.get(f"/api/analysis/{created.json()['id']}/").json()
+    assert run["status"] == "done" and run["result"]["figures"]["n_items"] == 6
+    bad = api.post(f"/api/projects/{annotated_project.slug}/analysis/", {"kind": "ranking"}, format="json")
+    assert bad.status_code == 400 and "known kinds: agreement" in bad.json()["kind"]
+    researcher = APIClient()
+    researcher.force_authenticate(UserFactory(role="researcher"))
+    assert researcher.get(f"/api/analysis/{created.json()['id']}/").status_code == 200
+    assert researcher.post(f"/api/projects/{annotated_project.slug}/analysis/", {}, format="json").status_code == 403
+
+
+@pytest.mark.django_db(transaction=True)
+def test_analyze_command(annotated_project):
+    out = io.StringIO()
+    call_command("analyze", annotated_project.slug, "--param", "n_boot=0", stdout=out)
+    assert "done in" in out.getvalue() and "fleiss_kappa" in out.getvalue()
+    out = io.StringIO()
+    call_command("analyze", annotated_project.slug, "--json", stdout=out)
+    assert json.loads(out.getvalue())["figures"]["n_annotations"] == 18
+    with pytest.raises(CommandError, match="parameter 'seed'"):
+        call_command("analyze", annotated_project.slug, "--param", "seed=x")
+    with pytest.raises(CommandError, match="known kinds"):
+        call_command("analyze", annotated_project.slug, "--kind", "nope")
+
+
+def test_recompute_every_analysis(admin_client, annotated_project, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        compute(admin_client, annotated_project, n_boot="7")
+        response = admin_client.post(reverse("analysis-recompute-all", args=[annotated_project.slug]))
+    assert response.status_code == 302
+    runs = list(AnalysisRun.objects.order_by("pk"))
+    assert [r.kind for r in runs] == ["agreement", "agreement", "pairwise_gold"]
+    assert runs[1].params == runs[0].params and runs[1].params["n_boot"] == 7  # the latest parameters
+    assert all(r.status == "done" for r in runs), [r.error for r in runs]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_analyze_all_command(annotated_project):
+    out = io.StringIO()
+    call_command("analyze", annotated_project.slug, "--all", stdout=out)
+    assert out.getvalue().splitlines() == [
+        f"agreement run #{r.pk}: done" if r.kind == "agreement" else f"pairwise_gold run #{r.pk}: done"
+        for r in AnalysisRun.objects.order_by("kind")
+    ]
