@@ -104,7 +104,7 @@ class ProjectAdmin(admin.ModelAdmin):
                 result = crowd_import(
                     project=project, data=upload.read(), filename=upload.name, fmt=data["format"] or None,
                     columns=parse_column_spec(data["columns"]),
-                    label_map=parse_column_spec(data["label_map"]) if data["label_map"] else {},
+                    label_map=parse_column_spec(data["label_map"]),
                     source=data["source"].strip() or "mturk",
                 )
             except ImportFailed as exc:

@@ -113,11 +113,10 @@ class CrowdImport(APIView):
         if upload is None or not hasattr(upload, "read"):
             raise ValidationError({"file": "send the results file as multipart field 'file'"})
         try:
-            label_map = request.data.get("label_map") or ""
             result = crowd_import(
                 project=project, data=upload.read(), filename=upload.name, fmt=request.data.get("format") or None,
                 columns=parse_column_spec(request.data.get("columns") or ""),
-                label_map=parse_column_spec(label_map) if label_map else {},
+                label_map=parse_column_spec(request.data.get("label_map") or ""),
                 source=(request.data.get("source") or "mturk").strip(),
             )
         except ImportFailed as exc:

@@ -6,14 +6,14 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
 from analysis.services import analysis_recompute_all, analysis_run_create
-from annotation.models import Project
+from annotation.management.arguments import existing_project
 
 
 class Command(BaseCommand):
     help = "Start an analysis run of a project (in-process without REDIS_URL, else on the Celery workers)."
 
     def add_arguments(self, parser):
-        parser.add_argument("project", help="project slug")
+        parser.add_argument("project", type=existing_project, help="project slug")
         parser.add_argument("--kind", default="agreement", help=f"one of: {', '.join(k for k, _ in report_kinds())}")
         parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                             help="a parameter of the kind (repeatable); --list-params shows them")
@@ -33,11 +33,8 @@ class Command(BaseCommand):
             for p in report.params:
                 self.stdout.write(f"{p.name} ({p.type.__name__}, default {p.default!r}): {p.help}")
             return
-        target = Project.objects.filter(slug=project).first()
-        if target is None:
-            raise CommandError(f"no project with slug {project!r}")
         if every_kind:
-            for run in analysis_recompute_all(project=target):
+            for run in analysis_recompute_all(project=project):
                 run.refresh_from_db()
                 self.stdout.write(f"{run.kind} run #{run.pk}: {run.status}")
             return
@@ -48,7 +45,7 @@ class Command(BaseCommand):
                 raise CommandError(f"--param {item!r}: write NAME=VALUE")
             params[name.strip()] = value.strip()
         try:
-            run = analysis_run_create(project=target, kind=kind, params=params)
+            run = analysis_run_create(project=project, kind=kind, params=params)
         except ParamError as exc:
             raise CommandError(str(exc)) from None
         deadline = time.monotonic() + wait

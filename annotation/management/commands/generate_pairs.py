@@ -2,14 +2,15 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.corpus_services import pairs_generate
 from annotation.importers import ImportFailed
-from annotation.models import Project, Topic
+from annotation.management.arguments import existing_project
+from annotation.models import Topic
 
 
 class Command(BaseCommand):
     help = "Add all pairs of a topic's arguments to a pairwise project, A1/A2 order drawn with a recorded seed."
 
     def add_arguments(self, parser):
-        parser.add_argument("project", help="project slug")
+        parser.add_argument("project", type=existing_project, help="project slug")
         parser.add_argument("topics", nargs="+", help="topic ids (or 'all')")
         parser.add_argument("--seed", type=int, required=True)
         parser.add_argument("--min-words", type=int, help="leave out shorter arguments (the paper: 10)")
@@ -17,9 +18,6 @@ class Command(BaseCommand):
         parser.add_argument("--sample", type=int, help="keep this many arguments per topic, drawn at random")
 
     def handle(self, *args, project, topics, seed, min_words, max_words, sample, **options):
-        target = Project.objects.filter(slug=project).first()
-        if target is None:
-            raise CommandError(f"no project with slug {project!r}")
         chosen = list(Topic.objects.all()) if topics == ["all"] else []
         for topic_id in [] if chosen else topics:
             topic = Topic.objects.filter(external_id=topic_id).first()
@@ -28,7 +26,7 @@ class Command(BaseCommand):
             chosen.append(topic)
         for topic in chosen:
             try:
-                result = pairs_generate(project=target, topic=topic, seed=seed, min_words=min_words,
+                result = pairs_generate(project=project, topic=topic, seed=seed, min_words=min_words,
                                         max_words=max_words, sample=sample)
             except ImportFailed as exc:
                 raise CommandError(str(exc)) from None

@@ -1,10 +1,8 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.crowd_import import crowd_import, parse_column_spec
 from annotation.importers import ImportFailed
-from annotation.models import Project
+from annotation.management.arguments import existing_file, existing_project
 
 
 class Command(BaseCommand):
@@ -12,8 +10,8 @@ class Command(BaseCommand):
             "into a project, all or nothing. Gzipped files are read as they are.")
 
     def add_arguments(self, parser):
-        parser.add_argument("project", help="project slug")
-        parser.add_argument("file", type=Path)
+        parser.add_argument("project", type=existing_project, help="project slug")
+        parser.add_argument("file", type=existing_file)
         parser.add_argument("--format", choices=["csv", "tsv", "json", "jsonl"], help="default: from the file name")
         parser.add_argument("--columns", default="",
                             help="map fields to the file's columns: 'label=Answer.choice,pair_id=Input.pair'; "
@@ -22,15 +20,10 @@ class Command(BaseCommand):
         parser.add_argument("--source", default="mturk", help="platform the worker ids belong to (default mturk)")
 
     def handle(self, *args, project, file, format, columns, label_map, source, **options):
-        target = Project.objects.filter(slug=project).first()
-        if target is None:
-            raise CommandError(f"no project with slug {project!r}")
-        if not file.is_file():
-            raise CommandError(f"no such file: {file}")
         try:
             mapping = parse_column_spec(columns)
-            labels = parse_column_spec(label_map) if label_map else {}
-            result = crowd_import(project=target, data=file.read_bytes(), filename=file.name, fmt=format,
+            labels = parse_column_spec(label_map)
+            result = crowd_import(project=project, data=file.read_bytes(), filename=file.name, fmt=format,
                                   columns=mapping, label_map=labels, source=source)
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None

@@ -1,9 +1,7 @@
-from pathlib import Path
-
 from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importers import ImportFailed
-from annotation.models import Project
+from annotation.management.arguments import existing_file, existing_project
 from annotation.services import items_import_file
 
 
@@ -11,20 +9,15 @@ class Command(BaseCommand):
     help = "Import items into a project from CSV, TSV, JSON or JSONL; nothing is written unless every row is valid."
 
     def add_arguments(self, parser):
-        parser.add_argument("project", help="project slug")
-        parser.add_argument("file", type=Path)
+        parser.add_argument("project", type=existing_project, help="project slug")
+        parser.add_argument("file", type=existing_file)
         parser.add_argument("--format", choices=["csv", "tsv", "json", "jsonl"], help="default: from the file name")
         parser.add_argument("--on-duplicate", choices=["reject", "update"], default="reject",
                             help="what to do with ids already in the project (default: reject the file)")
 
     def handle(self, *args, project, file, format, on_duplicate, **options):
-        target = Project.objects.filter(slug=project).first()
-        if target is None:
-            raise CommandError(f"no project with slug {project!r}")
-        if not file.is_file():
-            raise CommandError(f"no such file: {file}")
         try:
-            result = items_import_file(project=target, data=file.read_bytes(), filename=file.name,
+            result = items_import_file(project=project, data=file.read_bytes(), filename=file.name,
                                        fmt=format, on_duplicate=on_duplicate)
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
