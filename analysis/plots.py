@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import matplotlib
+import numpy as np
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -106,8 +107,10 @@ FIGURES = {
 
 
 def preference_graph_svg(pairs: Sequence[Mapping[str, Any]], *, title: str = "") -> str:
-    """The argument graph of one topic: an edge from the more to the less convincing argument
-    of each kept pair, nodes sized by out-degree (as Figure 3 of Habernal & Gurevych 2016)."""
+    """The argument graph of one topic, nodes sized by out-degree (as Figure 3 of Habernal &
+    Gurevych 2016). The kept pairs form a DAG; it is drawn in layers from the most convincing
+    argument down, with only the edges of its transitive reduction (an edge implied by a longer
+    path is left out), so the order stays readable."""
     import networkx as nx
 
     graph = nx.DiGraph()
@@ -116,14 +119,24 @@ def preference_graph_svg(pairs: Sequence[Mapping[str, Any]], *, title: str = "")
         graph.add_edge(winner, loser)
     if not graph:
         return _empty("No kept pairs in this topic")
-    fig, ax = plt.subplots(figsize=(7.5, 6))
-    position = nx.spring_layout(graph, seed=0, k=1.6 / max(graph.number_of_nodes() ** 0.5, 1))
     out_degree = dict(graph.out_degree())
-    sizes = [40 + 25 * out_degree[n] for n in graph.nodes]
-    nx.draw_networkx_edges(graph, position, ax=ax, alpha=0.15, arrowsize=6, width=0.6, node_size=sizes)
-    nx.draw_networkx_nodes(graph, position, ax=ax, node_size=sizes, node_color=COLOURS[0], alpha=0.85)
-    strongest = sorted(graph.nodes, key=out_degree.get, reverse=True)[:5]
-    nx.draw_networkx_labels(graph, position, labels={n: n for n in strongest}, font_size=7, ax=ax)
-    ax.set_title(title or f"{graph.number_of_nodes()} arguments, {graph.number_of_edges()} kept pairs", fontsize=9)
+    reduced = nx.transitive_reduction(graph)
+    layers = list(nx.topological_generations(graph))
+    position = {}
+    for depth, layer in enumerate(layers):
+        layer = sorted(layer, key=lambda n: (-out_degree[n], str(n)))
+        for i, node in enumerate(layer):
+            position[node] = ((i - (len(layer) - 1) / 2) * 1.0, -depth)
+    fig, ax = plt.subplots(figsize=(7.5, max(3.0, 0.45 * len(layers) + 1)))
+    sizes = [30 + 12 * out_degree[n] for n in reduced.nodes]
+    nx.draw_networkx_edges(reduced, position, ax=ax, alpha=0.35, arrowsize=7, width=0.7, node_size=sizes)
+    nx.draw_networkx_nodes(reduced, position, ax=ax, node_size=sizes, node_color=COLOURS[0], alpha=0.9)
+    nx.draw_networkx_labels(reduced, {n: (x + 0.12, y) for n, (x, y) in position.items()},
+                            labels={n: str(n) for n in reduced.nodes}, font_size=6, ax=ax,
+                            horizontalalignment="left")
+    ax.set_title(title or "", fontsize=9)
+    ax.text(0.0, -0.02, f"{graph.number_of_nodes()} arguments, {graph.number_of_edges()} kept pairs "
+            f"({reduced.number_of_edges()} drawn); most convincing on top",
+            transform=ax.transAxes, fontsize=7, color="#5d6475", va="top")
     ax.axis("off")
     return _svg(fig)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from django.db.models import Count, QuerySet
+from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
@@ -53,10 +53,15 @@ def annotations_since(*, run: AnalysisRun) -> int:
 
 
 def annotations_per_hour(*, project: Project, hours: int = 72) -> list[tuple[Any, int]]:
-    since = timezone.now() - timedelta(hours=hours)
+    """Counts per hour over the ``hours`` up to the latest annotation (for imported data that
+    is not now)."""
+    qs = annotations_queryset(project=project)
+    latest = qs.aggregate(latest=Max("assignment__submitted_at"))["latest"]
+    if latest is None:
+        return []
+    since = min(latest, timezone.now()) - timedelta(hours=hours)
     rows = (
-        annotations_queryset(project=project)
-        .filter(assignment__submitted_at__gte=since)
+        qs.filter(assignment__submitted_at__gte=since)
         .annotate(hour=TruncHour("assignment__submitted_at"))
         .values("hour").annotate(n=Count("pk")).order_by("hour")
     )

@@ -6,6 +6,7 @@ import csv
 
 from django.contrib import messages
 from django.contrib.auth.decorators import permission_required
+from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
@@ -58,7 +59,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "new_annotations": annotations_since(run=done) if done else None,
         "figures": figure_rows(result),
         "result": result,
-        "workers": sorted_workers(result, sort=sort, descending=descending),
+        "workers": Paginator(sorted_workers(result, sort=sort, descending=descending), 100).get_page(request.GET.get("page")),
         "sort": sort if sort in WORKER_SORTS else "rank",
         "descending": descending,
         "columns": WORKER_COLUMNS,
