@@ -50,10 +50,10 @@ def test_worker_table_sorts_and_exports(admin_client, annotated_project, django_
     with django_capture_on_commit_callbacks(execute=True):
         compute(admin_client, annotated_project)
     url = reverse("analysis-dashboard", args=[annotated_project.slug])
-    by_count = admin_client.get(url, {"sort": "annotations", "dir": "desc"}).context["workers"]
+    by_count = list(admin_client.get(url, {"sort": "annotations", "dir": "desc"}).context["workers"])
     counts = [w["annotations"] for w in by_count]
     assert counts == sorted(counts, reverse=True) and sum(counts) == 18
-    by_name = admin_client.get(url, {"sort": "worker"}).context["workers"]
+    by_name = list(admin_client.get(url, {"sort": "worker"}).context["workers"])
     assert [w["worker"] for w in by_name] == ["w0", "w1", "w2", "w3"]
     run = AnalysisRun.objects.get()
     raw = admin_client.get(reverse("analysis-workers-csv", args=[annotated_project.slug, run.pk])).content.decode()
