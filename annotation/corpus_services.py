@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.db import transaction
@@ -11,7 +12,7 @@ from annotation.importers import ArgumentRow, ImportFailed, ParsedItem, RowError
 from annotation.models import Argument, Item, Project, Topic
 from annotation.services import ImportResult, items_import
 from annotation.task_types import get_task_type
-from annotation.task_types.base import FieldError
+from annotation.task_types.base import CorpusArgument, FieldError
 from annotation.task_types.pairwise import ArgumentRecord, generate_pairs
 
 
@@ -45,6 +46,17 @@ def arguments_import(*, rows: list[ArgumentRow]) -> ArgumentsResult:
         Argument.objects.bulk_create(new, batch_size=1000)
         Argument.objects.bulk_update(changed, ["topic", "text", "author"], batch_size=1000)
     return ArgumentsResult(topics=len(topics), created=len(new), updated=len(changed))
+
+
+def corpus_arguments(ids: Iterable[str]) -> dict[str, CorpusArgument]:
+    """The imported arguments with these ids, for task types that build items from the corpus."""
+    wanted = list(set(ids))
+    found = {}
+    for start in range(0, len(wanted), 5000):
+        for a in Argument.objects.filter(external_id__in=wanted[start : start + 5000]).select_related("topic"):
+            found[a.external_id] = CorpusArgument(id=a.external_id, text=a.text, topic=a.topic.external_id,
+                                                  prompt=a.topic.prompt, stance=a.topic.stance)
+    return found
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.accounts import EXTERNAL_ID_RE
+from annotation.corpus_services import corpus_arguments
 from annotation.importers import (
     MAX_REPORTED_ERRORS,
     ImportFailed,
@@ -145,7 +146,7 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
         items = {i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(first_line))}
         missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in items}
         try:
-            built = task.crowd_items(missing) if missing else {}
+            built = task.crowd_items(missing, corpus=corpus_arguments) if missing else {}
         except CrowdItemError as exc:
             raise ImportFailed([RowError(first_line.get(exc.item_id), exc.field, exc.message, unit=unit)]) from None
         position = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0

@@ -9,7 +9,7 @@ The assignment engine, the API and the dashboards only talk to this interface.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -53,6 +53,21 @@ class CrowdAnswer:
     reason: str
     # What the task type needs to create the item when the project does not have it yet.
     item_source: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CorpusArgument:
+    """An argument of the imported corpus, as task types see it (no database access here)."""
+
+    id: str
+    text: str
+    topic: str
+    prompt: str
+    stance: str
+
+
+# Looks up arguments of the corpus by id; ids it does not know are left out of the answer.
+CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
 
 
 class CrowdItemError(ValueError):
@@ -139,6 +154,7 @@ class TaskType(ABC):
         """Validate the task-specific part of one results row; raise FieldError."""
         raise FieldError(None, f"the {self.name} task type does not import crowd results")
 
-    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, CleanItem]:
-        """Build the items a results file refers to but the project lacks; raise CrowdItemError."""
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]], *, corpus: CorpusLookup) -> dict[str, CleanItem]:
+        """Build the items a results file refers to but the project lacks, with the help of the
+        imported corpus; raise CrowdItemError."""
         raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")

@@ -230,23 +230,20 @@ class PairwiseConvincingness(TaskType):
             item_source={"topic": topic, "arg1": arg1, "arg2": arg2},
         )
 
-    def crowd_items(self, sources) -> dict[str, CleanItem]:
-        from annotation.models import Argument  # the registry loads before the models
-
-        wanted = {s[side] for s in sources.values() for side in ("arg1", "arg2")}
-        known = {a.external_id: a for a in Argument.objects.filter(external_id__in=wanted).select_related("topic")}
+    def crowd_items(self, sources, *, corpus) -> dict[str, CleanItem]:
+        known = corpus({s[side] for s in sources.values() for side in ("arg1", "arg2")})
         items = {}
         for item_id, source in sources.items():
             for side in ("arg1", "arg2"):
                 arg = known.get(source[side])
                 if arg is None:
                     raise CrowdItemError(item_id, side, f"unknown argument {source[side]!r}: import the arguments first")
-                if arg.topic.external_id != source["topic"]:
-                    raise CrowdItemError(item_id, "topic", f"argument {arg.external_id!r} belongs to topic {arg.topic.external_id!r}, not {source['topic']!r}")
+                if arg.topic != source["topic"]:
+                    raise CrowdItemError(item_id, "topic", f"argument {arg.id!r} belongs to topic {arg.topic!r}, not {source['topic']!r}")
             a1, a2 = known[source["arg1"]], known[source["arg2"]]
             items[item_id] = self.clean_item({
-                "id": item_id, "topic": source["topic"], "prompt": a1.topic.prompt, "stance": a1.topic.stance,
-                "arg1_id": a1.external_id, "arg1_text": a1.text, "arg2_id": a2.external_id, "arg2_text": a2.text,
+                "id": item_id, "topic": source["topic"], "prompt": a1.prompt, "stance": a1.stance,
+                "arg1_id": a1.id, "arg1_text": a1.text, "arg2_id": a2.id, "arg2_text": a2.text,
             })
         return items
 
