@@ -111,6 +111,9 @@ class TaskType(ABC):
     shortcuts: ClassVar[tuple[Shortcut, ...]] = ()
     # Columns of the raw annotation export, in order, after the common ones.
     export_columns: ClassVar[tuple[str, ...]] = ()
+    # When an answer is one row of the long frame made of these answer keys (the first being the
+    # label), the frame is read key by key in the database instead of through long_rows.
+    answer_columns: ClassVar[tuple[str, ...]] = ()
     # Whether long_rows reads the item payload (e.g. to list the options not chosen); when not,
     # the frame builder never loads payloads.
     long_rows_use_payload: ClassVar[bool] = False

@@ -124,6 +124,7 @@ class PairwiseConvincingness(TaskType):
         Shortcut("Ctrl+Enter", "submit"),
     )
     export_columns = ("topic", "pair_id", "arg1", "arg2", "label", "reason", "worker_stance")
+    answer_columns = ("label", "standpoint")
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         topic = _text(record, "topic")
