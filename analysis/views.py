@@ -110,7 +110,7 @@ def restart(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     return redirect(PAGE_OF_KIND.get(run.kind, "analysis-dashboard"), slug=slug)
 
 
-def _svg(body: str) -> HttpResponse:
+def svg_response(body: str) -> HttpResponse:
     response = HttpResponse(body, content_type="image/svg+xml")
     response["Cache-Control"] = "private, max-age=60"
     return response
@@ -121,13 +121,13 @@ def figure(request: HttpRequest, slug: str, run_id: int, name: str) -> HttpRespo
     run = get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug, status=AnalysisRun.Status.DONE)
     if name not in plots.FIGURES:
         raise Http404(f"unknown figure {name!r}")
-    return _svg(plots.FIGURES[name](run.result or {}))
+    return svg_response(plots.FIGURES[name](run.result or {}))
 
 
 @permission_required("annotation.view_project")
 def hourly(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    return _svg(plots.hourly_svg(annotations_per_hour(project=project)))
+    return svg_response(plots.hourly_svg(annotations_per_hour(project=project)))
 
 
 @permission_required("annotation.view_project")

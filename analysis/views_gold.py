@@ -17,6 +17,7 @@ from analysis.models import AnalysisRun
 from analysis.reports import get_report
 from analysis.selectors import active_run, annotations_since, latest_done, runs_of
 from analysis.services import analysis_run_create
+from analysis.views import svg_response
 from annotation.models import Project
 from annotation.services import worker_work_reject
 
@@ -71,9 +72,7 @@ def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     run = _done_run(slug, run_id)
     topic = request.GET.get("topic", "")
     kept = [p for p in run.result["pairs"] if p["topic"] == topic and p["strict"]]
-    response = HttpResponse(plots.preference_graph_svg(kept, title=topic), content_type="image/svg+xml")
-    response["Cache-Control"] = "private, max-age=300"
-    return response
+    return svg_response(plots.preference_graph_svg(kept, title=topic))
 
 
 @permission_required("annotation.export_annotations")
