@@ -24,9 +24,12 @@ migrate: $(VENV)/.runtime
 demo: migrate
 	$(PY) manage.py load_demo
 
+# The demo runs with DEBUG on (readable errors, static files from the app server) and a job
+# worker beside the web server; nothing else needs to be installed.
+run: export DJANGO_DEBUG ?= 1
 run: demo
-	@echo "Serving on http://$(HOST)/ (Ctrl+C stops)"
-	$(PY) manage.py runserver $(HOST)
+	@echo "Serving on http://$(HOST)/ with a job worker (Ctrl+C stops both)"
+	$(PY) manage.py serve $(HOST)
 
 test: $(VENV)/.dev
 	$(PY) -m pytest
@@ -34,6 +37,7 @@ test: $(VENV)/.dev
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 
+# A job worker on its own (production runs it beside gunicorn, with `make beat`).
 worker: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config worker --loglevel INFO
 
@@ -41,4 +45,4 @@ beat: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config beat --loglevel INFO
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles .pytest_cache
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles var .pytest_cache

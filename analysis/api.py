@@ -10,24 +10,25 @@ from rest_framework.views import APIView
 
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
-from analysis.services import analysis_run_create
+from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart, analysis_runs_reap
+from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
 
 
-class AnalysisRunSerializer(serializers.ModelSerializer):
+class AnalysisRunSerializer(JobFieldsMixin, serializers.ModelSerializer):
     project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
 
     class Meta:
         model = AnalysisRun
-        fields = ["id", "project", "kind", "params", "status", "progress", "stage", "error", "result",
-                  "annotations_seen", "last_annotation_id", "attempts", "created_at", "started_at",
+        fields = ["id", "project", "kind", "params", "status", "progress", "stage", "heartbeat_at", "error",
+                  "result", "annotations_seen", "last_annotation_id", "attempts", "created_at", "started_at",
                   "finished_at"]
 
 
 class RunCreate(APIView):
-    """POST ``{"kind": "agreement", "params": {...}}``; 201 with the queued (or, without a
-    broker, finished) run; 400 naming an unknown kind or a bad parameter."""
+    """POST ``{"kind": "agreement", "params": {...}}``; 201 with the queued run (poll
+    ``/api/analysis/ID/``); 400 naming an unknown kind or a bad parameter."""
 
     permission_classes = [has_perm("analysis.add_analysisrun")]
 
@@ -51,10 +52,41 @@ class RunDetail(APIView):
     permission_classes = [has_perm("analysis.view_analysisrun")]
 
     def get(self, request: Request, pk: int) -> Response:
-        return Response(AnalysisRunSerializer(get_object_or_404(AnalysisRun, pk=pk)).data)
+        run = get_object_or_404(AnalysisRun, pk=pk)
+        if analysis_runs_reap(project=run.project):
+            run.refresh_from_db()
+        return Response(AnalysisRunSerializer(run).data)
+
+
+class RunCancel(APIView):
+    """POST: cancel a queued or running run at once (409 if it has ended)."""
+
+    permission_classes = [has_perm("analysis.change_analysisrun")]
+
+    def post(self, request: Request, pk: int) -> Response:
+        try:
+            run = analysis_run_cancel(run=get_object_or_404(AnalysisRun, pk=pk), user=request.user)
+        except ValueError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(AnalysisRunSerializer(run).data)
+
+
+class RunRestart(APIView):
+    """POST: queue a failed or cancelled run again, or one whose worker died (409 otherwise)."""
+
+    permission_classes = [has_perm("analysis.change_analysisrun")]
+
+    def post(self, request: Request, pk: int) -> Response:
+        try:
+            run = analysis_run_restart(run=get_object_or_404(AnalysisRun, pk=pk))
+        except ValueError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(AnalysisRunSerializer(run).data)
 
 
 urlpatterns = [
     path("projects/<slug:slug>/analysis/", RunCreate.as_view(), name="api-analysis-create"),
     path("analysis/<int:pk>/", RunDetail.as_view(), name="api-analysis-run"),
+    path("analysis/<int:pk>/cancel/", RunCancel.as_view(), name="api-analysis-cancel"),
+    path("analysis/<int:pk>/restart/", RunRestart.as_view(), name="api-analysis-restart"),
 ]

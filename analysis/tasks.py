@@ -2,13 +2,9 @@
 
 from celery import shared_task
 
-from analysis.services import (
-    RunBusy,
-    TransientFault,
-    analysis_run_execute,
-    analysis_run_fail,
-    analysis_runs_reap,
-)
+from analysis.models import AnalysisRun
+from analysis.services import TransientFault, analysis_run_execute
+from annotation.jobs import JobBusy, job_give_up
 
 MAX_RETRIES = 3
 
@@ -18,17 +14,12 @@ def run_analysis(self, run_id: int) -> str:
     """Execute one analysis run; safe to deliver twice."""
     try:
         run = analysis_run_execute(run_id=run_id)
-    except RunBusy as busy:
-        # Another worker holds it; if that worker died, its deadline passes and this one takes over.
-        raise self.retry(countdown=max(busy.retry_in, 1.0), max_retries=None) from None
+    except JobBusy as busy:
+        # Another worker holds it; if that worker died, its heartbeat stops and this one takes over.
+        raise self.retry(countdown=busy.retry_in, max_retries=None) from None
     except TransientFault as exc:
         if self.request.retries >= MAX_RETRIES:
-            analysis_run_fail(run_id=run_id, error=f"gave up after {MAX_RETRIES} retries: {exc}")
+            job_give_up(AnalysisRun, run_id, f"gave up after {MAX_RETRIES} retries: {exc}")
             return "failed"
         raise self.retry(countdown=2 ** self.request.retries) from exc
     return "finished earlier" if run is None else run.status
-
-
-@shared_task(name="analysis.reap_stuck_runs")
-def reap_stuck_runs() -> int:
-    return analysis_runs_reap()

@@ -7,6 +7,7 @@ urlpatterns = [
     path("projects/<slug:slug>/analysis/run/", views.start, name="analysis-start"),
     path("projects/<slug:slug>/analysis/recompute/", views.recompute_all, name="analysis-recompute-all"),
     path("projects/<slug:slug>/analysis/runs/<int:run_id>/restart/", views.restart, name="analysis-restart"),
+    path("projects/<slug:slug>/analysis/runs/<int:run_id>/cancel/", views.cancel, name="analysis-cancel"),
     path("projects/<slug:slug>/analysis/runs/<int:run_id>/<str:name>.svg", views.figure, name="analysis-figure"),
     path("projects/<slug:slug>/analysis/runs/<int:run_id>/workers.csv", views.workers_csv, name="analysis-workers-csv"),
     path("projects/<slug:slug>/analysis/hourly.svg", views.hourly, name="analysis-hourly"),

@@ -28,6 +28,7 @@ from analysis.selectors import (
 )
 from analysis.services import (
     analysis_recompute_all,
+    analysis_run_cancel,
     analysis_run_create,
     analysis_run_restart,
     analysis_runs_reap,
@@ -39,12 +40,14 @@ DASHBOARD = "analysis/dashboard.html"
 KIND = "agreement"
 # The page that shows each kind's results.
 PAGE_OF_KIND = {"agreement": "analysis-dashboard", "pairwise_gold": "gold-page"}
+# Form fields that carry a run's parameters; other fields (kind, next, the CSRF token) are not.
+PARAM_PREFIX = "param_"
 
 
 @permission_required("annotation.view_project")
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    analysis_runs_reap()
+    analysis_runs_reap(project=project)
     done = latest_done(project=project, kind=KIND)
     running = active_run(project=project, kind=KIND)
     sort = request.GET.get("sort", "rank")
@@ -69,25 +72,36 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 @permission_required("annotation.view_project")
 def run_status(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
-    """Polled by the progress bar; once the run has finished, the page reloads to show it."""
+    """Polled by the progress bar; once the run has ended, the page reloads to show it."""
     run = get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug)
+    if analysis_runs_reap(project=run.project):
+        run.refresh_from_db()
     if run.is_finished:
-        return HttpResponseClientRefresh() if request.htmx else redirect("analysis-dashboard", slug=slug)
+        return HttpResponseClientRefresh() if request.htmx else redirect(_page_of(run.kind), slug=slug)
     return render(request, "analysis/run_status.html", {"project": run.project, "running": run})
+
+
+def _page_of(kind: str, asked: str | None = None) -> str:
+    """The page to go back to: the one that asked, if it is a known page, else the kind's own."""
+    if asked in PAGE_OF_KIND.values():
+        return asked
+    return PAGE_OF_KIND.get(kind, "analysis-dashboard")
 
 
 @permission_required("analysis.add_analysisrun")
 @require_POST
 def start(request: HttpRequest, slug: str) -> HttpResponse:
+    """Queue a run and go back at once; its progress bar shows on the page. Parameters come
+    from the fields named ``param_<name>`` only."""
     project = get_object_or_404(Project, slug=slug)
-    params = {k: v for k, v in request.POST.items() if k not in ("csrfmiddlewaretoken", "kind") and v != ""}
+    kind = request.POST.get("kind", KIND)
+    params = {key.removeprefix(PARAM_PREFIX): value for key, value in request.POST.items()
+              if key.startswith(PARAM_PREFIX) and value != ""}
     try:
-        run = analysis_run_create(project=project, kind=request.POST.get("kind", KIND), params=params, user=request.user)
+        analysis_run_create(project=project, kind=kind, params=params, user=request.user)
     except (UnknownReport, ParamError) as exc:
         messages.error(request, str(exc))
-        back = request.POST.get("next_page")
-        return redirect(back if back in PAGE_OF_KIND.values() else "analysis-dashboard", slug=slug)
-    return redirect(PAGE_OF_KIND.get(run.kind, "analysis-dashboard"), slug=slug)
+    return redirect(_page_of(kind, request.POST.get("next")), slug=slug)
 
 
 @permission_required("analysis.add_analysisrun")
@@ -95,7 +109,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 def recompute_all(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     runs = analysis_recompute_all(project=project, user=request.user)
-    messages.success(request, f"Recomputing: {', '.join(r.kind for r in runs)}.")
+    messages.success(request, f"Queued: {', '.join(r.kind for r in runs)}. Each page shows its run's progress.")
     return redirect("analysis-dashboard", slug=slug)
 
 
@@ -107,7 +121,22 @@ def restart(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         analysis_run_restart(run=run)
     except ValueError as exc:
         messages.error(request, str(exc))
-    return redirect(PAGE_OF_KIND.get(run.kind, "analysis-dashboard"), slug=slug)
+    return redirect(_page_of(run.kind, request.POST.get("next")), slug=slug)
+
+
+@permission_required("analysis.change_analysisrun")
+@require_POST
+def cancel(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    run = get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug)
+    try:
+        analysis_run_cancel(run=run, user=request.user)
+    except ValueError as exc:
+        messages.error(request, str(exc))
+    else:
+        messages.success(request, f"Run #{run.pk} was cancelled.")
+    if request.htmx:
+        return HttpResponseClientRefresh()
+    return redirect(_page_of(run.kind, request.POST.get("next")), slug=slug)
 
 
 def svg_response(body: str) -> HttpResponse:

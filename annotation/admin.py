@@ -11,15 +11,20 @@ from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
 
+from django_htmx.http import HttpResponseClientRefresh
+
 from annotation.accounts import annotators_create
 from annotation.corpus_services import pairs_generate
-from annotation.crowd_import import COMMON_FIELD_DOCS, crowd_import, parse_column_spec
+from annotation.crowd_import import COMMON_FIELD_DOCS
 from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
+from annotation.import_jobs import import_job_cancel, import_job_restart, import_upload
 from annotation.importers import ImportFailed
+from annotation.jobs import jobs_reap
 from annotation.models import (
     Annotation,
     Argument,
     Assignment,
+    ImportJob,
     Invite,
     Item,
     Project,
@@ -28,7 +33,6 @@ from annotation.models import (
 )
 from annotation.services import (
     assignments_review,
-    items_import_file,
     project_set_redundancy,
     worker_block,
     worker_unblock,
@@ -63,6 +67,7 @@ class ProjectAdmin(admin.ModelAdmin):
             path("<int:pk>/annotators/", view(self.annotators_view), name="annotation_project_annotators"),
             path("<int:pk>/pairs/", view(self.pairs_view), name="annotation_project_pairs"),
             path("<int:pk>/crowd/", view(self.crowd_view), name="annotation_project_crowd"),
+            path("<int:pk>/imports/<int:job_id>/", view(self.import_job_view), name="annotation_project_import_job"),
         ] + super().get_urls()
 
     def _page(self, request, project, title, form, **extra):
@@ -74,48 +79,67 @@ class ProjectAdmin(admin.ModelAdmin):
         if not request.user.has_perm(perm):
             raise PermissionDenied
 
-    def import_view(self, request, pk: int):
-        self._check(request, "annotation.add_item")
+    def _upload_view(self, request, pk: int, *, kind: str, perm: str, form_class, title: str, fields):
+        """The item and crowd-result import pages: small files are imported at once, larger
+        ones by a job whose page follows its progress."""
+        self._check(request, perm)
         project = get_object_or_404(Project, pk=pk)
-        form = ItemImportForm(request.POST or None, request.FILES or None)
+        form = form_class(request.POST or None, request.FILES or None)
         errors = None
         if request.method == "POST" and form.is_valid():
-            upload = form.cleaned_data["file"]
+            data = dict(form.cleaned_data)
+            upload = data.pop("file")
             try:
-                result = items_import_file(project=project, data=upload.read(), filename=upload.name,
-                                           fmt=form.cleaned_data["format"] or None,
-                                           on_duplicate=form.cleaned_data["on_duplicate"])
+                outcome = import_upload(project=project, kind=kind, upload=upload, options=data, user=request.user)
             except ImportFailed as exc:
                 errors = exc
             else:
-                messages.success(request, f"Imported {upload.name}: {result.created} new, {result.updated} updated, {result.unchanged} unchanged items.")
+                if outcome.job is not None:
+                    return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
+                messages.success(request, f"Imported {upload.name}: {_counts(outcome.result)}.")
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
-        return self._page(request, project, f"Import items into {project}", form, errors=errors,
-                          fields=get_task_type(project.task_type).import_fields, submit="Import")
+        return self._page(request, project, title, form, errors=errors, fields=fields, submit="Import")
+
+    def import_view(self, request, pk: int):
+        project = get_object_or_404(Project, pk=pk)
+        return self._upload_view(request, pk, kind=ImportJob.Kind.ITEMS, perm="annotation.add_item",
+                                 form_class=ItemImportForm, title=f"Import items into {project}",
+                                 fields=get_task_type(project.task_type).import_fields)
 
     def crowd_view(self, request, pk: int):
-        self._check(request, "annotation.add_annotation")
         project = get_object_or_404(Project, pk=pk)
-        form = CrowdImportForm(request.POST or None, request.FILES or None)
-        errors = None
-        if request.method == "POST" and form.is_valid():
-            data, upload = form.cleaned_data, form.cleaned_data["file"]
+        return self._upload_view(request, pk, kind=ImportJob.Kind.CROWD, perm="annotation.add_annotation",
+                                 form_class=CrowdImportForm, title=f"Import crowd results into {project}",
+                                 fields=[*get_task_type(project.task_type).crowd_fields, *COMMON_FIELD_DOCS])
+
+    def import_job_view(self, request, pk: int, job_id: int):
+        """An import job's page: its progress while it runs (polled), then its counts or the
+        line-and-field errors of a refused file."""
+        self._check(request, "annotation.view_importjob")
+        job = get_object_or_404(ImportJob.objects.select_related("project"), pk=job_id, project_id=pk)
+        if job.status == ImportJob.Status.RUNNING and jobs_reap(ImportJob, jobs=[job]):
+            job.refresh_from_db()
+        if request.method == "POST":
+            self._check(request, "annotation.change_importjob")
             try:
-                result = crowd_import(
-                    project=project, data=upload.read(), filename=upload.name, fmt=data["format"] or None,
-                    columns=parse_column_spec(data["columns"]),
-                    label_map=parse_column_spec(data["label_map"]),
-                    source=data["source"].strip() or "mturk",
-                )
-            except ImportFailed as exc:
-                errors = exc
-            else:
-                messages.success(request, f"Imported {result.annotations} annotations from {upload.name}: "
-                                          f"{result.items_created} new items, {result.workers_created} new workers.")
-                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
-        fields = [*get_task_type(project.task_type).crowd_fields, *COMMON_FIELD_DOCS]
-        return self._page(request, project, f"Import crowd results into {project}", form, errors=errors,
-                          fields=fields, submit="Import")
+                if request.POST.get("action") == "restart":
+                    import_job_restart(job=job)
+                else:
+                    import_job_cancel(job=job, user=request.user)
+            except ValueError as exc:
+                messages.error(request, str(exc))
+            return redirect(reverse("admin:annotation_project_import_job", args=[pk, job.pk]))
+        ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
+               "project": job.project, "job": job, "title": f"Import of {job.filename}",
+               "counts": _counts(job.result) if job.result else "",
+               "again_url": reverse("admin:annotation_project_import" if job.kind == ImportJob.Kind.ITEMS
+                                    else "admin:annotation_project_crowd", args=[pk]),
+               "can_change": request.user.has_perm("annotation.change_importjob")}
+        if request.htmx:
+            if job.is_finished:
+                return HttpResponseClientRefresh()
+            return TemplateResponse(request, "admin/annotation/project/import_job.html#progress", ctx)
+        return TemplateResponse(request, "admin/annotation/project/import_job.html", ctx)
 
     def annotators_view(self, request, pk: int):
         self._check(request, "auth.add_user")
@@ -147,6 +171,26 @@ class ProjectAdmin(admin.ModelAdmin):
                 messages.success(request, f"{result.pairs} pairs of {result.arguments} arguments: {result.imported.created} new items, {result.skipped_existing} already in the project.")
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
         return self._page(request, project, f"Generate argument pairs for {project}", form, errors=errors, submit="Generate pairs")
+
+
+def _counts(result: dict | None) -> str:
+    """An import's outcome in words."""
+    if not result:
+        return ""
+    if "annotations" in result:
+        return (f"{result['annotations']} annotations; items {result['items_created']} new, {result['items_existing']} existing; "
+                f"workers {result['workers_created']} new, {result['workers_existing']} known")
+    return f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "project", "kind", "filename", "status", "error_count", "created_by", "created_at", "finished_at"]
+    list_filter = ["status", "kind", "project"]
+    readonly_fields = [f.name for f in ImportJob._meta.fields]
+
+    def has_add_permission(self, request):
+        return False
 
 
 @admin.register(Item)

@@ -7,7 +7,7 @@ worker's id on that platform (the same account a marketplace link would give the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,6 +22,7 @@ from annotation.corpus_services import corpus_arguments
 from annotation.importers import (
     MAX_REPORTED_ERRORS,
     ImportFailed,
+    Progress,
     RowError,
     decode,
     detect_format,
@@ -40,6 +41,8 @@ COMMON_FIELD_DOCS = (
     ImportField("hit", False, "The platform's id of the task (kept with the annotation)."),
     ImportField("assignment", False, "The platform's id of the assignment (kept with the annotation)."),
 )
+# Rows written per statement batch between two progress reports.
+WRITE_CHUNK = 10_000
 # MTurk batch result files, mapped onto those names.
 MTURK_COLUMNS = {"worker": "WorkerId", "accepted_at": "AcceptTime", "submitted_at": "SubmitTime",
                  "hit": "HITId", "assignment": "AssignmentId"}
@@ -90,12 +93,13 @@ def _mapped(record: Mapping[str, Any], columns: Mapping[str, str], label_map: Ma
 
 
 def parse_crowd_rows(data: bytes, *, filename: str, task_type, fmt: str | None = None,
-                     columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None
-                     ) -> list[CrowdRow]:
+                     columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
+                     progress: Progress | None = None) -> list[CrowdRow]:
     fmt = detect_format(filename, fmt)
     unit = "record" if fmt == "json" else "line"
     rows, errors, n_errors, seen = [], [], 0, {}
-    for line, raw in read_records(decode(data), fmt):
+    text = decode(data)
+    for line, raw in read_records(text, fmt, progress=progress):
         record = _mapped(raw, columns or {}, label_map or {})
         try:
             worker = str(record.get("worker") or "").strip()
@@ -135,14 +139,25 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
                  source: str = "mturk") -> CrowdImportResult:
     """Import a results file; items the project lacks are built by the task type (pairwise:
     from imported arguments). Refuses the file if a worker already answered one of its items."""
+    rows = parse_crowd_rows(data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
+                            columns=columns, label_map=label_map)
+    return crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source)
+
+
+def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None = None,
+                      source: str = "mturk", progress: Progress | None = None,
+                      on_written: Callable[[CrowdImportResult], None] | None = None) -> CrowdImportResult:
+    """Write parsed results, all or nothing. ``on_written`` runs inside the transaction after
+    the writes (a job stores its outcome there, so that both commit or neither does)."""
+    report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
-    rows = parse_crowd_rows(data, filename=filename, task_type=task, fmt=fmt, columns=columns, label_map=label_map)
     unit = "record" if detect_format(filename, fmt) == "json" else "line"
     first_line = {}
     for row in rows:
         first_line.setdefault(row.answer.item_id, row.line)
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
+        report(0.0, "building items")
         items = {i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(first_line))}
         missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in items}
         try:
@@ -158,6 +173,7 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
         Item.objects.bulk_create(new_items, batch_size=2000)
         items.update({i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(built))})
 
+        report(0.15, "creating worker accounts")
         workers, workers_created = _workers(sorted({r.worker for r in rows}), source=source)
         clashes = set(
             Assignment.objects.filter(item__in=[i.pk for i in items.values()], worker__in=list(workers.values()))
@@ -169,15 +185,18 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
         ]
         if errors:
             raise ImportFailed(errors[:MAX_REPORTED_ERRORS], total=len(errors))
-        _write(project, rows, items, workers, filename)
+        _write(project, rows, items, workers, filename, progress=lambda f: report(0.3 + 0.65 * f, "writing annotations"))
         if connection.vendor == "postgresql":
             # A bulk import changes the tables' sizes by orders of magnitude; fresh statistics keep
             # the planner from choosing a nested loop over a million rows before autovacuum runs.
             with connection.cursor() as cursor:
                 cursor.execute(f"ANALYZE {Item._meta.db_table}, {Assignment._meta.db_table}, {Annotation._meta.db_table}")
-    return CrowdImportResult(annotations=len(rows), items_created=len(new_items),
-                             items_existing=len(first_line) - len(new_items),
-                             workers_created=workers_created, workers_existing=len(workers) - workers_created)
+        result = CrowdImportResult(annotations=len(rows), items_created=len(new_items),
+                                   items_existing=len(first_line) - len(new_items),
+                                   workers_created=workers_created, workers_existing=len(workers) - workers_created)
+        if on_written is not None:
+            on_written(result)
+    return result
 
 
 def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
@@ -209,7 +228,8 @@ def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
     return {w: users[pk] for w, pk in profiles.items()}, len(new_ids)
 
 
-def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], workers: dict[str, Any], filename: str) -> None:
+def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], workers: dict[str, Any], filename: str,
+           *, progress: Callable[[float], None]) -> None:
     now = timezone.now()
     assignments = []
     for r in rows:
@@ -236,13 +256,18 @@ def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], worke
     for (n_active, redundancy), pks in by_values.items():
         for start in range(0, len(pks), 900):
             Item.objects.filter(pk__in=pks[start : start + 900]).update(n_active=n_active, redundancy=redundancy)
-    Assignment.objects.bulk_create(assignments, batch_size=2000)
-    Annotation.objects.bulk_create([
-        Annotation(
-            assignment=a, answer=r.answer.answer, reason=r.answer.reason,
-            seconds=(r.submitted_at - r.accepted_at).total_seconds() if r.accepted_at and r.submitted_at else None,
-            client={"imported_from": filename, "hit": r.hit, "assignment": r.assignment},
-        )
-        for a, r in zip(assignments, rows, strict=True)
-    ], batch_size=2000)
-
+    # Assignments first, then their annotations, in chunks that report progress.
+    total = 2 * len(rows)
+    for start in range(0, len(rows), WRITE_CHUNK):
+        Assignment.objects.bulk_create(assignments[start : start + WRITE_CHUNK], batch_size=2000)
+        progress((start + WRITE_CHUNK) / total)
+    for start in range(0, len(rows), WRITE_CHUNK):
+        Annotation.objects.bulk_create([
+            Annotation(
+                assignment=a, answer=r.answer.answer, reason=r.answer.reason,
+                seconds=(r.submitted_at - r.accepted_at).total_seconds() if r.accepted_at and r.submitted_at else None,
+                client={"imported_from": filename, "hit": r.hit, "assignment": r.assignment},
+            )
+            for a, r in zip(assignments[start : start + WRITE_CHUNK], rows[start : start + WRITE_CHUNK], strict=True)
+        ], batch_size=2000)
+        progress((len(rows) + start + WRITE_CHUNK) / total)

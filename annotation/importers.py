@@ -12,7 +12,7 @@ import gzip
 import io
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
@@ -21,6 +21,10 @@ from annotation.task_types.base import CleanItem, FieldError, TaskType
 
 FORMATS = ("csv", "tsv", "json", "jsonl")
 MAX_REPORTED_ERRORS = 50
+# progress(fraction, stage): how long jobs report how far they got.
+Progress = Callable[[float, str], None]
+# Records read between two progress reports.
+PROGRESS_EVERY = 5000
 
 
 @dataclass(frozen=True)
@@ -88,8 +92,21 @@ def decode(data: bytes) -> str:
         raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
 
 
-def read_records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
-    """Yield (line or record number, record) pairs; raises ImportFailed on unreadable structure."""
+def read_records(text: str, fmt: str, *, progress: Progress | None = None) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """Yield (line or record number, record) pairs; raises ImportFailed on unreadable structure.
+    ``progress`` hears every few thousand records how far into the file the reading is."""
+    if progress is None:
+        yield from _records(text, fmt)
+        return
+    lines = text.count("\n") + 1
+    for n, (number, record) in enumerate(_records(text, fmt), start=1):
+        if n % PROGRESS_EVERY == 0:
+            where = f"record {number:,}" if fmt == "json" else f"line {number:,} of {lines:,}"
+            progress(min(number / lines, 1.0) if fmt != "json" else 0.5, f"checking {where}")
+        yield number, record
+
+
+def _records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
     if fmt in ("csv", "tsv"):
         yield from _read_delimited(text, "\t" if fmt == "tsv" else ",")
     elif fmt == "jsonl":
@@ -148,7 +165,7 @@ def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[st
         raise ImportFailed([RowError(reader.line_num, None, f"unreadable: {exc}")]) from None
 
 
-def parse_items(data: bytes, *, fmt: str, task_type: TaskType) -> list[ParsedItem]:
+def parse_items(data: bytes, *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
     """Decode, parse and validate a whole file; raise ImportFailed listing every bad row."""
     text = decode(data)
     unit = "record" if fmt == "json" else "line"
@@ -156,7 +173,7 @@ def parse_items(data: bytes, *, fmt: str, task_type: TaskType) -> list[ParsedIte
     n_errors = 0
     parsed: list[ParsedItem] = []
     first_line: dict[str, int] = {}
-    for line, record in read_records(text, fmt):
+    for line, record in read_records(text, fmt, progress=progress):
         try:
             item = task_type.clean_item(record)
         except FieldError as exc:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -22,13 +22,15 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.importers import ImportFailed, ParsedItem, RowError, detect_format, parse_items
+from annotation.importers import ImportFailed, ParsedItem, Progress, RowError, detect_format, parse_items
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
 from annotation.task_types import get_task_type
 
 logger = logging.getLogger(__name__)
 Status = Assignment.Status
 SLOT = set(Assignment.SLOT_STATUSES)
+# Items written per statement batch between two progress reports.
+WRITE_CHUNK = 5000
 
 
 class WorkflowError(Exception):
@@ -46,16 +48,19 @@ class ImportResult:
 
 
 def items_import(
-    *, project: Project, parsed: Sequence[ParsedItem], on_duplicate: str = "reject", unit: str = "line"
+    *, project: Project, parsed: Sequence[ParsedItem], on_duplicate: str = "reject", unit: str = "line",
+    progress: Progress | None = None, on_written: Callable[[ImportResult], None] | None = None,
 ) -> ImportResult:
     """Write validated items, all or nothing.
 
     ``on_duplicate``: ``reject`` refuses the whole file if any id already exists in the project;
     ``update`` replaces payload and gold of existing items, except that an item that already has
     annotations keeps its payload (annotators answered that text) and only its gold may change.
+    ``on_written`` runs inside the transaction after the writes (a job stores its outcome there).
     """
     if on_duplicate not in ("reject", "update"):
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'update'")])
+    report = progress or (lambda fraction, stage: None)
     with transaction.atomic():
         # Lock the project row: two imports into one project run one after the other.
         Project.objects.select_for_update().filter(pk=project.pk).first()
@@ -110,9 +115,15 @@ def items_import(
             else:
                 item.payload, item.gold = p.item.payload, p.item.gold
                 changed.append(item)
-        Item.objects.bulk_create(new, batch_size=1000)
+        total = max(len(new) + len(changed), 1)
+        for start in range(0, len(new), WRITE_CHUNK):
+            Item.objects.bulk_create(new[start : start + WRITE_CHUNK], batch_size=1000)
+            report(min(start + WRITE_CHUNK, len(new)) / total, "writing items")
         Item.objects.bulk_update(changed, ["payload", "gold", "updated_at"], batch_size=1000)
-    return ImportResult(created=len(new), updated=len(changed), unchanged=unchanged)
+        result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged)
+        if on_written is not None:
+            on_written(result)
+    return result
 
 
 def items_import_file(

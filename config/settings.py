@@ -1,7 +1,8 @@
 """Settings, driven by the environment.
 
-With nothing set, the project runs embedded: SQLite next to manage.py and Celery jobs executed
-in-process (eager). ``DATABASE_URL`` switches to PostgreSQL and ``REDIS_URL`` to a real broker.
+With nothing set, the project runs embedded: SQLite next to manage.py, and Celery jobs on a
+broker that is a folder (run `make run` or `manage.py serve` to have a worker). ``DATABASE_URL``
+switches to PostgreSQL and ``REDIS_URL`` to Redis as broker and cache.
 """
 
 import os
@@ -150,12 +151,52 @@ REST_FRAMEWORK = {
     "PAGE_SIZE": 100,
 }
 
-# Celery: a real broker when REDIS_URL is set, otherwise jobs run in-process.
+# Files the running platform writes: uploads waiting for their import job, the embedded job
+# queue and the embedded cache. One folder, so that a test run or a second checkout can be given
+# its own (ARGCROWD_VAR_DIR).
+VAR_DIR = Path(os.environ.get("ARGCROWD_VAR_DIR") or BASE_DIR / "var")
+MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or VAR_DIR / "media")
+
+# Background jobs run on Celery in every mode, never inside a web request. With REDIS_URL, Redis
+# is the broker and the cache; without it (the embedded default) the broker is a folder of
+# message files and the cache a folder too, so that `make run` needs no server: its worker and
+# the web server share both through the disk.
 REDIS_URL = os.environ.get("REDIS_URL", "")
-CELERY_BROKER_URL = REDIS_URL or "memory://localhost/"
-CELERY_RESULT_BACKEND = REDIS_URL or None
-CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
-CELERY_TASK_EAGER_PROPAGATES = True
+
+
+def embedded_job_settings(var_dir: Path) -> dict:
+    """Broker and cache settings of the embedded mode, rooted at ``var_dir`` (also used by the
+    test suite to give each test session its own queue)."""
+    queue, processed = var_dir / "broker" / "queue", var_dir / "broker" / "processed"
+    for folder in (queue, processed, var_dir / "cache"):
+        folder.mkdir(parents=True, exist_ok=True)
+    return {
+        "CELERY_BROKER_TRANSPORT_OPTIONS": {
+            "data_folder_in": str(queue), "data_folder_out": str(queue),
+            "processed_folder": str(processed), "control_folder": str(var_dir / "broker"),
+        },
+        "CACHES": {"default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": str(var_dir / "cache"),
+            # Culling drops random entries; a live job's heartbeat must not be one of them.
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }},
+    }
+
+
+if REDIS_URL:
+    CELERY_BROKER_URL = REDIS_URL
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+else:
+    CELERY_BROKER_URL = "filesystem://"
+    _embedded = embedded_job_settings(VAR_DIR)
+    CELERY_BROKER_TRANSPORT_OPTIONS = _embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]
+    CACHES = _embedded["CACHES"]
+# Job state lives in the database (and live progress in the cache); Celery's own results are
+# never read.
+CELERY_TASK_IGNORE_RESULT = True
+CELERY_RESULT_BACKEND = None
+CELERY_TASK_ALWAYS_EAGER = False
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -164,10 +205,22 @@ CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "argcrowd")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# A web request that queues a job must not hang when the broker is down: it fails fast and the
+# job is marked failed with the reason.
+CELERY_BROKER_CONNECTION_TIMEOUT = 3
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5}
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.expire_leases", "schedule": 60.0},
-    "reap-stuck-analysis-runs": {"task": "analysis.reap_stuck_runs", "schedule": 60.0},
+    "reap-dead-jobs": {"task": "annotation.reap_dead_jobs", "schedule": 15.0},
 }
+CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
+
+# A running job refreshes its heartbeat this often; one whose heartbeat is older than
+# JOB_DEAD_SECONDS is taken for dead (its worker was killed) and can be restarted at once.
+JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
+JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
+# Uploads up to this size are imported within the request; larger ones become a job.
+IMPORT_INLINE_MAX_BYTES = int(os.environ.get("IMPORT_INLINE_MAX_BYTES", 64 * 1024))
 
 LOGGING = {
     "version": 1,

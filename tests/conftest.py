@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import quote
@@ -39,11 +40,37 @@ def database_url() -> str:
     return ""
 
 
+@pytest.fixture(scope="session", autouse=True)
+def job_environment():
+    """This test session's own job queue, cache and upload folder (embedded mode), so that a
+    development server on the same checkout never sees the tests' jobs. With REDIS_URL, the
+    queue is a per-session Redis queue (see ``worker_processes``) and the cache is Redis."""
+    from django.conf import settings
+    from django.test.utils import override_settings
+
+    from config.celery import app
+    from config.settings import embedded_job_settings
+
+    # A folder of its own, not under pytest's rotating temporary folders: a second test session
+    # on the machine may delete those while this one's workers still use it.
+    var_dir = Path(tempfile.mkdtemp(prefix="argcrowd-test-var-"))
+    overrides = {"MEDIA_ROOT": str(var_dir / "media"), "VAR_DIR": var_dir}
+    if not settings.REDIS_URL:
+        embedded = embedded_job_settings(var_dir)
+        overrides["CACHES"] = embedded["CACHES"]
+        app.conf.broker_transport_options = embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]
+    try:
+        with override_settings(**overrides):
+            yield var_dir
+    finally:
+        shutil.rmtree(var_dir, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
 def in_process_jobs(request):
-    """Jobs run inside the test unless it asks for the real worker: a test that checks what a
-    job did must not depend on a broker being configured."""
-    if "celery_worker_process" in request.fixturenames:
+    """Jobs run inside the test unless it asks for a real worker: a test that checks what a job
+    did must not depend on a worker being there."""
+    if {"celery_worker_process", "worker_processes"} & set(request.fixturenames):
         yield
         return
     from config.celery import app
@@ -54,48 +81,87 @@ def in_process_jobs(request):
     app.conf.task_always_eager = before
 
 
-@pytest.fixture(scope="session")
-def celery_worker_process(django_db_setup, django_db_blocker):
-    """A real ``celery worker`` process on the Redis broker, reading the test database.
+def _worker_unavailable(message: str) -> None:
+    """Skip, or fail where the run must exercise real workers (CI sets REQUIRE_WORKER=1)."""
+    if os.environ.get("REQUIRE_WORKER") == "1":
+        pytest.fail(message + " (REQUIRE_WORKER=1: the real-worker tests must run)")
+    pytest.skip(message)
 
-    Started only for tests that ask for it; it needs REDIS_URL and PostgreSQL (a worker process
-    cannot share the in-memory SQLite test database).
-    """
-    redis_url = os.environ.get("REDIS_URL")
-    if not redis_url:
-        pytest.skip("REDIS_URL is not set: the Celery worker tests need Redis (CI sets it; see .ci/run)")
-    with django_db_blocker.unblock():
-        if not is_postgres():
-            pytest.skip("the Celery worker tests need DATABASE_URL pointing at PostgreSQL")
-        url = database_url()
-    from config.celery import app
 
-    queue = f"argcrowd-test-{os.getpid()}"
-    app.conf.task_default_queue = queue
-    env = {**os.environ, "DATABASE_URL": url, "REDIS_URL": redis_url, "CELERY_QUEUE": queue}
-    log = open(ROOT / ".celery-test-worker.log", "w")  # noqa: SIM115 - closed at teardown
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue, "--pool", "solo",
-         "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 60
-    try:
+class WorkerProcesses:
+    """Starts real ``celery worker`` processes on this session's queue and database."""
+
+    def __init__(self, env: dict[str, str], queue: str, log_dir: Path) -> None:
+        self.env, self.queue, self.log_dir = env, queue, log_dir
+        self.started: list[subprocess.Popen] = []
+
+    def start(self, *, extra_env: dict[str, str] | None = None, include: str = "", queue: str = "") -> subprocess.Popen:
+        """A worker on the session's queue, or on ``queue`` (a test that kills its worker uses
+        its own queue, so that no other worker takes its jobs)."""
+        log_path = self.log_dir / f"worker-{len(self.started)}.log"
+        command = [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue or self.queue, "--pool", "solo",
+                   "--concurrency", "1", "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+        if include:
+            command += ["--include", include]
+        with log_path.open("w") as log:
+            proc = subprocess.Popen(command, cwd=ROOT, env={**self.env, **(extra_env or {})}, stdout=log,
+                                    stderr=subprocess.STDOUT)
+        self.started.append(proc)
+        deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if proc.poll() is not None:
-                raise RuntimeError(f"the celery worker exited with {proc.returncode}; see {log.name}")
-            if app.control.ping(timeout=1.0):
-                break
+                raise RuntimeError(f"the celery worker exited with {proc.returncode}; see {log_path}")
+            if " ready." in log_path.read_text():
+                return proc
+            time.sleep(0.2)
+        raise RuntimeError(f"the celery worker did not start within 60 s; see {log_path}")
+
+    def stop_all(self) -> None:
+        for proc in self.started:
+            if proc.poll() is None:
+                proc.terminate()
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    proc.kill()
+
+
+@pytest.fixture(scope="session")
+def worker_processes(django_db_setup, django_db_blocker, job_environment):
+    """What real workers need: the test database (PostgreSQL, or a SQLite file that a second
+    process can open) and this session's queue (Redis, or the embedded folder queue)."""
+    from django.conf import settings
+
+    from config.celery import app
+
+    with django_db_blocker.unblock():
+        name = str(connection.settings_dict["NAME"])
+        if is_postgres():
+            env_db = {"DATABASE_URL": database_url()}
+        elif not name.startswith(("file:memorydb", ":memory:")):
+            env_db = {"SQLITE_PATH": name}
         else:
-            raise RuntimeError(f"the celery worker did not answer within 60 s; see {log.name}")
-        yield app
+            _worker_unavailable("real workers need PostgreSQL (DATABASE_URL) or a SQLite file (SQLITE_TEST_PATH)")
+    queue = f"argcrowd-test-{os.getpid()}"
+    app.conf.task_default_queue = queue
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH", "REDIS_URL")}
+    env.update(env_db, CELERY_QUEUE=queue, ARGCROWD_VAR_DIR=str(job_environment))
+    if settings.REDIS_URL:
+        env["REDIS_URL"] = settings.REDIS_URL
+    workers = WorkerProcesses(env, queue, job_environment)
+    try:
+        yield workers
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        workers.stop_all()
+
+
+@pytest.fixture(scope="session")
+def celery_worker_process(worker_processes):
+    """One real worker for the whole session, for tests that only need jobs to run."""
+    worker_processes.start()
+    from config.celery import app
+
+    return app
 
 
 @pytest.fixture(scope="session")

@@ -1,6 +1,7 @@
 from rest_framework import serializers
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.jobs import live_state
+from annotation.models import Annotation, Assignment, ImportJob, Item, Project
 
 
 class ProjectSerializer(serializers.ModelSerializer):
@@ -40,3 +41,31 @@ class ImportSerializer(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.ChoiceField(choices=["csv", "tsv", "json", "jsonl"], required=False)
     on_duplicate = serializers.ChoiceField(choices=["reject", "update"], default="reject")
+
+
+class JobFieldsMixin(serializers.Serializer):
+    """Status with live progress (from the running attempt) for any job."""
+
+    progress = serializers.SerializerMethodField()
+    stage = serializers.SerializerMethodField()
+    heartbeat_at = serializers.SerializerMethodField()
+
+    def get_progress(self, obj) -> float:
+        return round(live_state(obj).progress, 4)
+
+    def get_stage(self, obj) -> str:
+        return live_state(obj).stage
+
+    def get_heartbeat_at(self, obj):
+        beat = live_state(obj).heartbeat_at
+        return beat.isoformat() if beat else None
+
+
+class ImportJobSerializer(JobFieldsMixin, serializers.ModelSerializer):
+    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = ImportJob
+        fields = ["id", "project", "kind", "filename", "size", "options", "status", "progress", "stage",
+                  "heartbeat_at", "error", "errors", "error_count", "result", "attempts", "created_at",
+                  "started_at", "finished_at"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
+from django.urls import reverse
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
@@ -14,16 +15,17 @@ from rest_framework.views import APIView
 from annotation.api.serializers import (
     AnnotationSerializer,
     AssignmentSerializer,
+    ImportJobSerializer,
     ImportSerializer,
     ItemSerializer,
     ProjectSerializer,
 )
-from annotation.crowd_import import crowd_import, parse_column_spec
 from annotation.exports import FORMATS, export_response
+from annotation.import_jobs import import_job_cancel, import_upload
 from annotation.importers import ImportFailed
-from annotation.models import Assignment, Item, Project
+from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.selectors import project_progress, projects_for_worker
-from annotation.services import WorkflowError, annotation_submit, assignment_next, items_import_file
+from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types.base import AnswerInvalid
 
 
@@ -74,57 +76,76 @@ class ItemList(generics.ListAPIView):
         return Item.objects.filter(project=_project(self.kwargs["slug"])).order_by("position", "pk")
 
 
+def _import_response(request: Request, project: Project, kind: str, options: dict) -> Response:
+    """201/200 with the counts of a small file imported at once; 202 with the job that imports a
+    larger one (poll its ``url``); 400 listing line, field and message of every bad row."""
+    upload = request.data.get("file")
+    if upload is None or not hasattr(upload, "read"):
+        raise ValidationError({"file": "send the file as multipart field 'file'"})
+    try:
+        outcome = import_upload(project=project, kind=kind, upload=upload, options=options, user=request.user)
+    except ImportFailed as exc:
+        return Response(
+            {"detail": "Nothing was imported.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
+            status=status.HTTP_400_BAD_REQUEST,
+        )
+    if outcome.job is not None:
+        url = reverse("api-import-job", args=[outcome.job.pk])
+        body = {**ImportJobSerializer(outcome.job).data, "url": request.build_absolute_uri(url)}
+        return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": url})
+    created = outcome.result.get("created", outcome.result.get("annotations", 0))
+    return Response(outcome.result, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+
+
 class ItemImport(APIView):
     """POST a file (multipart field ``file``); ``format`` (csv, tsv, json, jsonl) when the file
     name does not tell it, ``on_duplicate`` reject (default) or update. Nothing is written unless
-    every row is valid; a 400 lists the bad rows with line and field."""
+    every row is valid; a 400 lists the bad rows with line and field. Files above a small size are
+    imported by a background job: the answer is then 202 with the job to poll."""
 
     permission_classes = [has_perm("annotation.add_item")]
     parser_classes = [MultiPartParser, FormParser]
 
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
         form = ImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
-        upload = form.validated_data["file"]
-        try:
-            result = items_import_file(
-                project=project, data=upload.read(), filename=upload.name,
-                fmt=form.validated_data.get("format"), on_duplicate=form.validated_data["on_duplicate"],
-            )
-        except ImportFailed as exc:
-            return Response(
-                {"detail": "Nothing was imported.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        return Response(result.__dict__, status=status.HTTP_201_CREATED if result.created else status.HTTP_200_OK)
+        options = {"format": form.validated_data.get("format"), "on_duplicate": form.validated_data["on_duplicate"]}
+        return _import_response(request, _project(slug), ImportJob.Kind.ITEMS, options)
 
 
 class CrowdImport(APIView):
     """POST a results file collected elsewhere (multipart ``file``; optional ``format``,
-    ``columns`` such as ``mturk,label=Answer.choice``, ``label_map``, ``source``)."""
+    ``columns`` such as ``mturk,label=Answer.choice``, ``label_map``, ``source``); like item
+    import, large files become a background job (202)."""
 
     permission_classes = [has_perm("annotation.add_annotation")]
     parser_classes = [MultiPartParser, FormParser]
 
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
-        upload = request.data.get("file")
-        if upload is None or not hasattr(upload, "read"):
-            raise ValidationError({"file": "send the results file as multipart field 'file'"})
+        options = {key: request.data.get(key) or "" for key in ("format", "columns", "label_map", "source")}
+        return _import_response(request, _project(slug), ImportJob.Kind.CROWD, options)
+
+
+class ImportJobDetail(APIView):
+    """An import job: status, live progress and stage, and its counts or line-and-field errors."""
+
+    permission_classes = [has_perm("annotation.view_importjob")]
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(ImportJobSerializer(get_object_or_404(ImportJob, pk=pk)).data)
+
+
+class ImportJobCancel(APIView):
+    """POST: cancel a queued or running import; nothing of it is written."""
+
+    permission_classes = [has_perm("annotation.change_importjob")]
+
+    def post(self, request: Request, pk: int) -> Response:
         try:
-            result = crowd_import(
-                project=project, data=upload.read(), filename=upload.name, fmt=request.data.get("format") or None,
-                columns=parse_column_spec(request.data.get("columns") or ""),
-                label_map=parse_column_spec(request.data.get("label_map") or ""),
-                source=(request.data.get("source") or "mturk").strip(),
-            )
-        except ImportFailed as exc:
-            return Response(
-                {"detail": "Nothing was imported.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
-                status=status.HTTP_400_BAD_REQUEST,
-            )
-        return Response(result.__dict__, status=status.HTTP_201_CREATED)
+            job = import_job_cancel(job=get_object_or_404(ImportJob, pk=pk), user=request.user)
+        except ValueError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(ImportJobSerializer(job).data)
 
 
 class AssignmentNext(APIView):

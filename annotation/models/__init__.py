@@ -7,13 +7,17 @@ from annotation.models.crowd import (
     Project,
     WorkerProfile,
 )
+from annotation.models.jobs import ImportJob, Job, JobStatus
 
 __all__ = [
     "Annotation",
     "Argument",
     "Assignment",
     "Invite",
+    "ImportJob",
     "Item",
+    "Job",
+    "JobStatus",
     "Project",
     "Topic",
     "WorkerProfile",

@@ -1,5 +1,6 @@
 """Analysis runs: idempotent execution, failures, retries, stuck runs, versions."""
 
+import time
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,7 @@ from analysis.selectors import annotations_since
 from analysis.services import (
     RunBusy,
     TransientFault,
+    analysis_run_cancel,
     analysis_run_create,
     analysis_run_execute,
     analysis_run_restart,
@@ -56,12 +58,13 @@ def _defaults():
 
 def test_run_held_by_a_live_worker_is_left_alone(annotated_project):
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults(),
-                                     status=Status.RUNNING, deadline_at=timezone.now() + timedelta(minutes=2))
+                                     status=Status.RUNNING, heartbeat_at=timezone.now(), started_at=timezone.now())
     with pytest.raises(RunBusy):
         analysis_run_execute(run_id=run.pk)
-    # Once its deadline has passed, the run is taken over.
-    AnalysisRun.objects.filter(pk=run.pk).update(deadline_at=timezone.now() - timedelta(seconds=1))
-    assert analysis_run_execute(run_id=run.pk).status == Status.DONE
+    # Once its heartbeat is older than JOB_DEAD_SECONDS, its worker is dead: the run is taken over.
+    AnalysisRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=1))
+    done = analysis_run_execute(run_id=run.pk)
+    assert done.status == Status.DONE and done.attempts == 1
 
 
 def test_a_failure_is_stored_with_its_message(annotated_project, monkeypatch):
@@ -78,7 +81,7 @@ def test_a_failure_is_stored_with_its_message(annotated_project, monkeypatch):
     restarted = analysis_run_restart(run=done)
     assert restarted.status == Status.QUEUED and restarted.error == ""
     assert analysis_run_execute(run_id=run.pk).status == Status.DONE
-    with pytest.raises(ValueError, match="only failed runs"):
+    with pytest.raises(ValueError, match="only failed or cancelled"):
         analysis_run_restart(run=run)
 
 
@@ -96,16 +99,71 @@ def test_a_transient_fault_puts_the_run_back_in_the_queue(annotated_project, mon
     assert run.status == Status.QUEUED and "server closed" in run.error
 
 
-def test_stuck_runs_are_reaped(annotated_project):
-    stuck = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status=Status.RUNNING,
-                                       deadline_at=timezone.now() - timedelta(seconds=1))
+def test_runs_whose_worker_died_are_reaped(annotated_project):
+    long_ago = timezone.now() - timedelta(seconds=46)
+    dead = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status=Status.RUNNING,
+                                      started_at=long_ago, heartbeat_at=long_ago)
     alive = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status=Status.RUNNING,
-                                       deadline_at=timezone.now() + timedelta(minutes=5))
+                                       started_at=long_ago, heartbeat_at=timezone.now() - timedelta(seconds=30))
     assert analysis_runs_reap() == 1
-    stuck.refresh_from_db()
+    dead.refresh_from_db()
     alive.refresh_from_db()
-    assert stuck.status == Status.FAILED and "no progress" in stuck.error
+    assert dead.status == Status.FAILED and "no heartbeat for more than 45 s" in dead.error
     assert alive.status == Status.RUNNING
+    # A dead run restarts at once, as a new attempt.
+    assert analysis_run_restart(run=dead).status == Status.QUEUED
+
+
+def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, settings):
+    from annotation.jobs import Attempt, is_dead, job_claim
+
+    settings.JOB_HEARTBEAT_SECONDS, settings.JOB_DEAD_SECONDS = 0.05, 0.5
+    run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())
+    claimed = job_claim(AnalysisRun, run.pk)
+    with Attempt(claimed):
+        # One long computation that reports nothing: the heartbeat thread beats for it.
+        time.sleep(1.0)
+        assert not is_dead(claimed)
+        assert analysis_runs_reap() == 0
+    time.sleep(0.7)
+    assert is_dead(claimed) and analysis_runs_reap() == 1
+
+
+def test_cancelling_a_queued_run_and_a_running_one(annotated_project, monkeypatch):
+    from analysis.reports import agreement
+
+    queued = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())
+    assert analysis_run_cancel(run=queued).status == Status.CANCELLED
+    assert analysis_run_execute(run_id=queued.pk) is None  # a late delivery does nothing
+
+    running = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())
+    real = agreement.agreement_report
+
+    def cancelled_meanwhile(*args, **kwargs):
+        analysis_run_cancel(run=AnalysisRun.objects.get(pk=running.pk))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(agreement, "agreement_report", cancelled_meanwhile)
+    after = analysis_run_execute(run_id=running.pk)
+    # The attempt stopped at its next progress report and its result was never stored.
+    assert after.status == Status.CANCELLED and after.result is None and after.progress < 1.0
+    with pytest.raises(ValueError, match="only queued or running"):
+        analysis_run_cancel(run=after)
+    assert analysis_run_restart(run=after).status == Status.QUEUED
+
+
+def test_an_unreachable_broker_fails_the_run_with_the_reason(annotated_project, monkeypatch,
+                                                            django_capture_on_commit_callbacks):
+    from analysis import tasks
+
+    def down(*args, **kwargs):
+        raise ConnectionRefusedError("[Errno 111] Connection refused")
+
+    monkeypatch.setattr(tasks.run_analysis, "delay", down)
+    with django_capture_on_commit_callbacks(execute=True):
+        run = analysis_run_create(project=annotated_project, kind="agreement", params={})
+    run.refresh_from_db()
+    assert run.status == Status.FAILED and "job queue could not be reached" in run.error
 
 
 def test_bad_parameters_create_no_run(annotated_project):

@@ -22,8 +22,9 @@ def admin_client(client):
     return client
 
 
-def compute(client, project, **params):
-    return client.post(reverse("analysis-start", args=[project.slug]), {"kind": "agreement", **params})
+def compute(client, project, kind="agreement", **params):
+    fields = {f"param_{name}": value for name, value in params.items()}
+    return client.post(reverse("analysis-start", args=[project.slug]), {"kind": kind, **fields})
 
 
 def test_dashboard_before_and_after_a_run(admin_client, annotated_project, django_capture_on_commit_callbacks):
@@ -70,10 +71,64 @@ def test_progress_bar_polls_then_refreshes_the_page(admin_client, annotated_proj
     poll = reverse("analysis-poll", args=[annotated_project.slug, run.pk])
     partial = admin_client.get(poll, **HTMX)
     body = partial.content.decode()
-    assert body.lstrip().startswith('<div id="run-status"') and 'aria-valuenow="40"' in body
+    assert 'data-testid="job-progress"' in body and 'aria-valuenow="40"' in body
+    assert "40%" in body and "MACE worker competence" in body and 'data-testid="job-cancel"' in body
     AnalysisRun.objects.filter(pk=run.pk).update(status="done", result={})
     finished = admin_client.get(poll, **HTMX)
     assert finished["HX-Refresh"] == "true"
+
+
+def test_compute_queues_the_run_and_returns_at_once(admin_client, annotated_project, monkeypatch,
+                                                    django_capture_on_commit_callbacks):
+    from analysis import tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.run_analysis, "delay", sent.append)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = compute(admin_client, annotated_project, n_boot="30")
+    run = AnalysisRun.objects.get()
+    # The request only queued the run: nothing was computed in it.
+    assert response.status_code == 302 and sent == [run.pk]
+    assert run.status == AnalysisRun.Status.QUEUED and run.result is None and run.params["n_boot"] == 30
+    page = admin_client.get(response.url).content.decode()
+    assert f"Run #{run.pk}" in page and "queued" in page
+    # No worker has said it is alive in this test: the page says why the run waits.
+    assert 'data-testid="no-worker"' in page and "make run" in page
+
+
+def test_compute_from_another_page_takes_only_its_parameters(admin_client, annotated_project, monkeypatch):
+    """The gold page's form posts its page name and its parameters; only ``param_`` fields are
+    parameters (the page name once reached the run as an unknown parameter)."""
+    from analysis import tasks
+
+    monkeypatch.setattr(tasks.run_analysis, "delay", lambda run_id: None)
+    response = admin_client.post(reverse("analysis-start", args=[annotated_project.slug]), {
+        "kind": "pairwise_gold", "next": "gold-page", "param_mace_restarts": "2", "param_mace_em": "true",
+    })
+    assert response.status_code == 302 and response.url == reverse("gold-page", args=[annotated_project.slug])
+    run = AnalysisRun.objects.get()
+    assert run.kind == "pairwise_gold" and run.params["mace_restarts"] == 2 and run.params["mace_em"] is True
+    # A page name that is not one of ours is not followed.
+    response = admin_client.post(reverse("analysis-start", args=[annotated_project.slug]),
+                                 {"kind": "agreement", "next": "https://example.org/"})
+    assert response.url == reverse("analysis-dashboard", args=[annotated_project.slug])
+
+
+def test_cancel_and_restart_from_the_page(admin_client, annotated_project, monkeypatch):
+    from analysis import tasks
+
+    sent = []
+    monkeypatch.setattr(tasks.run_analysis, "delay", sent.append)
+    run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status="running",
+                                     progress=0.2, stage="computing")
+    response = admin_client.post(reverse("analysis-cancel", args=[annotated_project.slug, run.pk]))
+    run.refresh_from_db()
+    assert response.status_code == 302 and run.status == AnalysisRun.Status.CANCELLED
+    page = admin_client.get(response.url).content.decode()
+    assert f"Run #{run.pk} was cancelled" in page
+    admin_client.post(reverse("analysis-restart", args=[annotated_project.slug, run.pk]))
+    run.refresh_from_db()
+    assert run.status == AnalysisRun.Status.QUEUED
 
 
 def test_bad_parameters_are_reported(admin_client, annotated_project):

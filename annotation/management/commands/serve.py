@@ -1,0 +1,70 @@
+"""The web server with a background job worker beside it: one command for the embedded default."""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+
+
+def worker_command(*, beat: bool = True) -> list[str]:
+    """A Celery worker that takes one job at a time, with the scheduler inside it when ``beat``
+    (expired leases, dead jobs)."""
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--concurrency", "1",
+               "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
+    if beat:
+        command += ["--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME]
+    return command
+
+
+def _die_with_parent() -> None:
+    """In the worker, before it starts: ask Linux to stop it when this command dies, even by
+    SIGKILL, so that no orphaned worker keeps taking jobs."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _stop(signum, frame) -> None:
+    raise KeyboardInterrupt
+
+
+class Command(BaseCommand):
+    help = ("Serve the platform on ADDRPORT (default 127.0.0.1:8000) with a job worker beside it, so that "
+            "imports and analysis runs progress without any other server. Ctrl+C stops both.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
+        parser.add_argument("--noreload", action="store_true", help="do not restart the web server on code changes")
+        parser.add_argument("--no-worker", action="store_true", help="serve only; jobs wait for a worker started elsewhere")
+
+    def handle(self, *args, addrport: str, noreload: bool, no_worker: bool, **options):
+        # The autoreloader runs this command again in a child process (RUN_MAIN=true); only the
+        # first process starts the worker.
+        worker = None
+        if not no_worker and os.environ.get("RUN_MAIN") != "true":
+            log_path = Path(settings.VAR_DIR) / "worker.log"
+            log_path.parent.mkdir(parents=True, exist_ok=True)
+            log = log_path.open("a")
+            worker = subprocess.Popen(worker_command(), cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
+                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+            self.stdout.write(f"Job worker started (pid {worker.pid}); its log: {log_path}")
+            # A polite stop (SIGTERM, as from a service manager) stops the worker too.
+            signal.signal(signal.SIGTERM, _stop)
+        try:
+            call_command("runserver", addrport, use_reloader=not noreload)
+        finally:
+            if worker is not None:
+                worker.terminate()
+                try:
+                    worker.wait(timeout=15)
+                except subprocess.TimeoutExpired:
+                    worker.kill()
