@@ -10,7 +10,12 @@ from rest_framework.views import APIView
 
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
-from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart, analysis_runs_reap
+from analysis.services import (
+    analysis_run_cancel,
+    analysis_run_create,
+    analysis_run_restart,
+    analysis_runs_reap,
+)
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project

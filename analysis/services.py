@@ -12,7 +12,13 @@ import traceback
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import InterfaceError, OperationalError, close_old_connections, connection, transaction
+from django.db import (
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    transaction,
+)
 
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun

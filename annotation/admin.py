@@ -10,7 +10,6 @@ from django.core.exceptions import PermissionDenied
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
-
 from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.accounts import annotators_create

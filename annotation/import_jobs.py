@@ -175,6 +175,7 @@ def _forget_upload(job: ImportJob) -> None:
     if job.stored_name:
         default_storage.delete(job.stored_name)
         ImportJob.objects.filter(pk=job.pk).update(stored_name="")
+        job.stored_name = ""
 
 
 def import_job_cancel(*, job: ImportJob, user=None) -> ImportJob:

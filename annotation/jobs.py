@@ -17,8 +17,7 @@ import time
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from django.conf import settings
@@ -103,7 +102,7 @@ def live_state(job: Job) -> LiveState:
     if job.status == Status.RUNNING:
         data = cache.get(_key(job))
         if data:
-            beat = datetime.fromtimestamp(data["beat"], tz=dt_timezone.utc)
+            beat = datetime.fromtimestamp(data["beat"], tz=UTC)
             return LiveState(data["progress"], data["stage"], beat)
     return LiveState(job.progress, job.stage, job.heartbeat_at)
 
@@ -296,7 +295,7 @@ def worker_beat(hostname: str) -> None:
 def worker_last_seen() -> datetime | None:
     """When a job worker last said it was alive, if ever."""
     data = cache.get(WORKER_KEY)
-    return datetime.fromtimestamp(data["at"], tz=dt_timezone.utc) if data else None
+    return datetime.fromtimestamp(data["at"], tz=UTC) if data else None
 
 
 def worker_alive(*, now: datetime | None = None) -> bool:

@@ -22,7 +22,14 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.importers import ImportFailed, ParsedItem, Progress, RowError, detect_format, parse_items
+from annotation.importers import (
+    ImportFailed,
+    ParsedItem,
+    Progress,
+    RowError,
+    detect_format,
+    parse_items,
+)
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
 from annotation.task_types import get_task_type
 

@@ -89,3 +89,12 @@ class ArgumentFactory(factory.django.DjangoModelFactory):
 
 def answer(label: str = "a1", standpoint: str = "none", reason: str = REASON) -> dict:
     return {"label": label, "standpoint": standpoint, "reason": reason}
+
+
+def items_file(n: int, *, bad_line: int | None = None) -> bytes:
+    """A CSV of ``n`` pairwise items; ``bad_line`` (a file line number) lacks its prompt."""
+    lines = ["id,topic,prompt,stance,arg1_id,arg1_text,arg2_id,arg2_text"]
+    for i in range(n):
+        prompt = "" if bad_line == i + 2 else "Is the school uniform a good idea?"
+        lines.append(f"p{i},uniforms,{prompt},Good,a{i},Uniforms save money number {i},b{i},They stop bullying {i}")
+    return ("\n".join(lines) + "\n").encode()

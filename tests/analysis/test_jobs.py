@@ -11,7 +11,12 @@ from django.test import override_settings
 
 from analysis.models import AnalysisRun
 from analysis.reports import _REPORTS, register
-from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart, analysis_runs_reap
+from analysis.services import (
+    analysis_run_cancel,
+    analysis_run_create,
+    analysis_run_restart,
+    analysis_runs_reap,
+)
 from annotation.jobs import live_state
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

@@ -196,3 +196,15 @@ def test_analyze_all_command(annotated_project):
         f"agreement run #{r.pk}: done" if r.kind == "agreement" else f"pairwise_gold run #{r.pk}: done"
         for r in AnalysisRun.objects.order_by("kind")
     ]
+
+
+def test_analyze_here_runs_in_this_process_and_queued_runs_say_why_they_wait(annotated_project, monkeypatch):
+    from analysis import tasks
+
+    monkeypatch.setattr(tasks.run_analysis, "delay", lambda run_id: None)
+    out = io.StringIO()
+    call_command("analyze", annotated_project.slug, "--here", "--param", "n_boot=0", stdout=out)
+    assert "done in" in out.getvalue() and AnalysisRun.objects.get().status == "done"
+    out = io.StringIO()
+    call_command("analyze", annotated_project.slug, "--param", "n_boot=0", stdout=out)
+    assert "is queued" in out.getvalue() and "no job worker is running" in out.getvalue()

@@ -9,7 +9,7 @@ from django.utils import timezone
 from annotation.models import Assignment
 from annotation.services import assignment_next
 from annotation.tasks import expire_leases
-from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.factories import ItemFactory, ProjectFactory, UserFactory, items_file
 
 
 def overdue_assignment():
@@ -42,3 +42,26 @@ def test_expire_leases_job_on_a_real_worker(celery_worker_process):
         time.sleep(0.2)
     a.item.refresh_from_db()
     assert a.status == Assignment.Status.EXPIRED and a.item.n_active == 0
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_an_import_job_on_a_real_worker(celery_worker_process, settings):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.import_jobs import import_upload
+    from annotation.models import ImportJob, Item
+
+    settings.IMPORT_INLINE_MAX_BYTES = 1024
+    project = ProjectFactory()
+    job = import_upload(project=project, kind="items", upload=SimpleUploadedFile("items.csv", items_file(3000)),
+                        options={}, user=None).job
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.is_finished:
+            break
+        time.sleep(0.2)
+    assert job.status == ImportJob.Status.DONE, job.error
+    assert job.result["created"] == 3000 and Item.objects.filter(project=project).count() == 3000
+    assert job.stored_name == ""

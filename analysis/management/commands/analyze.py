@@ -5,12 +5,14 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
-from analysis.services import analysis_recompute_all, analysis_run_create
+from analysis.services import analysis_recompute_all, analysis_run_create, analysis_run_execute
+from annotation.jobs import live_state, worker_alive
 from annotation.management.arguments import existing_project
 
 
 class Command(BaseCommand):
-    help = "Start an analysis run of a project (in-process without REDIS_URL, else on the Celery workers)."
+    help = ("Start an analysis run of a project: queued for the job workers (follow it with --wait or on the "
+            "dashboard), or executed in this process with --here.")
 
     def add_arguments(self, parser):
         parser.add_argument("project", type=existing_project, help="project slug")
@@ -21,10 +23,12 @@ class Command(BaseCommand):
         parser.add_argument("--all", dest="every_kind", action="store_true",
                             help="queue every kind that applies to the project, each with its latest parameters")
         parser.add_argument("--wait", type=float, default=0, metavar="SECONDS",
-                            help="wait up to this long for a queued run to finish")
+                            help="wait up to this long for a queued run to finish, printing its progress")
+        parser.add_argument("--here", action="store_true",
+                            help="execute the run in this process instead of queueing it for a worker")
         parser.add_argument("--json", dest="as_json", action="store_true", help="print the whole result as JSON")
 
-    def handle(self, *args, project, kind, param, list_params, wait, as_json, every_kind, **options):
+    def handle(self, *args, project, kind, param, list_params, wait, here, as_json, every_kind, **options):
         try:
             report = get_report(kind)
         except UnknownReport as exc:
@@ -45,22 +49,32 @@ class Command(BaseCommand):
                 raise CommandError(f"--param {item!r}: write NAME=VALUE")
             params[name.strip()] = value.strip()
         try:
-            run = analysis_run_create(project=project, kind=kind, params=params)
+            run = analysis_run_create(project=project, kind=kind, params=params, enqueue=not here)
         except ParamError as exc:
             raise CommandError(str(exc)) from None
+        if here:
+            run = analysis_run_execute(run_id=run.pk)
         deadline = time.monotonic() + wait
         run.refresh_from_db()
+        shown = ""
         while not run.is_finished and time.monotonic() < deadline:
+            state = live_state(run)
+            line = f"run #{run.pk} {run.status}: {state.percent}% {state.stage}".rstrip()
+            if line != shown:
+                self.stderr.write(line)
+                shown = line
             time.sleep(0.5)
             run.refresh_from_db()
         self._report(run, as_json=as_json)
 
     def _report(self, run: AnalysisRun, *, as_json: bool) -> None:
         if not run.is_finished:
-            self.stdout.write(f"run #{run.pk} is {run.status} ({run.stage or 'waiting for a worker'}); see the dashboard")
+            waiting = "" if worker_alive() else "; no job worker is running: start one with `make worker`, or use --here"
+            self.stdout.write(f"run #{run.pk} is {run.status} ({live_state(run).stage or 'waiting for a worker'}){waiting}; "
+                              "see the dashboard")
             return
-        if run.status == AnalysisRun.Status.FAILED:
-            raise CommandError(f"run #{run.pk} failed: {run.error}")
+        if run.status != AnalysisRun.Status.DONE:
+            raise CommandError(f"run #{run.pk} {run.status}: {run.error}")
         if as_json:
             self.stdout.write(json.dumps(run.result, indent=2, default=str))
             return
