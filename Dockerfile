@@ -8,7 +8,8 @@ RUN pip install --no-cache-dir -r requirements.txt
 
 COPY . .
 RUN DJANGO_DEBUG=0 DJANGO_SECRET_KEY=collectstatic-only python manage.py collectstatic --noinput \
-    && useradd --create-home --uid 1000 app
+    && useradd --create-home --uid 1000 app \
+    && mkdir -p /app/var && chown app /app/var
 USER app
 
 EXPOSE 8000

@@ -317,5 +317,11 @@ def job_models() -> list[type[Job]]:
     return [m for m in apps.get_models() if issubclass(m, Job)]
 
 
+def jobs_ahead(job: Job) -> int:
+    """Active jobs of every kind created before this one: what a worker does first."""
+    return sum(model.objects.filter(status__in=Job.ACTIVE, created_at__lt=job.created_at).count()
+               for model in job_models())
+
+
 def jobs_reap_all() -> int:
     return sum(jobs_reap(model) for model in job_models())

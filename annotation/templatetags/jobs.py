@@ -3,7 +3,7 @@
 from django import template
 from django.utils import timezone
 
-from annotation.jobs import LiveState, live_state, worker_alive, worker_last_seen
+from annotation.jobs import LiveState, jobs_ahead, live_state, worker_alive, worker_last_seen
 
 register = template.Library()
 
@@ -18,3 +18,9 @@ def job_worker_seen() -> dict:
     """Whether a job worker is alive now, and when one was last seen."""
     seen = worker_last_seen()
     return {"alive": worker_alive(), "seen": seen, "ago": (timezone.now() - seen) if seen else None}
+
+
+@register.filter
+def job_ahead(job) -> int:
+    """Queued or running jobs, of any kind, that the workers will take before this one."""
+    return jobs_ahead(job)

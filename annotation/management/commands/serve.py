@@ -14,10 +14,12 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 
 
-def worker_command(*, beat: bool = True) -> list[str]:
-    """A Celery worker that takes one job at a time, with the scheduler inside it when ``beat``
-    (expired leases, dead jobs)."""
-    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "solo", "--concurrency", "1",
+def worker_command(*, beat: bool = True, concurrency: int = 2) -> list[str]:
+    """A Celery worker that runs ``concurrency`` jobs at a time (a small import need not wait
+    behind a long analysis), with the scheduler inside it when ``beat`` (expired leases, dead
+    jobs)."""
+    command = [sys.executable, "-m", "celery", "-A", "config", "worker", "--pool", "prefork",
+               "--concurrency", str(concurrency),
                "-Q", settings.CELERY_TASK_DEFAULT_QUEUE, "--loglevel", "INFO", "--without-gossip", "--without-mingle"]
     if beat:
         command += ["--beat", "--schedule", settings.CELERY_BEAT_SCHEDULE_FILENAME]
@@ -45,8 +47,9 @@ class Command(BaseCommand):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
         parser.add_argument("--noreload", action="store_true", help="do not restart the web server on code changes")
         parser.add_argument("--no-worker", action="store_true", help="serve only; jobs wait for a worker started elsewhere")
+        parser.add_argument("--jobs", type=int, default=2, help="jobs the worker runs at a time (default 2)")
 
-    def handle(self, *args, addrport: str, noreload: bool, no_worker: bool, **options):
+    def handle(self, *args, addrport: str, noreload: bool, no_worker: bool, jobs: int, **options):
         # The autoreloader runs this command again in a child process (RUN_MAIN=true); only the
         # first process starts the worker.
         worker = None
@@ -54,7 +57,7 @@ class Command(BaseCommand):
             log_path = Path(settings.VAR_DIR) / "worker.log"
             log_path.parent.mkdir(parents=True, exist_ok=True)
             log = log_path.open("a")
-            worker = subprocess.Popen(worker_command(), cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
+            worker = subprocess.Popen(worker_command(concurrency=max(jobs, 1)), cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
                                       preexec_fn=_die_with_parent if sys.platform == "linux" else None)
             self.stdout.write(f"Job worker started (pid {worker.pid}); its log: {log_path}")
             # A polite stop (SIGTERM, as from a service manager) stops the worker too.
