@@ -34,6 +34,7 @@ from annotation.services import (
     worker_unblock,
 )
 from annotation.task_types import get_task_type
+from annotation.uploads import upload_form_is_valid
 
 
 @admin.register(Project)
@@ -79,7 +80,7 @@ class ProjectAdmin(admin.ModelAdmin):
         project = get_object_or_404(Project, pk=pk)
         form = ItemImportForm(request.POST or None, request.FILES or None)
         errors = None
-        if request.method == "POST" and form.is_valid():
+        if request.method == "POST" and upload_form_is_valid(request, form):
             upload = form.cleaned_data["file"]
             try:
                 result = items_import_file(project=project, data=upload.read(), filename=upload.name,
@@ -98,7 +99,7 @@ class ProjectAdmin(admin.ModelAdmin):
         project = get_object_or_404(Project, pk=pk)
         form = CrowdImportForm(request.POST or None, request.FILES or None)
         errors = None
-        if request.method == "POST" and form.is_valid():
+        if request.method == "POST" and upload_form_is_valid(request, form):
             data, upload = form.cleaned_data, form.cleaned_data["file"]
             try:
                 result = crowd_import(

@@ -12,10 +12,13 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, BinaryIO
+
+from django.conf import settings
 
 from annotation.task_types.base import CleanItem, FieldError, TaskType
 
@@ -75,17 +78,63 @@ def detect_format(filename: str, declared: str | None = None) -> str:
     )
 
 
-def decode(data: bytes) -> str:
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ImportFailed([RowError(None, None, f"the gzip file is damaged: {exc}")]) from None
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1024 * 1024
+
+
+def decode(data: bytes | BinaryIO, *, max_decompressed: int | None = None) -> str:
+    """The text of an upload given as bytes or a binary file object: UTF-8 with or without a
+    BOM, gunzipped first when it is gzip. Decompression streams and stops past
+    ``max_decompressed`` bytes (default ``settings.IMPORT_MAX_DECOMPRESSED_BYTES``), so a small
+    gzip bomb is refused instead of filling the memory."""
+    limit = settings.IMPORT_MAX_DECOMPRESSED_BYTES if max_decompressed is None else max_decompressed
+    if isinstance(data, bytes | bytearray | memoryview):
+        data = bytes(data) if isinstance(data, memoryview) else data
+        raw = _gunzip(io.BytesIO(data), limit) if data[:2] == GZIP_MAGIC else data
+    else:
+        head = data.read(len(GZIP_MAGIC))
+        raw = _gunzip(_Prepended(head, data), limit) if head == GZIP_MAGIC else head + data.read()
     try:
-        return data.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
+
+
+class _Prepended:
+    """A read-only stream of ``head`` followed by the rest of ``stream`` (which need not seek)."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self.head:
+            return self.stream.read(size)
+        if size is None or size < 0:
+            out, self.head = self.head + self.stream.read(), b""
+            return out
+        out, self.head = self.head[:size], self.head[size:]
+        return out if len(out) == size else out + self.stream.read(size - len(out))
+
+
+def _gunzip(stream: BinaryIO, limit: int) -> bytearray:
+    out = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
+            while chunk := unpacked.read(min(_CHUNK, limit + 1 - len(out))):
+                out += chunk
+                if len(out) > limit:
+                    raise ImportFailed([RowError(None, None, (
+                        f"the gzip file unpacks to more than {_size_text(limit)}, the limit for "
+                        "decompressed imports (IMPORT_MAX_DECOMPRESSED_MB)"))])
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ImportFailed([RowError(None, None, f"the gzip file is damaged: {exc}")]) from None
+    return out
+
+
+def _size_text(n: int) -> str:
+    mib = 1024 * 1024
+    return f"{n // mib} MB" if n % mib == 0 else f"{n} bytes"
 
 
 def read_records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:

@@ -19,6 +19,16 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise RuntimeError(f"{name} must be a whole number, got {value!r}") from None
+
+
 DEBUG = env_bool("DJANGO_DEBUG", True)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
@@ -136,9 +146,22 @@ STORAGES = {
     },
 }
 
-# Uploads of item files are parsed from memory up to this size, then from a temporary file.
+# Form fields and JSON bodies (not files) may hold this much; Django refuses larger ones.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# Uploaded files stay in memory up to this size, then go to a temporary file...
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# ...and the files of one request may add up to no more than this: the first handler stops
+# passing on a file past it, so an oversized upload never reaches memory or disk whole
+# (annotation/uploads.py).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 200) * 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "annotation.uploads.UploadLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# A gzipped import may unpack to at most this much; beyond it the import is refused, so a small
+# "gzip bomb" cannot fill the server's memory.
+IMPORT_MAX_DECOMPRESSED_BYTES = env_int("IMPORT_MAX_DECOMPRESSED_MB", 200) * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -25,6 +25,7 @@ from annotation.models import Assignment, Item, Project
 from annotation.selectors import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next, items_import_file
 from annotation.task_types.base import AnswerInvalid
+from annotation.uploads import refuse_oversized_upload
 
 
 def has_perm(codename: str) -> type[BasePermission]:
@@ -84,6 +85,7 @@ class ItemImport(APIView):
 
     def post(self, request: Request, slug: str) -> Response:
         project = _project(slug)
+        refuse_oversized_upload(request)
         form = ImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         upload = form.validated_data["file"]
@@ -109,6 +111,7 @@ class CrowdImport(APIView):
 
     def post(self, request: Request, slug: str) -> Response:
         project = _project(slug)
+        refuse_oversized_upload(request)
         upload = request.data.get("file")
         if upload is None or not hasattr(upload, "read"):
             raise ValidationError({"file": "send the results file as multipart field 'file'"})
