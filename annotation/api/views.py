@@ -5,12 +5,13 @@ from __future__ import annotations
 from django.shortcuts import get_object_or_404
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import SafeJSONParser
 from annotation.api.serializers import (
     AnnotationSerializer,
     AssignmentSerializer,
@@ -145,7 +146,7 @@ class AssignmentSubmit(APIView):
     the stored annotation with 200 instead of 201."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
     def post(self, request: Request, pk: int) -> Response:
         assignment = get_object_or_404(Assignment, pk=pk)
