@@ -32,6 +32,7 @@ from annotation.services import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
+from annotation.throttles import JoinAddressThrottle, JoinThrottle, StartThrottle, throttle
 
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -147,6 +148,7 @@ def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 
 @login_required
+@throttle(JoinThrottle, JoinAddressThrottle)
 def join(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
@@ -159,6 +161,7 @@ def join(request: HttpRequest) -> HttpResponse:
     return redirect("projects")
 
 
+@throttle(StartThrottle)
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
     project = get_object_or_404(Project, slug=slug)

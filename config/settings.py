@@ -5,6 +5,7 @@ in-process (eager). ``DATABASE_URL`` switches to PostgreSQL and ``REDIS_URL`` to
 """
 
 import os
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -58,6 +59,7 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "rest_framework.authtoken",
+    "axes",
     "annotation",
     "analysis",
 ]
@@ -72,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "annotation.middleware.PasswordChangeRequiredMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 if not DEBUG:
@@ -171,7 +175,68 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_PARSER_CLASSES": [
+        "annotation.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Counted in the shared cache below, so the limits hold across gunicorn workers.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "annotation.throttles.AnonThrottle",
+        "annotation.throttles.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
+        "user": os.environ.get("THROTTLE_USER", "600/min"),
+        # POST /api/token/ per client address: password guessing gets few tries.
+        "token": os.environ.get("THROTTLE_TOKEN", "10/min"),
+        # Join codes per user and per client address: codes cannot be guessed by trying.
+        "join": os.environ.get("THROTTLE_JOIN", "10/min"),
+        "join_address": os.environ.get("THROTTLE_JOIN_ADDRESS", "60/min"),
+        # Marketplace entry links per client address (each new worker id creates an account).
+        "start": os.environ.get("THROTTLE_START", "30/min"),
+    },
+    # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
+    # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
+    "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
 }
+
+# Throttles and lockouts must be counted in one place for every process: Redis when there is
+# one, otherwise a table in the database (created by migrate, annotation migration 0002).
+if os.environ.get("REDIS_URL"):
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "KEY_PREFIX": "argcrowd",
+        }
+    }
+else:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+            "LOCATION": "argcrowd_cache",
+            # Culling drops a third of the entries at random, throttle histories included.
+            "OPTIONS": {"MAX_ENTRIES": 100_000},
+        }
+    }
+
+# Login lockout (django-axes) on the login page, the admin login and POST /api/token/: after
+# AXES_FAILURE_LIMIT failed logins for one user name, or from one client address, within the
+# cool-off time, further attempts are refused (even with the right password) until it passes.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+# A success must not wipe the failures counted against a user name from that address: someone
+# who owns one account could otherwise reset the count while guessing another's password.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "annotation.throttles.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "annotation.throttles.client_address"
+AXES_HTTP_RESPONSE_CODE = 429
 
 # Celery: a real broker when REDIS_URL is set, otherwise jobs run in-process.
 REDIS_URL = os.environ.get("REDIS_URL", "")

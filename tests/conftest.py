@@ -7,6 +7,7 @@ import shutil
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 from urllib.parse import quote
 
@@ -37,6 +38,13 @@ def database_url() -> str:
             auth += ":" + quote(s["PASSWORD"])
         return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
     return ""
+
+
+@pytest.fixture(autouse=True)
+def own_cache_namespace(settings):
+    """Each test counts throttled requests in a namespace of its own: a Redis cache outlives the
+    test's database transaction, so counts would otherwise carry over from test to test."""
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
 
 
 @pytest.fixture(autouse=True)
