@@ -24,6 +24,8 @@ migrate: $(VENV)/.runtime
 demo: migrate
 	$(PY) manage.py load_demo
 
+# A local run asks for DEBUG (and with it a throwaway secret key); deployments never set it.
+run: export DJANGO_DEBUG ?= 1
 run: demo
 	@echo "Serving on http://$(HOST)/ (Ctrl+C stops)"
 	$(PY) manage.py runserver $(HOST)

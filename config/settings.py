@@ -5,6 +5,7 @@ in-process (eager). ``DATABASE_URL`` switches to PostgreSQL and ``REDIS_URL`` to
 """
 
 import os
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -30,12 +31,23 @@ def env_int(name: str, default: int) -> int:
         raise RuntimeError(f"{name} must be a whole number, got {value!r}") from None
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+# A test run is recognised by pytest having been imported (it never is in a deployment), and it
+# hands that on to the processes it starts (a Celery worker, concurrent clients) through the
+# environment. Tests need no secret key and serve static files uncollected.
+TESTING = "pytest" in sys.modules or os.environ.get("ARGCROWD_TEST_RUN") == "1"
+if "pytest" in sys.modules:
+    os.environ["ARGCROWD_TEST_RUN"] = "1"
+
+# Off unless asked for: a deployment that forgets the variable must not show tracebacks.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise RuntimeError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    # Only for local runs; a deployment without DEBUG refuses to start without a real key.
+    if not (DEBUG or TESTING):
+        raise RuntimeError(
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off "
+            "(for a local run, set DJANGO_DEBUG=1 as `make run` does)"
+        )
+    # Only for local runs and tests; a deployment refuses to start without a real key.
     SECRET_KEY = "insecure-local-development-key"
 
 ALLOWED_HOSTS = [
@@ -78,8 +90,11 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-if not DEBUG:
-    # Static files straight from gunicorn in production; runserver serves them when DEBUG is on.
+# A deployment (neither DEBUG nor a test run) serves static files straight from gunicorn,
+# collected and hashed by collectstatic, and sends cookies over https only; runserver serves
+# static files when DEBUG is on, and tests read them from the source tree over plain http.
+DEPLOYED = not (DEBUG or TESTING)
+if DEPLOYED:
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "config.urls"
@@ -144,9 +159,9 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if DEPLOYED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 
@@ -264,6 +279,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-if not DEBUG:
+if DEPLOYED:
     SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
+# Behind a proxy that ends TLS and says so in X-Forwarded-Proto, Django must know the request
+# came over https (secure redirects, CSRF origin checks). HSTS and the redirect to https are
+# the proxy's job.
+if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
