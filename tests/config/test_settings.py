@@ -12,7 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # Variables of the calling environment that would change what is checked.
 SETTINGS_VARIABLES = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_COOKIES",
-                      "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL")
+                      "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
 
 
 def run(args, **env):
