@@ -1,5 +1,5 @@
-"""Request limits: throttles on the API, join codes and marketplace links, and what a locked-out
-login (django-axes) gets back.
+"""Request limits: throttles on the API, logins, join codes and marketplace links, and what a
+locked-out login (django-axes) gets back.
 
 Every count lives in the default cache, which settings point at Redis or a database table, so
 the limits hold across web processes. Rates are read from ``REST_FRAMEWORK`` when a throttle is
@@ -15,6 +15,7 @@ from functools import wraps
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
+from django.urls import reverse
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 
@@ -59,6 +60,10 @@ class StartThrottle(AddressThrottle):
     scope = "start"
 
 
+class LoginThrottle(AddressThrottle):
+    scope = "login"
+
+
 def client_address(request: HttpRequest) -> str:
     """The client's address as the throttles see it (REMOTE_ADDR, or the entry of
     X-Forwarded-For that the trusted proxies added), so lockouts and throttles agree."""
@@ -92,6 +97,21 @@ def throttle(*classes: type[throttling.SimpleRateThrottle]) -> Callable:
     return decorate
 
 
+class LoginThrottleMiddleware:
+    """Login attempts (the login page and the admin's) per client address. The lockout counts
+    failures per user name; this bounds how many names one address can try, without locking
+    everyone behind a shared address out for the cool-off time."""
+
+    def __init__(self, get_response: Callable) -> None:
+        self.get_response = get_response
+        self.guarded = throttle(LoginThrottle)(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and request.path_info in (reverse("login"), reverse("admin:login")):
+            return self.guarded(request)
+        return self.get_response(request)
+
+
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
     """What a login attempt gets while its user name or address is locked out: JSON on the API,
     a page elsewhere; 429 with Retry-After either way. Every attempt during the lockout starts
@@ -99,7 +119,7 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     cooloff = settings.AXES_COOLOFF_TIME
     seconds = int(cooloff.total_seconds())
     minutes = max(1, math.ceil(seconds / 60))
-    message = (f"Too many failed logins for this account or from this address. "
+    message = (f"Too many failed logins for this account. "
                f"Logging in is blocked for {minutes} minutes; every further attempt starts the wait again.")
     if request.path_info.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
         response = JsonResponse({"detail": message, "retry_after": seconds}, status=429)

@@ -86,6 +86,7 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "annotation.middleware.PasswordChangeRequiredMiddleware",
+    "annotation.throttles.LoginThrottleMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -203,7 +204,10 @@ REST_FRAMEWORK = {
     "DEFAULT_THROTTLE_RATES": {
         "anon": os.environ.get("THROTTLE_ANON", "60/min"),
         "user": os.environ.get("THROTTLE_USER", "600/min"),
-        # POST /api/token/ per client address: password guessing gets few tries.
+        # Login attempts per client address on the login page and the admin login, and (stricter,
+        # scripts need few) on POST /api/token/: one address cannot try password after password
+        # on many accounts.
+        "login": os.environ.get("THROTTLE_LOGIN", "30/min"),
         "token": os.environ.get("THROTTLE_TOKEN", "10/min"),
         # Join codes per user and per client address: codes cannot be guessed by trying.
         "join": os.environ.get("THROTTLE_JOIN", "10/min"),
@@ -237,17 +241,23 @@ else:
     }
 
 # Login lockout (django-axes) on the login page, the admin login and POST /api/token/: after
-# AXES_FAILURE_LIMIT failed logins for one user name, or from one client address, within the
-# cool-off time, further attempts are refused (even with the right password) until it passes.
+# AXES_FAILURE_LIMIT failed logins for one user name, from wherever, within the cool-off time,
+# logging in as that user is refused (even with the right password) until it passes. Counted
+# per user name, not per address: a class behind one NAT address must not lock each other out;
+# the "login" throttle above bounds what one address can try.
 AUTHENTICATION_BACKENDS = [
     "axes.backends.AxesStandaloneBackend",
     "django.contrib.auth.backends.ModelBackend",
 ]
 AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
-AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
-# A success must not wipe the failures counted against a user name from that address: someone
-# who owns one account could otherwise reset the count while guessing another's password.
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes.W006 asks for "ip_address" among the lockout parameters, so that changing user agent or
+# cookies cannot dodge a limit; here the per-address limit is the "login" throttle, which no
+# header changes, and an address-wide lockout would shut out everyone behind a shared address.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+# A success must not wipe failures counted before it: a guesser who gets in once must not start
+# a fresh count.
 AXES_RESET_ON_SUCCESS = False
 AXES_LOCKOUT_CALLABLE = "annotation.throttles.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "annotation.throttles.client_address"
