@@ -22,6 +22,7 @@ from annotation.accounts import (
     worker_from_marketplace,
 )
 from annotation.models import Assignment, Project
+from annotation.request_text import refuse_nul_fields
 from annotation.selectors import previous_answer, projects_for_worker, worker_status
 from annotation.services import (
     NextResult,
@@ -149,6 +150,7 @@ def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 @login_required
 @throttle(JoinThrottle, JoinAddressThrottle)
+@refuse_nul_fields
 def join(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
@@ -162,6 +164,7 @@ def join(request: HttpRequest) -> HttpResponse:
 
 
 @throttle(StartThrottle)
+@refuse_nul_fields
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
     project = get_object_or_404(Project, slug=slug)

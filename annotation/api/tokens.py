@@ -16,6 +16,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.storable import text_problem
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
 
 
@@ -41,6 +42,10 @@ class TokenObtain(APIView):
                    if not isinstance(value, str) or not value}
         if missing:
             return Response(missing, status=status.HTTP_400_BAD_REQUEST)
+        # A NUL would reach the user lookup and the failure log: PostgreSQL refuses it with a 500.
+        unusable = {name: problem for name, value in fields.items() if (problem := text_problem(value))}
+        if unusable:
+            return Response(unusable, status=status.HTTP_400_BAD_REQUEST)
         django_request = request._request
         user = authenticate(request=django_request, **fields)
         if getattr(django_request, "axes_locked_out", False):

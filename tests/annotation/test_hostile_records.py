@@ -291,3 +291,21 @@ def test_web_form_keeps_the_answer_when_client_details_hold_nul(client, web_assi
     stored = Annotation.objects.get()
     assert stored.client["input"] == "keyboard" and stored.client["marketplace"]["STUDY_ID"] == "study"
     assert value_problem(stored.client) is None
+
+
+def test_query_and_form_fields_with_nul_get_a_400_not_a_500(client):
+    """Views that read request.GET or request.POST themselves: join codes, marketplace links,
+    the token endpoint; on PostgreSQL each of these was a 500."""
+    project = ProjectFactory(join_code="abc", external_entry=True)
+    client.raise_request_exception = False
+    client.force_login(UserFactory())
+    joined = client.post(reverse("join"), {"code": "a\x00bc"})
+    assert joined.status_code == 400
+    assert "The field &#x27;code&#x27; contains a NUL character" in joined.content.decode()
+    started = client.get(reverse("start", args=[project.slug]), {"worker_id": "W1", "source": "x\x00y"})
+    assert started.status_code == 400 and not WorkerProfile.objects.filter(external_id="W1").exists()
+    token = APIClient().post("/api/token/", {"username": "a\x00", "password": "x"})
+    assert token.status_code == 400 and token.json() == {"username": "contains a NUL character (\\x00), which cannot be stored"}
+    token = APIClient().post("/api/token/", {"username": "a\x00", "password": "x"}, format="json")
+    assert token.status_code == 400 and "NUL" in token.json()["username"]
+    assert client.post(reverse("join"), {"code": "abc"}).status_code == 302  # the real code still works
