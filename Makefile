@@ -24,8 +24,8 @@ migrate: $(VENV)/.runtime
 demo: migrate
 	$(PY) manage.py load_demo
 
-# The demo runs with DEBUG on (readable errors, static files from the app server) and a job
-# worker beside the web server; nothing else needs to be installed.
+# A local run asks for DEBUG (and with it a throwaway secret key; deployments never set it) and
+# starts a job worker beside the web server; nothing else needs to be installed.
 run: export DJANGO_DEBUG ?= 1
 run: demo
 	@echo "Serving on http://$(HOST)/ with a job worker (Ctrl+C stops both)"

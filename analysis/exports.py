@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
 from annotation.models import Item
+from annotation.spreadsheet import safe_cell
 
 GOLD_FILES = {
     "strict.tsv": "text/tab-separated-values",
@@ -29,6 +30,11 @@ GOLD_FILES = {
 
 def _flat(text: str) -> str:
     return " <br/> ".join(text.replace("\t", " ").replace("\r", "").split("\n"))
+
+
+def _tsv_line(*cells) -> str:
+    """One TSV line; text cells a spreadsheet would run as formulas are neutralised."""
+    return "\t".join(str(safe_cell(c)) for c in cells) + "\n"
 
 
 def _argument_texts(run: AnalysisRun) -> dict[str, str]:
@@ -44,7 +50,7 @@ def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
     yield "#id\tlabel\ta1\ta2\n"
     for p in run.result["pairs"]:
         if (p["strict"] if strict else p["all"]):
-            yield f"{p['pair']}\t{p['gold']}\t{_flat(texts[p['arg1']])}\t{_flat(texts[p['arg2']])}\n"
+            yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]))
 
 
 def _rank_tsv(run: AnalysisRun) -> Iterator[str]:
@@ -52,7 +58,7 @@ def _rank_tsv(run: AnalysisRun) -> Iterator[str]:
     rows = sorted(run.result["ranking"], key=lambda r: (r["topic"], r["pagerank"]))
     yield "#id\trank\targument\n"
     for r in rows:
-        yield f"{r['argument']}\t{r['pagerank']:.5f}\t{_flat(texts[r['argument']])}\n"
+        yield _tsv_line(r["argument"], f"{r['pagerank']:.5f}", _flat(texts[r["argument"]]))
 
 
 def _full_records(run: AnalysisRun) -> Iterator[dict]:

@@ -35,6 +35,7 @@ from analysis.services import (
 )
 from annotation.models import Project
 from annotation.selectors import project_progress
+from annotation.spreadsheet import safe_row
 
 DASHBOARD = "analysis/dashboard.html"
 KIND = "agreement"
@@ -168,5 +169,5 @@ def workers_csv(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     writer = csv.DictWriter(response, fieldnames=columns, extrasaction="ignore")
     writer.writeheader()
     for row in (run.result or {}).get("workers", []):
-        writer.writerow({**row, "flags": ";".join(row["flags"])})
+        writer.writerow(safe_row({**row, "flags": ";".join(row["flags"])}))
     return response

@@ -37,6 +37,7 @@ from annotation.services import (
     worker_unblock,
 )
 from annotation.task_types import get_task_type
+from annotation.uploads import upload_form_is_valid
 
 
 @admin.register(Project)
@@ -85,7 +86,7 @@ class ProjectAdmin(admin.ModelAdmin):
         project = get_object_or_404(Project, pk=pk)
         form = form_class(request.POST or None, request.FILES or None)
         errors = None
-        if request.method == "POST" and form.is_valid():
+        if request.method == "POST" and upload_form_is_valid(request, form):
             data = dict(form.cleaned_data)
             upload = data.pop("file")
             try:

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importers import ArgumentRow, ImportFailed, ParsedItem, RowError
+from annotation.importers import ArgumentRow, ImportFailed, ParsedItem, RowError, check_clean_item
 from annotation.models import Argument, Item, Project, Topic
 from annotation.services import ImportResult, items_import
 from annotation.task_types import get_task_type
@@ -99,7 +99,9 @@ def pairs_generate(
             skipped += 1
             continue
         try:
-            parsed.append(ParsedItem(line=number, item=task.clean_item(record)))
+            item = task.clean_item(record)
+            check_clean_item(item)
+            parsed.append(ParsedItem(line=number, item=item))
         except FieldError as exc:
             raise ImportFailed([RowError(number, exc.field, exc.message, unit="pair")]) from None
     used = {a for r in records for a in (r["arg1_id"], r["arg2_id"])}

@@ -7,10 +7,11 @@ worker's id on that platform (the same account a marketplace link would give the
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -20,16 +21,21 @@ from django.utils import timezone
 from annotation.accounts import EXTERNAL_ID_RE
 from annotation.corpus_services import corpus_arguments
 from annotation.importers import (
+    ID_MAX_LENGTH,
     MAX_REPORTED_ERRORS,
     ImportFailed,
     Progress,
     RowError,
+    check_clean_item,
+    check_length,
+    check_record,
     decode,
     detect_format,
     parse_time,
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.storable import scrubbed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import CrowdAnswer, CrowdItemError, FieldError, ImportField
 
@@ -46,6 +52,11 @@ WRITE_CHUNK = 10_000
 # MTurk batch result files, mapped onto those names.
 MTURK_COLUMNS = {"worker": "WorkerId", "accepted_at": "AcceptTime", "submitted_at": "SubmitTime",
                  "hit": "HITId", "assignment": "AssignmentId"}
+# A platform's name becomes part of user names and WorkerProfile.source (40 characters).
+SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
+# Times outside these years are typing errors, and near the ends of the calendar adding a lease
+# to them overflows.
+YEARS = (1990, 2999)
 
 
 @dataclass(frozen=True)
@@ -92,16 +103,16 @@ def _mapped(record: Mapping[str, Any], columns: Mapping[str, str], label_map: Ma
     return out
 
 
-def parse_crowd_rows(data: bytes, *, filename: str, task_type, fmt: str | None = None,
+def parse_crowd_rows(data: bytes | BinaryIO, *, filename: str, task_type, fmt: str | None = None,
                      columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
                      progress: Progress | None = None) -> list[CrowdRow]:
     fmt = detect_format(filename, fmt)
     unit = "record" if fmt == "json" else "line"
     rows, errors, n_errors, seen = [], [], 0, {}
-    text = decode(data)
-    for line, raw in read_records(text, fmt, progress=progress):
-        record = _mapped(raw, columns or {}, label_map or {})
+    for line, raw in read_records(decode(data), fmt, progress=progress):
         try:
+            check_record(raw)
+            record = _mapped(raw, columns or {}, label_map or {})
             worker = str(record.get("worker") or "").strip()
             if not worker:
                 raise FieldError("worker", "must not be empty")
@@ -113,9 +124,12 @@ def parse_crowd_rows(data: bytes, *, filename: str, task_type, fmt: str | None =
                     times[name] = parse_time(record.get(name))
                 except ValueError as exc:
                     raise FieldError(name, str(exc)) from None
+                if times[name] and not YEARS[0] <= times[name].year <= YEARS[1]:
+                    raise FieldError(name, f"must lie between the years {YEARS[0]} and {YEARS[1]}")
             if times["accepted_at"] and times["submitted_at"] and times["submitted_at"] < times["accepted_at"]:
                 raise FieldError("submitted_at", "is before accepted_at")
             answer = task_type.clean_crowd_record(record)
+            check_length("pair_id" if "pair_id" in record else "id", answer.item_id, ID_MAX_LENGTH)
             key = (answer.item_id, worker)
             if key in seen:
                 raise FieldError("worker", f"{worker!r} already answered {answer.item_id!r} on {unit} {seen[key]}")
@@ -139,9 +153,16 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
                  source: str = "mturk") -> CrowdImportResult:
     """Import a results file; items the project lacks are built by the task type (pairwise:
     from imported arguments). Refuses the file if a worker already answered one of its items."""
+    check_source(source)
     rows = parse_crowd_rows(data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
                             columns=columns, label_map=label_map)
     return crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source)
+
+
+def check_source(source: str) -> None:
+    if not SOURCE_RE.match(source):
+        raise ImportFailed([RowError(None, "source", f"{source[:50]!r} is not a platform name "
+                                     "(up to 40 lower-case letters, digits, _ . -)")])
 
 
 def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None = None,
@@ -149,6 +170,7 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
                       on_written: Callable[[CrowdImportResult], None] | None = None) -> CrowdImportResult:
     """Write parsed results, all or nothing. ``on_written`` runs inside the transaction after
     the writes (a job stores its outcome there, so that both commit or neither does)."""
+    check_source(source)
     report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
     unit = "record" if detect_format(filename, fmt) == "json" else "line"
@@ -162,6 +184,11 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
         missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in items}
         try:
             built = task.crowd_items(missing, corpus=corpus_arguments) if missing else {}
+            for item_id, clean in built.items():
+                try:
+                    check_clean_item(clean)
+                except FieldError as exc:
+                    raise CrowdItemError(item_id, exc.field, exc.message) from None
         except CrowdItemError as exc:
             raise ImportFailed([RowError(first_line.get(exc.item_id), exc.field, exc.message, unit=unit)]) from None
         position = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0
@@ -266,7 +293,7 @@ def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], worke
             Annotation(
                 assignment=a, answer=r.answer.answer, reason=r.answer.reason,
                 seconds=(r.submitted_at - r.accepted_at).total_seconds() if r.accepted_at and r.submitted_at else None,
-                client={"imported_from": filename, "hit": r.hit, "assignment": r.assignment},
+                client=scrubbed({"imported_from": filename, "hit": r.hit, "assignment": r.assignment}),
             )
             for a, r in zip(assignments[start : start + WRITE_CHUNK], rows[start : start + WRITE_CHUNK], strict=True)
         ], batch_size=2000)

@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 
 from annotation.models import Annotation, Assignment, Project
+from annotation.spreadsheet import safe_row
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext
 
@@ -66,7 +67,7 @@ def stream(rows: Iterable[dict], *, fmt: str, columns: list[str]) -> Iterator[st
         writer = csv.DictWriter(_Line(), fieldnames=columns, extrasaction="ignore")
         yield writer.writeheader()
         for row in rows:
-            yield writer.writerow(row)
+            yield writer.writerow(safe_row(row))
     elif fmt == "jsonl":
         for row in rows:
             yield json.dumps(row, ensure_ascii=False) + "\n"

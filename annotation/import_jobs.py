@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
-from typing import Any
+from typing import Any, BinaryIO
 
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -79,7 +79,7 @@ def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
     raise ImportFailed([RowError(None, "kind", f"unknown import kind {kind!r}; known: {', '.join(Kind.values)}")])
 
 
-def _import(project: Project, kind: str, data: bytes, filename: str, options: Mapping[str, Any], *,
+def _import(project: Project, kind: str, data: bytes | BinaryIO, filename: str, options: Mapping[str, Any], *,
             progress=None, on_written=None) -> dict[str, Any]:
     """Parse (progress 0–60%) and write (60–100%) one file; the result as a dict."""
     def parsing(fraction: float, stage: str) -> None:
@@ -116,7 +116,7 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     options = _clean_options(kind, options)
     detect_format(upload.name or "", options.get("format"))  # refuse an unknown format at once
     if upload.size <= settings.IMPORT_INLINE_MAX_BYTES:
-        return ImportOutcome(result=_import(project, kind, upload.read(), upload.name or "", options))
+        return ImportOutcome(result=_import(project, kind, upload, upload.name or "", options))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
     try:
         with transaction.atomic():
@@ -143,16 +143,16 @@ def import_job_execute(*, job_id: int) -> ImportJob | None:
     with Attempt(job) as attempt:
         try:
             attempt.progress(0.01, "reading the file")
-            with default_storage.open(job.stored_name, "rb") as fh:
-                data = fh.read()
 
             def finish(result: dict[str, Any]) -> None:
                 if not job_finish(job, result=result):
                     # Cancelled while writing: roll the import back.
                     raise JobCancelled(f"{job} was cancelled")
 
-            _import(job.project, job.kind, data, job.filename, job.options, progress=attempt.progress,
-                    on_written=finish)
+            # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.
+            with default_storage.open(job.stored_name, "rb") as stored:
+                _import(job.project, job.kind, stored, job.filename, job.options, progress=attempt.progress,
+                        on_written=finish)
         except ImportFailed as exc:
             job_fail(job, f"Nothing was imported: {exc.total} problem{'s' if exc.total != 1 else ''} in the file.",
                      errors=[e.as_dict() for e in exc.errors], error_count=exc.total)

@@ -12,11 +12,15 @@ import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
+from typing import Any, BinaryIO
 
+from django.conf import settings
+
+from annotation.storable import text_problem, value_problem
 from annotation.task_types.base import CleanItem, FieldError, TaskType
 
 FORMATS = ("csv", "tsv", "json", "jsonl")
@@ -25,6 +29,14 @@ MAX_REPORTED_ERRORS = 50
 Progress = Callable[[float, str], None]
 # Records read between two progress reports.
 PROGRESS_EVERY = 5000
+# Lengths of the columns imported values go to (Item, Topic and Argument external ids; a topic's
+# prompt and stance; an argument's author). SQLite ignores them; PostgreSQL refuses longer text.
+ID_MAX_LENGTH = 200
+PROMPT_MAX_LENGTH = 500
+STANCE_MAX_LENGTH = 500
+AUTHOR_MAX_LENGTH = 200
+# Python refuses to read integers with more digits than this (sys.get_int_max_str_digits()).
+_LONG_NUMBER = re.compile(r"\d{4301,}")
 
 
 @dataclass(frozen=True)
@@ -79,17 +91,63 @@ def detect_format(filename: str, declared: str | None = None) -> str:
     )
 
 
-def decode(data: bytes) -> str:
-    if data[:2] == b"\x1f\x8b":
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise ImportFailed([RowError(None, None, f"the gzip file is damaged: {exc}")]) from None
+GZIP_MAGIC = b"\x1f\x8b"
+_CHUNK = 1024 * 1024
+
+
+def decode(data: bytes | BinaryIO, *, max_decompressed: int | None = None) -> str:
+    """The text of an upload given as bytes or a binary file object: UTF-8 with or without a
+    BOM, gunzipped first when it is gzip. Decompression streams and stops past
+    ``max_decompressed`` bytes (default ``settings.IMPORT_MAX_DECOMPRESSED_BYTES``), so a small
+    gzip bomb is refused instead of filling the memory."""
+    limit = settings.IMPORT_MAX_DECOMPRESSED_BYTES if max_decompressed is None else max_decompressed
+    if isinstance(data, bytes | bytearray | memoryview):
+        data = bytes(data) if isinstance(data, memoryview) else data
+        raw = _gunzip(io.BytesIO(data), limit) if data[:2] == GZIP_MAGIC else data
+    else:
+        head = data.read(len(GZIP_MAGIC))
+        raw = _gunzip(_Prepended(head, data), limit) if head == GZIP_MAGIC else head + data.read()
     try:
-        return data.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
+        line = raw[: exc.start].count(b"\n") + 1
         raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
+
+
+class _Prepended:
+    """A read-only stream of ``head`` followed by the rest of ``stream`` (which need not seek)."""
+
+    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+        self.head, self.stream = head, stream
+
+    def read(self, size: int = -1) -> bytes:
+        if not self.head:
+            return self.stream.read(size)
+        if size is None or size < 0:
+            out, self.head = self.head + self.stream.read(), b""
+            return out
+        out, self.head = self.head[:size], self.head[size:]
+        return out if len(out) == size else out + self.stream.read(size - len(out))
+
+
+def _gunzip(stream: BinaryIO, limit: int) -> bytearray:
+    out = bytearray()
+    try:
+        with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
+            while chunk := unpacked.read(min(_CHUNK, limit + 1 - len(out))):
+                out += chunk
+                if len(out) > limit:
+                    raise ImportFailed([RowError(None, None, (
+                        f"the gzip file unpacks to more than {_size_text(limit)}, the limit for "
+                        "decompressed imports (IMPORT_MAX_DECOMPRESSED_MB)"))])
+    except (OSError, EOFError, zlib.error) as exc:
+        raise ImportFailed([RowError(None, None, f"the gzip file is damaged: {exc}")]) from None
+    return out
+
+
+def _size_text(n: int) -> str:
+    mib = 1024 * 1024
+    return f"{n // mib} MB" if n % mib == 0 else f"{n} bytes"
 
 
 def read_records(text: str, fmt: str, *, progress: Progress | None = None) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -115,16 +173,16 @@ def _records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
                 continue
             try:
                 record = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise ImportFailed([RowError(number, None, f"not valid JSON: {exc.msg} (column {exc.colno})")]) from None
+            except (ValueError, RecursionError) as exc:
+                raise ImportFailed([_json_error(exc, line, number)]) from None
             if not isinstance(record, dict):
                 raise ImportFailed([RowError(number, None, "each line must be a JSON object")])
             yield number, record
     elif fmt == "json":
         try:
             data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ImportFailed([RowError(exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})")]) from None
+        except (ValueError, RecursionError) as exc:
+            raise ImportFailed([_json_error(exc, text, None)]) from None
         if isinstance(data, dict) and isinstance(data.get("items"), list):
             data = data["items"]
         if not isinstance(data, list):
@@ -135,6 +193,45 @@ def _records(text: str, fmt: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
             yield number, record
     else:  # pragma: no cover - detect_format guards this
         raise ValueError(fmt)
+
+
+def _json_error(exc: Exception, text: str, line: int | None) -> RowError:
+    """Where and why JSON could not be read; ``line`` is known for JSONL, found for JSON."""
+    if isinstance(exc, json.JSONDecodeError):
+        return RowError(line or exc.lineno, None, f"not valid JSON: {exc.msg} (column {exc.colno})")
+    if isinstance(exc, RecursionError):
+        return RowError(line, None, "not readable: the JSON is nested too deeply")
+    long_number = _LONG_NUMBER.search(text)
+    if long_number:
+        line = line or text.count("\n", 0, long_number.start()) + 1
+        return RowError(line, None, "holds a number with more than 4300 digits")
+    return RowError(line, None, f"not readable: {exc}")
+
+
+def check_record(record: Mapping[str, Any]) -> None:
+    """Raise FieldError if a raw record holds a value the database would refuse or change
+    (annotation.storable): the same rule for every format and both databases."""
+    problem = value_problem(record)
+    if problem:
+        raise FieldError(*problem)
+
+
+def check_length(field: str, value: str, limit: int) -> None:
+    if len(value) > limit:
+        raise FieldError(field, f"is {len(value)} characters long; at most {limit} fit")
+
+
+def check_clean_item(item: CleanItem) -> None:
+    """What every task type's item must satisfy to be stored alike on both databases."""
+    problem = text_problem(item.external_id)
+    if problem:
+        raise FieldError("id", problem)
+    check_length("id", item.external_id, ID_MAX_LENGTH)
+    for field, value in (("payload", item.payload), ("gold", item.gold)):
+        problem = value_problem(value)
+        if problem:
+            path, message = problem
+            raise FieldError(path or field, message)
 
 
 def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
@@ -165,7 +262,7 @@ def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[st
         raise ImportFailed([RowError(reader.line_num, None, f"unreadable: {exc}")]) from None
 
 
-def parse_items(data: bytes, *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
+def parse_items(data: bytes | BinaryIO, *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
     """Decode, parse and validate a whole file; raise ImportFailed listing every bad row."""
     text = decode(data)
     unit = "record" if fmt == "json" else "line"
@@ -175,7 +272,9 @@ def parse_items(data: bytes, *, fmt: str, task_type: TaskType, progress: Progres
     first_line: dict[str, int] = {}
     for line, record in read_records(text, fmt, progress=progress):
         try:
+            check_record(record)
             item = task_type.clean_item(record)
+            check_clean_item(item)
         except FieldError as exc:
             n_errors += 1
             if len(errors) < MAX_REPORTED_ERRORS:
@@ -219,10 +318,21 @@ def parse_arguments(data: bytes) -> list[ArgumentRow]:
     errors: list[RowError] = []
     seen: dict[str, int] = {}
     for line, record in _read_delimited(decode(data), "\t"):
+        if len(errors) >= MAX_REPORTED_ERRORS:
+            break
         missing = [c for c in ARGUMENT_COLUMNS if c not in record and c != "author"]
         if missing:
             raise ImportFailed([RowError(1, missing[0], "required column is missing")])
         values = {c: (record.get(c) or "").strip() for c in ARGUMENT_COLUMNS}
+        try:
+            check_record(record)
+            for column, limit in (("arg_id", ID_MAX_LENGTH), ("topic", ID_MAX_LENGTH),
+                                  ("debate_title", PROMPT_MAX_LENGTH), ("stance", STANCE_MAX_LENGTH),
+                                  ("author", AUTHOR_MAX_LENGTH)):
+                check_length(column, values[column], limit)
+        except FieldError as exc:
+            errors.append(RowError(line, exc.field, exc.message))
+            continue
         for column in ("arg_id", "topic", "debate_title", "text"):
             if not values[column]:
                 errors.append(RowError(line, column, "must not be empty"))
@@ -234,8 +344,6 @@ def parse_arguments(data: bytes) -> list[ArgumentRow]:
             seen[values["arg_id"]] = line
             rows.append(ArgumentRow(line, values["arg_id"], values["topic"], values["debate_title"],
                                     values["stance"], values["author"], record["text"].strip()))
-        if len(errors) >= MAX_REPORTED_ERRORS:
-            break
     if errors:
         raise ImportFailed(errors)
     if not rows:

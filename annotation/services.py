@@ -31,7 +31,9 @@ from annotation.importers import (
     parse_items,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.storable import field_problems, scrubbed
 from annotation.task_types import get_task_type
+from annotation.task_types.base import AnswerInvalid
 
 logger = logging.getLogger(__name__)
 Status = Assignment.Status
@@ -308,7 +310,7 @@ def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
     server = max((now - assigned_at).total_seconds(), 0.0)
     try:
         client = float(client_ms) / 1000.0
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         return round(server, 3)
     # The client's clock counts visible time only; never trust it beyond what the server saw.
     if not 0 <= client <= server + 5:
@@ -338,7 +340,12 @@ def annotation_submit(
         if _profile(worker).blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         clean = get_task_type(a.project.task_type).clean_answer(data, payload=a.item.payload)
-        client = dict(client or {})
+        # What is stored obeys one rule on both databases (annotation.storable): an answer that
+        # breaks it is refused naming the field; client details are our own record, so cleaned.
+        problems = field_problems({**clean.answer, "reason": clean.reason})
+        if problems:
+            raise AnswerInvalid(problems)
+        client = scrubbed(dict(client or {}))
         seconds = _seconds(client.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
         if a.status == Status.ASSIGNED:

@@ -22,6 +22,7 @@ from annotation.accounts import (
     worker_from_marketplace,
 )
 from annotation.models import Assignment, Project
+from annotation.request_text import refuse_nul_fields
 from annotation.selectors import previous_answer, projects_for_worker, worker_status
 from annotation.services import (
     NextResult,
@@ -32,6 +33,7 @@ from annotation.services import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
+from annotation.throttles import JoinAddressThrottle, JoinThrottle, StartThrottle, throttle
 
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
@@ -147,6 +149,8 @@ def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 
 @login_required
+@throttle(JoinThrottle, JoinAddressThrottle)
+@refuse_nul_fields
 def join(request: HttpRequest) -> HttpResponse:
     if request.method == "POST":
         try:
@@ -159,6 +163,8 @@ def join(request: HttpRequest) -> HttpResponse:
     return redirect("projects")
 
 
+@throttle(StartThrottle)
+@refuse_nul_fields
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
     project = get_object_or_404(Project, slug=slug)

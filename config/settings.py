@@ -6,6 +6,8 @@ switches to PostgreSQL and ``REDIS_URL`` to Redis as broker and cache.
 """
 
 import os
+import sys
+from datetime import timedelta
 from pathlib import Path
 
 import dj_database_url
@@ -20,12 +22,33 @@ def env_bool(name: str, default: bool) -> bool:
     return value.strip().lower() in {"1", "true", "yes", "on"}
 
 
-DEBUG = env_bool("DJANGO_DEBUG", True)
+def env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    try:
+        return int(value)
+    except ValueError:
+        raise RuntimeError(f"{name} must be a whole number, got {value!r}") from None
+
+
+# A test run is recognised by pytest having been imported (it never is in a deployment), and it
+# hands that on to the processes it starts (a Celery worker, concurrent clients) through the
+# environment. Tests need no secret key and serve static files uncollected.
+TESTING = "pytest" in sys.modules or os.environ.get("ARGCROWD_TEST_RUN") == "1"
+if "pytest" in sys.modules:
+    os.environ["ARGCROWD_TEST_RUN"] = "1"
+
+# Off unless asked for: a deployment that forgets the variable must not show tracebacks.
+DEBUG = env_bool("DJANGO_DEBUG", False)
 SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
-    if not DEBUG:
-        raise RuntimeError("DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off")
-    # Only for local runs; a deployment without DEBUG refuses to start without a real key.
+    if not (DEBUG or TESTING):
+        raise RuntimeError(
+            "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off "
+            "(for a local run, set DJANGO_DEBUG=1 as `make run` does)"
+        )
+    # Only for local runs and tests; a deployment refuses to start without a real key.
     SECRET_KEY = "insecure-local-development-key"
 
 ALLOWED_HOSTS = [
@@ -49,6 +72,7 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "rest_framework.authtoken",
+    "axes",
     "annotation",
     "analysis",
 ]
@@ -63,10 +87,16 @@ MIDDLEWARE = [
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "annotation.middleware.PasswordChangeRequiredMiddleware",
+    "annotation.throttles.LoginThrottleMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
-if not DEBUG:
-    # Static files straight from gunicorn in production; runserver serves them when DEBUG is on.
+# A deployment (neither DEBUG nor a test run) serves static files straight from gunicorn,
+# collected and hashed by collectstatic, and sends cookies over https only; runserver serves
+# static files when DEBUG is on, and tests read them from the source tree over plain http.
+DEPLOYED = not (DEBUG or TESTING)
+if DEPLOYED:
     MIDDLEWARE.insert(1, "whitenoise.middleware.WhiteNoiseMiddleware")
 
 ROOT_URLCONF = "config.urls"
@@ -131,15 +161,28 @@ STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
-        "BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"
-        if DEBUG
-        else "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        if DEPLOYED
+        else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },
 }
 
-# Uploads of item files are parsed from memory up to this size, then from a temporary file.
+# Form fields and JSON bodies (not files) may hold this much; Django refuses larger ones.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
+# Uploaded files stay in memory up to this size, then go to a temporary file...
 FILE_UPLOAD_MAX_MEMORY_SIZE = 10 * 1024 * 1024
+# ...and the files of one request may add up to no more than this: the first handler stops
+# passing on a file past it, so an oversized upload never reaches memory or disk whole
+# (annotation/uploads.py).
+UPLOAD_MAX_BYTES = env_int("UPLOAD_MAX_MB", 200) * 1024 * 1024
+FILE_UPLOAD_HANDLERS = [
+    "annotation.uploads.UploadLimitHandler",
+    "django.core.files.uploadhandler.MemoryFileUploadHandler",
+    "django.core.files.uploadhandler.TemporaryFileUploadHandler",
+]
+# A gzipped import may unpack to at most this much; beyond it the import is refused, so a small
+# "gzip bomb" cannot fill the server's memory.
+IMPORT_MAX_DECOMPRESSED_BYTES = env_int("IMPORT_MAX_DECOMPRESSED_MB", 200) * 1024 * 1024
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -149,7 +192,57 @@ REST_FRAMEWORK = {
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 100,
+    "DEFAULT_PARSER_CLASSES": [
+        "annotation.api.parsers.SafeJSONParser",
+        "rest_framework.parsers.FormParser",
+        "rest_framework.parsers.MultiPartParser",
+    ],
+    # Counted in the shared cache below, so the limits hold across gunicorn workers.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "annotation.throttles.AnonThrottle",
+        "annotation.throttles.UserThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
+        "user": os.environ.get("THROTTLE_USER", "600/min"),
+        # Login attempts per client address on the login page and the admin login, and (stricter,
+        # scripts need few) on POST /api/token/: one address cannot try password after password
+        # on many accounts.
+        "login": os.environ.get("THROTTLE_LOGIN", "30/min"),
+        "token": os.environ.get("THROTTLE_TOKEN", "10/min"),
+        # Join codes per user and per client address: codes cannot be guessed by trying.
+        "join": os.environ.get("THROTTLE_JOIN", "10/min"),
+        "join_address": os.environ.get("THROTTLE_JOIN_ADDRESS", "60/min"),
+        # Marketplace entry links per client address (each new worker id creates an account).
+        "start": os.environ.get("THROTTLE_START", "30/min"),
+    },
+    # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
+    # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
+    "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
 }
+
+# Login lockout (django-axes) on the login page, the admin login and POST /api/token/: after
+# AXES_FAILURE_LIMIT failed logins for one user name, from wherever, within the cool-off time,
+# logging in as that user is refused (even with the right password) until it passes. Counted
+# per user name, not per address: a class behind one NAT address must not lock each other out;
+# the "login" throttle above bounds what one address can try.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env_int("LOGIN_FAILURE_LIMIT", 10)
+AXES_COOLOFF_TIME = timedelta(minutes=env_int("LOGIN_COOLOFF_MINUTES", 15))
+AXES_LOCKOUT_PARAMETERS = ["username"]
+# axes.W006 asks for "ip_address" among the lockout parameters, so that changing user agent or
+# cookies cannot dodge a limit; here the per-address limit is the "login" throttle, which no
+# header changes, and an address-wide lockout would shut out everyone behind a shared address.
+SILENCED_SYSTEM_CHECKS = ["axes.W006"]
+# A success must not wipe failures counted before it: a guesser who gets in once must not start
+# a fresh count.
+AXES_RESET_ON_SUCCESS = False
+AXES_LOCKOUT_CALLABLE = "annotation.throttles.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "annotation.throttles.client_address"
+AXES_HTTP_RESPONSE_CODE = 429
 
 # Files the running platform writes: uploads waiting for their import job, the embedded job
 # queue and the embedded cache. One folder, so that a test run or a second checkout can be given
@@ -184,9 +277,13 @@ def embedded_job_settings(var_dir: Path) -> dict:
     }
 
 
+# The cache also counts throttles and login attempts for every process (gunicorn workers, the job
+# worker); on the embedded default a folder rather than a database table, because a long import
+# holds SQLite's write lock and must not stall progress reports or throttled requests meanwhile.
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": "argcrowd"}}
 else:
     CELERY_BROKER_URL = "filesystem://"
     _embedded = embedded_job_settings(VAR_DIR)
@@ -229,6 +326,11 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
 }
 
-if not DEBUG:
+if DEPLOYED:
     SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
     CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
+# Behind a proxy that ends TLS and says so in X-Forwarded-Proto, Django must know the request
+# came over https (secure redirects, CSRF origin checks). HSTS and the redirect to https are
+# the proxy's job.
+if env_bool("DJANGO_BEHIND_TLS_PROXY", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from urllib.parse import quote
 
@@ -66,11 +67,24 @@ def job_environment():
         shutil.rmtree(var_dir, ignore_errors=True)
 
 
+WORKER_FIXTURES = {"celery_worker_process", "worker_processes"}
+
+
+@pytest.fixture(autouse=True)
+def own_cache_namespace(request, settings):
+    """Each test counts throttled requests in a namespace of its own: a Redis cache outlives the
+    test's database transaction, so counts would otherwise carry over from test to test. Tests
+    with real workers share the workers' namespace instead (live job state travels through it)."""
+    if WORKER_FIXTURES & set(request.fixturenames):
+        return
+    settings.CACHES = {"default": {**settings.CACHES["default"], "KEY_PREFIX": f"test-{uuid.uuid4().hex}"}}
+
+
 @pytest.fixture(autouse=True)
 def in_process_jobs(request):
     """Jobs run inside the test unless it asks for a real worker: a test that checks what a job
     did must not depend on a worker being there."""
-    if {"celery_worker_process", "worker_processes"} & set(request.fixturenames):
+    if WORKER_FIXTURES & set(request.fixturenames):
         yield
         return
     from config.celery import app

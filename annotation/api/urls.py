@@ -1,8 +1,9 @@
 from django.urls import path
 
-from annotation.api import views
+from annotation.api import tokens, views
 
 urlpatterns = [
+    path("token/", tokens.TokenObtain.as_view(), name="api-token"),
     path("projects/", views.ProjectList.as_view(), name="api-projects"),
     path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/progress/", views.ProjectProgressView.as_view(), name="api-progress"),

@@ -6,12 +6,13 @@ from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from rest_framework import generics, status
 from rest_framework.exceptions import PermissionDenied, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import SafeJSONParser
 from annotation.api.serializers import (
     AnnotationSerializer,
     AssignmentSerializer,
@@ -27,6 +28,7 @@ from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.selectors import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types.base import AnswerInvalid
+from annotation.uploads import refuse_oversized_upload
 
 
 def has_perm(codename: str) -> type[BasePermission]:
@@ -78,7 +80,9 @@ class ItemList(generics.ListAPIView):
 
 def _import_response(request: Request, project: Project, kind: str, options: dict) -> Response:
     """201/200 with the counts of a small file imported at once; 202 with the job that imports a
-    larger one (poll its ``url``); 400 listing line, field and message of every bad row."""
+    larger one (poll its ``url``); 400 listing line, field and message of every bad row, or
+    naming the upload limit."""
+    refuse_oversized_upload(request)
     upload = request.data.get("file")
     if upload is None or not hasattr(upload, "read"):
         raise ValidationError({"file": "send the file as multipart field 'file'"})
@@ -107,6 +111,7 @@ class ItemImport(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     def post(self, request: Request, slug: str) -> Response:
+        refuse_oversized_upload(request)
         form = ImportSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         options = {"format": form.validated_data.get("format"), "on_duplicate": form.validated_data["on_duplicate"]}
@@ -163,7 +168,7 @@ class AssignmentSubmit(APIView):
     the stored annotation with 200 instead of 201."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
     def post(self, request: Request, pk: int) -> Response:
         assignment = get_object_or_404(Assignment, pk=pk)

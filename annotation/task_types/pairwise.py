@@ -151,20 +151,24 @@ class PairwiseConvincingness(TaskType):
 
     def clean_answer(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanAnswer:
         errors: dict[str, str] = {}
-        label = (data.get("label") or "").strip()
+        # JSON clients can send any type; only text is an answer.
+        values = {k: data.get(k) or "" for k in ("label", "standpoint", "reason")}
+        errors.update({k: "Must be text." for k, v in values.items() if not isinstance(v, str)})
+        values = {k: v if isinstance(v, str) else "" for k, v in values.items()}
+        label = values["label"].strip()
         if label not in LABELS:
-            errors["label"] = "Choose which argument is more convincing."
-        standpoint = (data.get("standpoint") or "").strip()
+            errors.setdefault("label", "Choose which argument is more convincing.")
+        standpoint = values["standpoint"].strip()
         if standpoint not in STANDPOINTS:
-            errors["standpoint"] = "Say what your own standpoint on the topic is."
-        reason = " ".join((data.get("reason") or "").split())
+            errors.setdefault("standpoint", "Say what your own standpoint on the topic is.")
+        reason = " ".join(values["reason"].split())
         if len(reason) < REASON_MIN:
-            errors["reason"] = (
-                f"The reason needs at least {REASON_MIN} characters (it has {len(reason)})."
+            errors.setdefault(
+                "reason", f"The reason needs at least {REASON_MIN} characters (it has {len(reason)})."
             )
         elif len(reason) > REASON_MAX:
-            errors["reason"] = (
-                f"The reason may have at most {REASON_MAX} characters (it has {len(reason)})."
+            errors.setdefault(
+                "reason", f"The reason may have at most {REASON_MAX} characters (it has {len(reason)})."
             )
         if errors:
             raise AnswerInvalid(errors)

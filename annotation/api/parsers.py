@@ -1,0 +1,38 @@
+"""The API's JSON parser: DRF's, bounded in size and depth.
+
+DRF's own parser reads a body of any size into memory and lets a deeply nested document end in
+a RecursionError (a 500); this one refuses both with a 400, and a body that breaks the storage
+rule of ``annotation.storable`` (NUL characters, numbers beyond 64 bits, nesting past 32 levels)
+with a 400 naming the field, before any view sees it.
+"""
+
+from __future__ import annotations
+
+import io
+
+from django.conf import settings
+from rest_framework.exceptions import ParseError, ValidationError
+from rest_framework.parsers import JSONParser
+
+from annotation.storable import field_problems, value_problem
+
+
+class SafeJSONParser(JSONParser):
+    def parse(self, stream, media_type=None, parser_context=None):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        body = stream.read(limit + 1) if limit is not None else stream.read()
+        if limit is not None and len(body) > limit:
+            raise ParseError(f"The JSON body is larger than the limit of {limit} bytes.")
+        try:
+            data = super().parse(io.BytesIO(body), media_type, parser_context)
+        except RecursionError:
+            raise ParseError("JSON parse error - the document is nested too deeply.") from None
+        if isinstance(data, dict):
+            problems = field_problems(data)
+            if problems:
+                raise ValidationError(problems)
+        else:
+            problem = value_problem(data)
+            if problem:
+                raise ValidationError({problem[0] or "body": problem[1]})
+        return data

@@ -1,0 +1,130 @@
+"""Request limits: throttles on the API, logins, join codes and marketplace links, and what a
+locked-out login (django-axes) gets back.
+
+Every count lives in the default cache, which settings point at Redis or a database table, so
+the limits hold across web processes. Rates are read from ``REST_FRAMEWORK`` when a throttle is
+made (not when this module is imported), so they follow the settings.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from functools import wraps
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import render
+from django.urls import reverse
+from rest_framework import throttling
+from rest_framework.settings import api_settings
+
+LOCKOUT_TEMPLATE = "registration/lockout.html"
+
+
+class _RatesFromSettings:
+    scope: str
+
+    def get_rate(self) -> str | None:
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+
+class AnonThrottle(_RatesFromSettings, throttling.AnonRateThrottle):
+    """Requests without a login, per client address."""
+
+
+class UserThrottle(_RatesFromSettings, throttling.UserRateThrottle):
+    """Requests of a logged-in user (by address when anonymous)."""
+
+
+class AddressThrottle(_RatesFromSettings, throttling.SimpleRateThrottle):
+    """Requests per client address, logged in or not."""
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.get_ident(request)}
+
+
+class TokenThrottle(AddressThrottle):
+    scope = "token"
+
+
+class JoinThrottle(UserThrottle):
+    scope = "join"
+
+
+class JoinAddressThrottle(AddressThrottle):
+    scope = "join_address"
+
+
+class StartThrottle(AddressThrottle):
+    scope = "start"
+
+
+class LoginThrottle(AddressThrottle):
+    scope = "login"
+
+
+def client_address(request: HttpRequest) -> str:
+    """The client's address as the throttles see it (REMOTE_ADDR, or the entry of
+    X-Forwarded-For that the trusted proxies added), so lockouts and throttles agree."""
+    return throttling.BaseThrottle().get_ident(request) or ""
+
+
+def too_many_requests(request: HttpRequest, wait: float | None) -> HttpResponse:
+    seconds = max(1, math.ceil(wait or 60))
+    response = render(request, "annotation/message.html", {
+        "title": "Too many attempts",
+        "text": f"You tried this too often in a short time. Please wait {seconds} seconds, then try again.",
+    }, status=429)
+    response["Retry-After"] = str(seconds)
+    return response
+
+
+def throttle(*classes: type[throttling.SimpleRateThrottle]) -> Callable:
+    """Apply DRF throttles to a plain Django view: past the rate it answers 429 with a page."""
+
+    def decorate(view: Callable) -> Callable:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+            throttles = [cls() for cls in classes]
+            waits = [t.wait() for t in throttles if not t.allow_request(request, None)]
+            if waits:
+                return too_many_requests(request, max((w for w in waits if w is not None), default=None))
+            return view(request, *args, **kwargs)
+
+        return wrapped
+
+    return decorate
+
+
+class LoginThrottleMiddleware:
+    """Login attempts (the login page and the admin's) per client address. The lockout counts
+    failures per user name; this bounds how many names one address can try, without locking
+    everyone behind a shared address out for the cool-off time."""
+
+    def __init__(self, get_response: Callable) -> None:
+        self.get_response = get_response
+        self.guarded = throttle(LoginThrottle)(get_response)
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        if request.method == "POST" and request.path_info in (reverse("login"), reverse("admin:login")):
+            return self.guarded(request)
+        return self.get_response(request)
+
+
+def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:
+    """What a login attempt gets while its user name or address is locked out: JSON on the API,
+    a page elsewhere; 429 with Retry-After either way. Every attempt during the lockout starts
+    the cool-off again, so the wait is the whole cool-off time."""
+    cooloff = settings.AXES_COOLOFF_TIME
+    seconds = int(cooloff.total_seconds())
+    minutes = max(1, math.ceil(seconds / 60))
+    message = (f"Too many failed logins for this account. "
+               f"Logging in is blocked for {minutes} minutes; every further attempt starts the wait again.")
+    if request.path_info.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
+        response = JsonResponse({"detail": message, "retry_after": seconds}, status=429)
+    else:
+        response = render(request, LOCKOUT_TEMPLATE, {"minutes": minutes, "limit": settings.AXES_FAILURE_LIMIT},
+                          status=429)
+    response["Retry-After"] = str(seconds)
+    return response

@@ -1,0 +1,74 @@
+"""Settings for a deployment: DEBUG only when asked for, a real secret key required, and a
+deploy check that leaves only what the https proxy is responsible for."""
+
+import os
+import re
+import secrets
+import string
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+# Variables of the calling environment that would change what is checked.
+SETTINGS_VARIABLES = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_COOKIES",
+                      "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+
+
+def run(args, **env):
+    clean = {k: v for k, v in os.environ.items() if k not in SETTINGS_VARIABLES}
+    return subprocess.run([sys.executable, *args], cwd=ROOT, env={**clean, **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def random_key() -> str:
+    return "".join(secrets.choice(string.ascii_letters + string.digits + "!@#%^&*(-_=+)") for _ in range(50))
+
+
+def test_deploy_check_leaves_only_hsts_and_ssl_redirect_to_the_proxy():
+    done = run(["manage.py", "check", "--deploy"], DJANGO_DEBUG="0", DJANGO_SECRET_KEY=random_key(),
+               DJANGO_ALLOWED_HOSTS="example.org")
+    output = done.stdout + done.stderr
+    assert done.returncode == 0, output
+    assert sorted(set(re.findall(r"\(([\w.]+\.[EWCI]\d{3})\)", output))) == ["security.W004", "security.W008"], output
+    assert "System check identified 2 issues" in output
+
+
+SHOW = "import config.settings as s; print(s.DEBUG, s.DEPLOYED, s.SESSION_COOKIE_SECURE if s.DEPLOYED else '-')"
+
+
+def test_debug_is_off_unless_asked_for():
+    assert run(["-c", SHOW], DJANGO_SECRET_KEY=random_key()).stdout.split() == ["False", "True", "True"]
+    assert run(["-c", SHOW], DJANGO_DEBUG="1").stdout.split() == ["True", "False", "-"]
+
+
+def test_without_a_secret_key_a_deployment_refuses_to_start():
+    done = run(["-c", SHOW])
+    assert done.returncode != 0
+    assert "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off" in done.stderr
+
+
+def test_a_test_run_needs_no_secret_key():
+    # What pytest hands to the processes it starts (a Celery worker, concurrent clients).
+    assert run(["-c", SHOW], ARGCROWD_TEST_RUN="1").stdout.split() == ["False", "False", "-"]
+
+
+def test_make_run_asks_for_debug(tmp_path):
+    """Every command `make run` starts (install, migrate, demo, server) runs with DJANGO_DEBUG=1;
+    a stand-in for the virtualenv's python records what it was given."""
+    log = tmp_path / "calls.log"
+    fake = tmp_path / "python"
+    fake.write_text(f'#!/bin/sh\necho "DJANGO_DEBUG=$DJANGO_DEBUG $*" >> {log}\n')
+    fake.chmod(0o755)
+    env = {k: v for k, v in os.environ.items() if k != "DJANGO_DEBUG"}
+    done = subprocess.run(["make", "-s", "run", f"PY={fake}", f"VENV={tmp_path}"], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    calls = log.read_text().splitlines()
+    assert [c.split()[2] for c in calls if len(c.split()) > 2] == ["pip", "migrate", "load_demo", "serve"]
+    assert all(c.startswith("DJANGO_DEBUG=1 ") for c in calls)
+
+
+def test_docker_compose_sends_cookies_over_https_only_by_default():
+    compose = (ROOT / "docker-compose.yml").read_text()
+    assert "DJANGO_SECURE_COOKIES: ${DJANGO_SECURE_COOKIES:-1}" in compose
