@@ -203,6 +203,12 @@ def test_researchers_see_the_overview_without_user_admin_links(client, project):
     client.force_login(UserFactory(role="researcher"))
     body = client.get(reverse("overview", args=[project.slug])).content.decode()
     assert "someone" in body and "/admin/auth/user/" not in body
+    assert "1 worker has held an assignment." in body
+    # Only the admin tools a researcher may use are offered.
+    assert "import items" not in body and "create annotators" not in body and ">settings<" not in body
+    client.force_login(UserFactory(role="admin"))
+    body = client.get(reverse("overview", args=[project.slug])).content.decode()
+    assert "import items" in body and "create annotators" in body and ">settings<" in body
 
 
 def test_shorten_cuts_at_words_and_long_tokens():
