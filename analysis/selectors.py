@@ -46,7 +46,8 @@ def latest_done(*, project: Project, kind: str) -> AnalysisRun | None:
 
 
 def active_run(*, project: Project, kind: str) -> AnalysisRun | None:
-    return runs_of(project=project, kind=kind).filter(status__in=[Status.QUEUED, Status.RUNNING]).order_by("-pk").first()
+    return (runs_of(project=project, kind=kind).filter(status__in=[Status.QUEUED, Status.RUNNING])
+            .defer("result").order_by("-pk").first())
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,10 @@ class RunState:
     running: AnalysisRun | None
     failed: AnalysisRun | None  # the latest run, when it failed after the latest finished one
     new_annotations: int | None  # counted annotations the finished run did not see
-    annotations: int  # counted annotations in the project
+    # Counted annotations in the project; counted only when there is no finished run to show
+    # (the page then says how many there are), otherwise None.
+    annotations: int | None
+    has_annotations: bool
     starters: list[str]  # who may start runs (a few user names), for those who may not
 
     @property
@@ -75,17 +79,24 @@ def run_starters(*, limit: int = STARTERS_SHOWN) -> list[str]:
     return list(users.order_by("username").values_list("username", flat=True)[: limit + 1])
 
 
-def run_state(*, project: Project, kind: str) -> RunState:
+def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
+    """Where the project's runs of ``kind`` stand. ``viewer`` is who looks: when they may not
+    start runs and the page has to explain a missing or failed result, ``starters`` names who
+    may (otherwise it stays empty: looking them up reads every user's permissions)."""
     done = latest_done(project=project, kind=kind)
     running = active_run(project=project, kind=kind)
-    failed = runs_of(project=project, kind=kind).filter(status=Status.FAILED).order_by("-pk").first()
+    failed = runs_of(project=project, kind=kind).filter(status=Status.FAILED).defer("result").order_by("-pk").first()
     if failed is not None and (running is not None or (done is not None and done.pk > failed.pk)):
         failed = None
+    annotations = None if done else annotations_queryset(project=project).count()
+    explains = failed is not None or (done is None and running is None)
+    may_start = viewer is not None and viewer.has_perm("analysis.add_analysisrun")
     return RunState(
         done=done, running=running, failed=failed,
         new_annotations=annotations_since(run=done) if done else None,
-        annotations=annotations_queryset(project=project).count(),
-        starters=run_starters(),
+        annotations=annotations,
+        has_annotations=bool(annotations) if annotations is not None else annotations_queryset(project=project).exists(),
+        starters=run_starters() if explains and not may_start else [],
     )
 
 

@@ -45,7 +45,7 @@ PAGE_OF_KIND = {"agreement": "analysis-dashboard", "pairwise_gold": "gold-page"}
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     analysis_runs_reap()
-    state = run_state(project=project, kind=KIND)
+    state = run_state(project=project, kind=KIND, viewer=request.user)
     sort = request.GET.get("sort", "rank")
     descending = request.GET.get("dir") == "desc"
     trusted = request.GET.get("trusted") == "1"

@@ -43,7 +43,7 @@ def _done_run(slug: str, run_id: int) -> AnalysisRun:
 @permission_required("annotation.view_project")
 def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
     project = _project(slug)
-    state = run_state(project=project, kind=KIND)
+    state = run_state(project=project, kind=KIND, viewer=request.user)
     result = state.result
     flagged = result.get("reason_review", {}).get("workers", [])
     user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
