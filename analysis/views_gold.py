@@ -18,7 +18,7 @@ from analysis.graph_layout import preference_graph_layout
 from analysis.models import AnalysisRun
 from analysis.reports import get_report
 from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
-from analysis.selectors import gold_topic, latest_done, run_state
+from analysis.selectors import argument_texts, gold_topic, latest_done, run_state
 from analysis.services import analysis_run_create
 from analysis.views import svg_response
 from annotation.models import Project
@@ -73,7 +73,9 @@ def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     kept = [p for p in run.result["pairs"] if p["topic"] == topic and p["strict"]]
     if not kept:
         raise Http404(f"no kept pairs in topic {topic!r}")
-    svg = render_to_string("analysis/preference_graph.svg", {"graph": preference_graph_layout(kept), "topic": topic})
+    ranks = {r["argument"]: r["rank"] for r in run.result.get("ranking", []) if r["topic"] == topic}
+    layout = preference_graph_layout(kept, texts=argument_texts(project=run.project, topic=topic), ranks=ranks)
+    svg = render_to_string("analysis/preference_graph.svg", {"graph": layout, "topic": topic})
     return svg_response('<?xml version="1.0" encoding="utf-8"?>\n' + svg)
 
 

@@ -71,6 +71,8 @@ def test_the_graph_file_is_a_standalone_svg(admin, gold):
     assert svg["Content-Type"] == "image/svg+xml"
     text = svg.content.decode()
     assert text.startswith('<?xml version="1.0" encoding="utf-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"')
+    assert "<title>t_good_5 (rank 1): Argument 5 of t_good, with many words here.</title>" in text
+    assert '<a href="#rank-' not in text  # no page to link into
     assert admin.get(reverse("gold-graph", args=[gold.project.slug, gold.pk]), {"topic": "none"}).status_code == 404
 
 

@@ -216,3 +216,19 @@ def test_time_axes_name_the_time_zone(admin, annotated_project):
     assert "hour of submission (Europe/Berlin)" in svg
     body = admin.get(reverse("analysis-dashboard", args=[annotated_project.slug])).content.decode()
     assert "hours in Europe/Berlin" in body
+
+
+def test_runs_from_before_the_minimum_and_odd_parameters(admin, annotated_project):
+    # A result stored before the report had min_annotations: ranks are judged by the default.
+    workers = [{"worker": "old", "annotations": 3, "rank": 1, "competence": 0.9, "agreement_with_mace": 1.0,
+                "median_seconds": 2.0, "flags": []},
+               {"worker": "busy", "annotations": 30, "rank": 2, "competence": 0.8, "agreement_with_mace": 0.9,
+                "median_seconds": 5.0, "flags": ["fast"]}]
+    AnalysisRun.objects.create(project=annotated_project, kind="agreement", status="done",
+                               result={"figures": {}, "workers": workers, "mace": {"method": "EM"}})
+    url = reverse("analysis-dashboard", args=[annotated_project.slug])
+    assert [w["worker"] for w in admin.get(url, {"trusted": "1"}).context["workers"]] == ["busy"]
+    body = admin.get(url).content.decode()
+    assert body.count('title="This rank rests on') == 1 and "fewer than 10" in body
+    for params in ({"page": "abc"}, {"page": "999"}, {"sort": "<x>", "dir": "sideways"}, {"trusted": "yes"}):
+        assert admin.get(url, params).status_code == 200, params

@@ -218,3 +218,18 @@ def test_shorten_cuts_at_words_and_long_tokens():
     summary = get_task_type("pairwise").item_summary(
         {"arg1": {"text": "word " * 100}, "arg2": {"text": "other " * 100}}, length=80)
     assert len(summary) <= 80 and summary.startswith("A1: word") and " · A2: other" in summary
+
+
+def test_odd_query_parameters_never_break_the_page(staff_client, project):
+    for n in range(3):
+        answered(ItemFactory(project=project, external_id=f"it_{n}%"), UserFactory(username=f"odd_{n}"))
+    url = reverse("overview", args=[project.slug])
+    for params in ({"wpage": "abc", "ipage": "-3"}, {"wpage": "9999"}, {"wsort": "'; drop table x; --"},
+                   {"istate": "<b>"}, {"wq": "%"}, {"wq": "_", "iq": "%"}):
+        response = staff_client.get(url, params)
+        assert response.status_code == 200, params
+    assert staff_client.get(url, {"wq": "%"}).context["workers"].page.paginator.count == 0  # a literal %, not a wildcard
+    assert staff_client.get(url, {"iq": "%"}).context["items"].page.paginator.count == 3
+    assert staff_client.get(url, {"wq": "odd_1"}).context["workers"].page.paginator.count == 1
+    body = staff_client.get(url, {"istate": "<b>", "wq": "<i>"}).content.decode()
+    assert "<i>" not in body.split("<main>")[1] and "&lt;i&gt;" in body
