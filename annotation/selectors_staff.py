@@ -204,16 +204,20 @@ def items_matching(*, project: Project, search: str = "", state: str = "") -> Qu
     if search:
         items = items.filter(external_id__icontains=search)
     if state in ITEM_STATES:
-        items = items.annotate(
-            done=Count("assignments", filter=Q(assignments__status__in=Assignment.COUNTED_STATUSES)),
-            held=Count("assignments", filter=Q(assignments__status=Status.ASSIGNED)),
+        # The ids are grouped apart from the rows shown, so the grouping never carries payloads.
+        in_state = (
+            Item.objects.filter(project=project).values("pk")
+            .annotate(done=Count("assignments", filter=Q(assignments__status__in=Assignment.COUNTED_STATUSES)),
+                      held=Count("assignments", filter=Q(assignments__status=Status.ASSIGNED)))
+            .filter({
+                "complete": Q(done__gte=F("redundancy")),
+                "partial": Q(done__gt=0, done__lt=F("redundancy")),
+                "untouched": Q(done=0),
+                "open": Q(held__gt=0),
+            }[state])
+            .values("pk")
         )
-        items = items.filter({
-            "complete": Q(done__gte=F("redundancy")),
-            "partial": Q(done__gt=0, done__lt=F("redundancy")),
-            "untouched": Q(done=0),
-            "open": Q(held__gt=0),
-        }[state])
+        items = items.filter(pk__in=in_state)
     return items.order_by("position", "pk")
 
 
