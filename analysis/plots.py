@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 from collections.abc import Mapping, Sequence
+from datetime import tzinfo
 from typing import Any
 
 import matplotlib
@@ -52,26 +53,37 @@ def curve_svg(curve: Sequence[Mapping[str, Any]]) -> str:
 
 
 def votes_svg(label_votes: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
-    """For each label: items with the most common number of answers m, by votes 0..m for it."""
+    """For each number of answers m that items have, one panel: how many of those items got
+    0..m votes for each label. Items with different m never share a panel, so none is left out
+    and none is compared on the wrong scale."""
     if not label_votes:
         return _empty("No annotations yet")
-    ms = {}
+    labels = list(label_votes)
+    items_per_m: dict[int, int] = {}
     for per_m in label_votes.values():
         for m, row in per_m.items():
-            ms[int(m)] = ms.get(int(m), 0) + sum(row)
-    m = max(ms, key=ms.get)
-    labels = list(label_votes)
-    fig, ax = plt.subplots(figsize=(6.4, 3.2))
+            # Every item with m answers appears once in each label's row.
+            items_per_m[int(m)] = max(items_per_m.get(int(m), 0), sum(row))
+    ms = sorted(items_per_m)
+    columns = min(len(ms), 3)
+    rows = -(-len(ms) // columns)
+    fig, axes = plt.subplots(rows, columns, figsize=(3.6 * columns + 0.6, 2.9 * rows), squeeze=False)
     width = 0.8 / len(labels)
-    for i, label in enumerate(labels):
-        row = list(label_votes[label].get(str(m), [0] * (m + 1)))
-        ax.bar([k + i * width - 0.4 + width / 2 for k in range(m + 1)], row, width=width,
-               label=label, color=COLOURS[i % len(COLOURS)])
-    ax.set_xticks(range(m + 1))
-    ax.set_xlabel(f"votes for the label, of {m} answers per item")
-    ax.set_ylabel("items")
-    ax.legend(frameon=False, title="label")
-    ax.grid(axis="y", alpha=0.3)
+    for ax, m in zip(axes.flat, ms, strict=False):
+        for i, label in enumerate(labels):
+            row = list(label_votes[label].get(str(m), [0] * (m + 1)))
+            ax.bar([k + i * width - 0.4 + width / 2 for k in range(m + 1)], row, width=width,
+                   label=label, color=COLOURS[i % len(COLOURS)])
+        ax.set_xticks(range(m + 1))
+        ax.set_title(f"{items_per_m[m]:,} item{'s' if items_per_m[m] != 1 else ''} with {m} answer{'s' if m != 1 else ''}",
+                     fontsize=9)
+        ax.set_xlabel(f"votes for the label (of {m})")
+        ax.set_ylabel("items")
+        ax.grid(axis="y", alpha=0.3)
+    for ax in list(axes.flat)[len(ms):]:
+        ax.axis("off")
+    axes.flat[0].legend(frameon=False, title="label", fontsize=8, title_fontsize=8)
+    fig.tight_layout()
     return _svg(fig)
 
 
@@ -87,13 +99,19 @@ def competence_svg(workers: Sequence[Mapping[str, Any]]) -> str:
     return _svg(fig)
 
 
-def hourly_svg(per_hour: Sequence[tuple[Any, int]]) -> str:
+def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None, tz_name: str = "UTC") -> str:
+    """Annotations per hour; the hours are shown in ``tz`` and the axis names it."""
     if not per_hour:
         return _empty("No annotations yet")
-    fig, ax = plt.subplots(figsize=(6.4, 2.6))
+    import matplotlib.dates as mdates
+
+    fig, ax = plt.subplots(figsize=(6.4, 2.8))
     ax.bar([h for h, _ in per_hour], [n for _, n in per_hour], width=1 / 24 * 0.9, color=COLOURS[2])
     ax.set_ylabel("annotations per hour")
-    fig.autofmt_xdate()
+    ax.set_xlabel(f"hour of submission ({tz_name})")
+    locator = mdates.AutoDateLocator(tz=tz, minticks=3, maxticks=8)
+    ax.xaxis.set_major_locator(locator)
+    ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=tz))
     ax.grid(axis="y", alpha=0.3)
     return _svg(fig)
 
@@ -103,39 +121,3 @@ FIGURES = {
     "votes": lambda result: votes_svg(result.get("label_votes", {})),
     "competence": lambda result: competence_svg(result.get("workers", [])),
 }
-
-
-def preference_graph_svg(pairs: Sequence[Mapping[str, Any]], *, title: str = "") -> str:
-    """The argument graph of one topic, nodes sized by out-degree (as Figure 3 of Habernal &
-    Gurevych 2016). The kept pairs form a DAG; it is drawn in layers from the most convincing
-    argument down, with only the edges of its transitive reduction (an edge implied by a longer
-    path is left out), so the order stays readable."""
-    import networkx as nx
-
-    graph = nx.DiGraph()
-    for p in pairs:
-        winner, loser = (p["arg1"], p["arg2"]) if p["gold"] == "a1" else (p["arg2"], p["arg1"])
-        graph.add_edge(winner, loser)
-    if not graph:
-        return _empty("No kept pairs in this topic")
-    out_degree = dict(graph.out_degree())
-    reduced = nx.transitive_reduction(graph)
-    layers = list(nx.topological_generations(graph))
-    position = {}
-    for depth, layer in enumerate(layers):
-        layer = sorted(layer, key=lambda n: (-out_degree[n], str(n)))
-        for i, node in enumerate(layer):
-            position[node] = ((i - (len(layer) - 1) / 2) * 1.0, -depth)
-    fig, ax = plt.subplots(figsize=(7.5, max(3.0, 0.45 * len(layers) + 1)))
-    sizes = [30 + 12 * out_degree[n] for n in reduced.nodes]
-    nx.draw_networkx_edges(reduced, position, ax=ax, alpha=0.35, arrowsize=7, width=0.7, node_size=sizes)
-    nx.draw_networkx_nodes(reduced, position, ax=ax, node_size=sizes, node_color=COLOURS[0], alpha=0.9)
-    nx.draw_networkx_labels(reduced, {n: (x + 0.12, y) for n, (x, y) in position.items()},
-                            labels={n: str(n) for n in reduced.nodes}, font_size=6, ax=ax,
-                            horizontalalignment="left")
-    ax.set_title(title or "", fontsize=9)
-    ax.text(0.0, -0.02, f"{graph.number_of_nodes()} arguments, {graph.number_of_edges()} kept pairs "
-            f"({reduced.number_of_edges()} drawn); most convincing on top",
-            transform=ax.transAxes, fontsize=7, color="#5d6475", va="top")
-    ax.axis("off")
-    return _svg(fig)

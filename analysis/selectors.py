@@ -6,13 +6,18 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db.models import Count, Max, QuerySet
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
 from analysis.frames import annotations_queryset
+from analysis.graph_layout import GraphLayout, preference_graph_layout
 from analysis.models import AnalysisRun
-from annotation.models import Project
+from analysis.reports.agreement import FEW_ANNOTATIONS
+from annotation.models import Item, Project
+from annotation.task_types import get_task_type
+from annotation.task_types.base import shorten
 
 Status = AnalysisRun.Status
 # (result key, label, what it means) in display order.
@@ -41,7 +46,62 @@ def latest_done(*, project: Project, kind: str) -> AnalysisRun | None:
 
 
 def active_run(*, project: Project, kind: str) -> AnalysisRun | None:
-    return runs_of(project=project, kind=kind).filter(status__in=[Status.QUEUED, Status.RUNNING]).order_by("-pk").first()
+    return (runs_of(project=project, kind=kind).filter(status__in=[Status.QUEUED, Status.RUNNING])
+            .defer("result").order_by("-pk").first())
+
+
+@dataclass(frozen=True)
+class RunState:
+    """Where a project's analysis of one kind stands, for a result page to explain itself."""
+
+    done: AnalysisRun | None  # the latest finished run, whose results the page shows
+    running: AnalysisRun | None
+    failed: AnalysisRun | None  # the latest run, when it failed after the latest finished one
+    new_annotations: int | None  # counted annotations the finished run did not see
+    # Counted annotations in the project; counted only when there is no finished run to show
+    # (the page then says how many there are), otherwise None.
+    annotations: int | None
+    has_annotations: bool
+    starters: list[str]  # who may start runs (a few user names), for those who may not
+
+    @property
+    def result(self) -> dict:
+        return (self.done.result or {}) if self.done else {}
+
+
+STARTERS_SHOWN = 5
+
+
+def run_starters(*, limit: int = STARTERS_SHOWN) -> list[str]:
+    """Names of active users allowed to start analysis runs: ``limit`` of them, and one more
+    when there are more (so a page can say "and others")."""
+    # Permissions live in the model backend (the other one only locks out password guessing).
+    users = get_user_model().objects.with_perm("analysis.add_analysisrun", include_superusers=True,
+                                               backend="django.contrib.auth.backends.ModelBackend")
+    return list(users.order_by("username").values_list("username", flat=True)[: limit + 1])
+
+
+def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
+    """Where the project's runs of ``kind`` stand. ``viewer`` is who looks: when they may not
+    start runs and the page has to explain a missing or failed result, ``starters`` names who
+    may (otherwise it stays empty: looking them up reads every user's permissions)."""
+    done = latest_done(project=project, kind=kind)
+    running = active_run(project=project, kind=kind)
+    # The latest run that ended without a result (failed, or cancelled), unless a newer one ran.
+    failed = (runs_of(project=project, kind=kind).filter(status__in=[Status.FAILED, Status.CANCELLED])
+              .defer("result").order_by("-pk").first())
+    if failed is not None and (running is not None or (done is not None and done.pk > failed.pk)):
+        failed = None
+    annotations = None if done else annotations_queryset(project=project).count()
+    explains = failed is not None or (done is None and running is None)
+    may_start = viewer is not None and viewer.has_perm("analysis.add_analysisrun")
+    return RunState(
+        done=done, running=running, failed=failed,
+        new_annotations=annotations_since(run=done) if done else None,
+        annotations=annotations,
+        has_annotations=bool(annotations) if annotations is not None else annotations_queryset(project=project).exists(),
+        starters=run_starters() if explains and not may_start else [],
+    )
 
 
 def annotations_since(*, run: AnalysisRun) -> int:
@@ -78,6 +138,68 @@ class FigureRow:
     high: float | None
 
 
+def argument_texts(*, project: Project, topic: str) -> dict[str, str]:
+    """Argument id -> text, as the project's items of one topic showed them (the task type's
+    item columns ``arg1``/``arg1_text``, ``arg2``/``arg2_text``, as the gold report reads them)."""
+    task = get_task_type(project.task_type)
+    texts: dict[str, str] = {}
+    for payload in Item.objects.filter(project=project, payload__topic=topic).values_list("payload", flat=True):
+        columns = task.item_columns(payload)
+        for side in ("arg1", "arg2"):
+            if side in columns and f"{side}_text" in columns:
+                texts[str(columns[side])] = str(columns[f"{side}_text"])
+    return texts
+
+
+@dataclass(frozen=True)
+class RankedArgument:
+    rank: int
+    argument: str
+    pagerank: float
+    text: str
+
+    SHORT = 110
+
+    @property
+    def short(self) -> str:
+        return shorten(self.text, self.SHORT)
+
+    @property
+    def is_cut(self) -> bool:
+        return len(" ".join(self.text.split())) > self.SHORT
+
+
+@dataclass(frozen=True)
+class GoldTopic:
+    """One topic of a gold run, as the gold page shows it."""
+
+    topic: str
+    topics: list[str]
+    ranking: list[RankedArgument]  # most convincing first
+    graph: GraphLayout
+    reasons: list[tuple[str, int]]  # why pairs are in or out of Strict, over all topics
+
+
+def gold_topic(*, project: Project, result: dict, topic: str | None) -> GoldTopic:
+    """The ranking (with argument texts) and argument graph of one topic of a gold result; an
+    unknown or missing topic means the first."""
+    pairs = result.get("pairs", [])
+    topics = sorted({p["topic"] for p in pairs})
+    if topic not in topics:
+        topic = topics[0] if topics else ""
+    reasons: dict[str, int] = {}
+    for p in pairs:
+        reasons[p["reason"]] = reasons.get(p["reason"], 0) + 1
+    texts = argument_texts(project=project, topic=topic) if topic else {}
+    ranked = sorted((r for r in result.get("ranking", []) if r["topic"] == topic), key=lambda r: (r["rank"], r["argument"]))
+    ranking = [RankedArgument(rank=r["rank"], argument=r["argument"], pagerank=r["pagerank"],
+                              text=texts.get(r["argument"], "")) for r in ranked]
+    kept = [p for p in pairs if p["topic"] == topic and p["strict"]]
+    graph = preference_graph_layout(kept, texts=texts, ranks={r.argument: r.rank for r in ranking})
+    return GoldTopic(topic=topic, topics=topics, ranking=ranking, graph=graph,
+                     reasons=sorted(reasons.items(), key=lambda kv: -kv[1]))
+
+
 def figure_rows(result: dict) -> list[FigureRow]:
     figures = result.get("figures", {})
     intervals = figures.get("bootstrap", {}).get("intervals", {})
@@ -90,8 +212,20 @@ def figure_rows(result: dict) -> list[FigureRow]:
     return rows
 
 
-def sorted_workers(result: dict, *, sort: str, descending: bool) -> list[dict]:
-    workers = list(result.get("workers", []))
+# The least annotations behind a trusted rank, for runs made before the report had the parameter.
+MIN_ANNOTATIONS = 10
+
+
+def sorted_workers(result: dict, *, sort: str, descending: bool, trusted_only: bool = False) -> list[dict]:
+    """The worker rows of an agreement result, each marked ``few`` when its rank rests on fewer
+    annotations than the run's minimum (shown apart from the ``other_flags``); ``trusted_only``
+    leaves those out."""
+    minimum = result.get("min_annotations", MIN_ANNOTATIONS)
+    workers = [{**w, "few": w["annotations"] < minimum,
+                "other_flags": [f for f in w.get("flags", []) if f != FEW_ANNOTATIONS]}
+               for w in result.get("workers", [])]
+    if trusted_only:
+        workers = [w for w in workers if not w["few"]]
     if sort not in WORKER_SORTS:
         sort = "rank"
     present = [w for w in workers if w.get(sort) is not None]

@@ -9,21 +9,21 @@ from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 from django_htmx.http import HttpResponseClientRefresh
 
 from analysis import plots
+from analysis.forms import param_groups
 from analysis.models import AnalysisRun
-from analysis.reports import ParamError, UnknownReport
+from analysis.reports import ParamError, UnknownReport, get_report, report_pages
 from analysis.selectors import (
+    MIN_ANNOTATIONS,
     WORKER_COLUMNS,
     WORKER_SORTS,
-    active_run,
     annotations_per_hour,
-    annotations_since,
     figure_rows,
-    latest_done,
-    runs_of,
+    run_state,
     sorted_workers,
 )
 from analysis.services import (
@@ -40,7 +40,6 @@ from annotation.spreadsheet import safe_row
 DASHBOARD = "analysis/dashboard.html"
 KIND = "agreement"
 # The page that shows each kind's results.
-PAGE_OF_KIND = {"agreement": "analysis-dashboard", "pairwise_gold": "gold-page"}
 # Form fields that carry a run's parameters; other fields (kind, next, the CSRF token) are not.
 PARAM_PREFIX = "param_"
 
@@ -49,24 +48,30 @@ PARAM_PREFIX = "param_"
 def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     analysis_runs_reap(project=project)
-    done = latest_done(project=project, kind=KIND)
-    running = active_run(project=project, kind=KIND)
+    state = run_state(project=project, kind=KIND, viewer=request.user)
     sort = request.GET.get("sort", "rank")
     descending = request.GET.get("dir") == "desc"
-    result = done.result if done else {}
+    trusted = request.GET.get("trusted") == "1"
+    result = state.result
+    workers = sorted_workers(result, sort=sort, descending=descending, trusted_only=trusted)
     ctx = {
         "project": project,
         "progress": project_progress(project=project),
-        "done": done,
-        "running": running,
-        "failed": runs_of(project=project, kind=KIND).filter(status=AnalysisRun.Status.FAILED).order_by("-pk").first(),
-        "new_annotations": annotations_since(run=done) if done else None,
+        "state": state,
+        "done": state.done,
+        "running": state.running,
         "figures": figure_rows(result),
         "result": result,
-        "workers": Paginator(sorted_workers(result, sort=sort, descending=descending), 100).get_page(request.GET.get("page")),
+        "workers": Paginator(workers, 100).get_page(request.GET.get("page")),
         "sort": sort if sort in WORKER_SORTS else "rank",
         "descending": descending,
+        "trusted": trusted,
+        "min_annotations": result.get("min_annotations", MIN_ANNOTATIONS),
         "columns": WORKER_COLUMNS,
+        "kind": KIND,
+        "next_page": "analysis-dashboard",
+        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
+        "time_zone": timezone.get_current_timezone_name(),
     }
     return render(request, DASHBOARD, ctx)
 
@@ -83,10 +88,14 @@ def run_status(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
 
 
 def _page_of(kind: str, asked: str | None = None) -> str:
-    """The page to go back to: the one that asked, if it is a known page, else the kind's own."""
-    if asked in PAGE_OF_KIND.values():
+    """The page to go back to: the one that asked, if it is a report's page, else the kind's own."""
+    pages = {page for page, _ in report_pages(None)}
+    if asked in pages:
         return asked
-    return PAGE_OF_KIND.get(kind, "analysis-dashboard")
+    try:
+        return get_report(kind).page
+    except UnknownReport:
+        return "analysis-dashboard"
 
 
 @permission_required("analysis.add_analysisrun")
@@ -157,7 +166,8 @@ def figure(request: HttpRequest, slug: str, run_id: int, name: str) -> HttpRespo
 @permission_required("annotation.view_project")
 def hourly(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    return svg_response(plots.hourly_svg(annotations_per_hour(project=project)))
+    return svg_response(plots.hourly_svg(annotations_per_hour(project=project), tz=timezone.get_current_timezone(),
+                                         tz_name=timezone.get_current_timezone_name()))
 
 
 @permission_required("annotation.view_project")

@@ -1,5 +1,5 @@
-"""The pairwise gold page: the pipeline's figures next to the paper's, Table 1, the argument
-graph and ranking of a topic, the reason review, and the gold files."""
+"""The pairwise gold page: the pipeline's figures (next to a reproduced corpus's published ones),
+Table 1, the argument graph and ranking of a topic, the reason review, and the gold files."""
 
 from __future__ import annotations
 
@@ -9,21 +9,31 @@ from django.contrib.auth.decorators import permission_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
-from django.views.decorators.http import require_POST
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_http_methods
 
-from analysis import plots
 from analysis.exports import GOLD_FILES, gold_file
+from analysis.forms import param_groups
+from analysis.graph_layout import preference_graph_layout
 from analysis.models import AnalysisRun
 from analysis.reports import get_report
-from analysis.selectors import active_run, annotations_since, latest_done, runs_of
-from analysis.services import analysis_run_create
+from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
+from analysis.selectors import argument_texts, gold_topic, latest_done, run_state
+from analysis.services import analysis_run_create, analysis_runs_reap
 from analysis.views import svg_response
 from annotation.models import Project
+from annotation.selectors_staff import worker_assignment_counts
 from annotation.services import worker_work_reject
 
 KIND = "pairwise_gold"
-SHOWN_PARAMS = ("mace_em", "mace_threshold", "mace_iterations", "mace_restarts", "penalty", "skip_first_pair",
-                "equal_min_weight", "max_cluster_size", "seed")
+PAGE = "gold-page"
+
+
+def _project(slug: str) -> Project:
+    project = get_object_or_404(Project, slug=slug)
+    if not get_report(KIND).applies_to(project.task_type):
+        raise Http404(f"the gold pipeline does not apply to {project.task_type} projects")
+    return project
 
 
 def _done_run(slug: str, run_id: int) -> AnalysisRun:
@@ -32,47 +42,42 @@ def _done_run(slug: str, run_id: int) -> AnalysisRun:
 
 @permission_required("annotation.view_project")
 def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_object_or_404(Project, slug=slug)
-    if project.task_type != "pairwise":
-        raise Http404("gold data of this kind is for pairwise projects")
-    done = latest_done(project=project, kind=KIND)
-    result = done.result if done else {}
-    topics = sorted({p["topic"] for p in result.get("pairs", [])})
-    topic = request.GET.get("topic") or (topics[0] if topics else "")
-    topic_pairs = [p for p in result.get("pairs", []) if p["topic"] == topic]
-    in_topic = {p["arg1"] for p in topic_pairs} | {p["arg2"] for p in topic_pairs}
-    reasons: dict[str, int] = {}
-    for p in result.get("pairs", []):
-        reasons[p["reason"]] = reasons.get(p["reason"], 0) + 1
-    report = get_report(KIND)
+    project = _project(slug)
+    analysis_runs_reap(project=project)
+    state = run_state(project=project, kind=KIND, viewer=request.user)
+    result = state.result
     flagged = result.get("reason_review", {}).get("workers", [])
     user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
                     .values_list("username", "pk"))
     ctx = {
         "project": project,
-        "done": done,
-        "running": active_run(project=project, kind=KIND),
-        "failed": runs_of(project=project, kind=KIND).filter(status=AnalysisRun.Status.FAILED).order_by("-pk").first(),
-        "new_annotations": annotations_since(run=done) if done else None,
+        "state": state,
+        "done": state.done,
+        "running": state.running,
         "result": result,
-        "topics": topics,
-        "topic": topic,
-        "topic_ranking": [r for r in result.get("ranking", []) if r["argument"] in in_topic],
-        "reasons": sorted(reasons.items(), key=lambda kv: -kv[1]),
+        "view": gold_topic(project=project, result=result, topic=request.GET.get("topic")) if result else None,
         "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
         "files": list(GOLD_FILES),
-        "params": [p for p in report.params if p.name in SHOWN_PARAMS],
-        "last_params": done.params if done else {p.name: p.default for p in report.params},
+        "reference": REFERENCES.get(project.options.get(REFERENCE_OPTION)),
+        "kind": KIND,
+        "next_page": PAGE,
+        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
     }
     return render(request, "analysis/gold.html", ctx)
 
 
 @permission_required("annotation.view_project")
 def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """The topic's argument graph as a standalone SVG file (the page draws the same inline)."""
     run = _done_run(slug, run_id)
     topic = request.GET.get("topic", "")
     kept = [p for p in run.result["pairs"] if p["topic"] == topic and p["strict"]]
-    return svg_response(plots.preference_graph_svg(kept, title=topic))
+    if not kept:
+        raise Http404(f"no kept pairs in topic {topic!r}")
+    ranks = {r["argument"]: r["rank"] for r in run.result.get("ranking", []) if r["topic"] == topic}
+    layout = preference_graph_layout(kept, texts=argument_texts(project=run.project, topic=topic), ranks=ranks)
+    svg = render_to_string("analysis/preference_graph.svg", {"graph": layout, "topic": topic})
+    return svg_response('<?xml version="1.0" encoding="utf-8"?>\n' + svg)
 
 
 @permission_required("annotation.export_annotations")
@@ -86,14 +91,24 @@ def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> Ht
 
 
 @permission_required("annotation.change_assignment")
-@require_POST
+@require_http_methods(["GET", "POST"])
 def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpResponse:
-    """Reject all of a worker's work in the project and recompute the gold data without it."""
-    project = get_object_or_404(Project, slug=slug)
+    """GET: say what rejecting the worker's work would do and ask to confirm; POST: reject all
+    of their counted work in the project and recompute the gold data without it."""
+    project = _project(slug)
     worker = get_object_or_404(get_user_model(), pk=worker_id)
     done = latest_done(project=project, kind=KIND)
+    counts = worker_assignment_counts(project=project, worker=worker)
+    if request.method != "POST":
+        review = next((w for w in (done.result or {}).get("reason_review", {}).get("workers", [])
+                       if w["worker"] == worker.get_username()), None) if done else None
+        return render(request, "analysis/reject_confirm.html",
+                      {"project": project, "worker": worker, "counts": counts, "done": done, "review": review})
+    if not counts.counted:
+        messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
+        return redirect(PAGE, slug=slug)
     with transaction.atomic():
         n = worker_work_reject(project=project, worker=worker, note=f"rejected in the reason review by {request.user}")
         analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
     messages.success(request, f"Rejected {n} assignments of {worker.get_username()}; the gold data is being recomputed.")
-    return redirect("gold-page", slug=slug)
+    return redirect(PAGE, slug=slug)

@@ -1,14 +1,12 @@
-"""Reads of the crowd workflow: progress of projects, items and workers."""
+"""Reads of the crowd workflow: progress of projects and of one worker. The staff tables of
+workers and items are in ``annotation.selectors_staff``."""
 
 from __future__ import annotations
 
-import statistics
-from collections import defaultdict
 from dataclasses import dataclass
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
-from django.db.models import Count, F, Max, Q, QuerySet
+from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotation.models import Annotation, Assignment, Item, Project
 
@@ -32,13 +30,15 @@ class ProjectProgress:
 
 
 def project_progress(*, project: Project) -> ProjectProgress:
+    """Counts of the whole project, each aggregated in the database (two queries whatever the
+    size: the overview polls this every few seconds)."""
     per_item = Item.objects.filter(project=project).annotate(done=Count("assignments", filter=COUNTED))
     totals = per_item.aggregate(
         items=Count("pk"),
         complete=Count("pk", filter=Q(done__gte=F("redundancy"))),
         untouched=Count("pk", filter=Q(done=0)),
+        target=Sum("redundancy"),
     )
-    target = sum(Item.objects.filter(project=project).values_list("redundancy", flat=True))
     counts = dict(
         Assignment.objects.filter(project=project).values_list("status").annotate(n=Count("pk")).values_list("status", "n")
     )
@@ -49,73 +49,9 @@ def project_progress(*, project: Project) -> ProjectProgress:
         partial=totals["items"] - totals["complete"] - totals["untouched"],
         untouched=totals["untouched"],
         submitted=submitted,
-        target=target,
+        target=totals["target"] or 0,
         open=counts.get(Status.ASSIGNED, 0),
     )
-
-
-def items_progress(*, project: Project) -> QuerySet[Item]:
-    """Items with their counts of counted, open, expired and returned assignments."""
-    return (
-        Item.objects.filter(project=project)
-        .annotate(
-            done=Count("assignments", filter=COUNTED),
-            open=Count("assignments", filter=Q(assignments__status=Status.ASSIGNED)),
-            expired=Count("assignments", filter=Q(assignments__status=Status.EXPIRED)),
-            returned=Count("assignments", filter=Q(assignments__status=Status.RETURNED)),
-            rejected=Count("assignments", filter=Q(assignments__status=Status.REJECTED)),
-            last_at=Max("assignments__submitted_at"),
-        )
-        .order_by("position", "pk")
-    )
-
-
-@dataclass(frozen=True)
-class WorkerRow:
-    worker_id: int
-    username: str
-    source: str
-    blocked: bool
-    submitted: int
-    open: int
-    expired: int
-    returned: int
-    rejected: int
-    median_seconds: float | None
-    last_at: object
-
-
-def workers_progress(*, project: Project) -> list[WorkerRow]:
-    """One row per worker who ever held an assignment in the project, most productive first."""
-    users = (
-        get_user_model().objects.filter(assignments__project=project)
-        .annotate(
-            submitted=Count("assignments", filter=Q(assignments__project=project, assignments__status__in=Assignment.COUNTED_STATUSES)),
-            open=Count("assignments", filter=Q(assignments__project=project, assignments__status=Status.ASSIGNED)),
-            expired=Count("assignments", filter=Q(assignments__project=project, assignments__status=Status.EXPIRED)),
-            returned=Count("assignments", filter=Q(assignments__project=project, assignments__status=Status.RETURNED)),
-            rejected=Count("assignments", filter=Q(assignments__project=project, assignments__status=Status.REJECTED)),
-            last_at=Max("assignments__submitted_at", filter=Q(assignments__project=project)),
-        )
-        .select_related("profile")
-        .order_by("-submitted", "username")
-    )
-    seconds: dict[int, list[float]] = defaultdict(list)
-    for worker_id, value in Annotation.objects.filter(
-        assignment__project=project, assignment__status__in=Assignment.COUNTED_STATUSES, seconds__isnull=False
-    ).values_list("assignment__worker_id", "seconds"):
-        seconds[worker_id].append(value)
-    rows = []
-    for u in users:
-        profile = getattr(u, "profile", None)
-        rows.append(WorkerRow(
-            worker_id=u.pk, username=u.get_username(), source=profile.source if profile else "",
-            blocked=bool(profile and profile.blocked), submitted=u.submitted, open=u.open,
-            expired=u.expired, returned=u.returned, rejected=u.rejected,
-            median_seconds=round(statistics.median(seconds[u.pk]), 1) if seconds[u.pk] else None,
-            last_at=u.last_at,
-        ))
-    return rows
 
 
 @dataclass(frozen=True)

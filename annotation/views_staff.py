@@ -2,34 +2,70 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from django.contrib.auth.decorators import permission_required
-from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from analysis.reports import report_pages
 from annotation.exports import FORMATS, export_response
 from annotation.models import Project
-from annotation.selectors import items_progress, project_progress, workers_progress
+from annotation.selectors import project_progress
+from annotation.selectors_staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.task_types import get_task_type
 
 OVERVIEW = "annotation/overview.html"
+# (sort key, heading, numeric) of the worker table's sortable columns.
+WORKER_COLUMNS = (("worker", "Worker", False), ("submitted", "Submitted", True), ("open", "Open", True),
+                  ("expired", "Expired", True), ("returned", "Skipped", True), ("rejected", "Rejected", True))
+
+
+@dataclass(frozen=True)
+class SortLink:
+    key: str
+    heading: str
+    numeric: bool
+    next_sort: str  # what selecting the heading sorts by
+    arrow: str  # "↓", "↑" or "" when the table is not sorted by this column
+
+
+def _sort_links(current: str, columns) -> list[SortLink]:
+    links = []
+    for key, heading, numeric in columns:
+        if current.lstrip("-") == key:
+            descending = current.startswith("-")
+            links.append(SortLink(key, heading, numeric, key if descending else f"-{key}", "↓" if descending else "↑"))
+        else:
+            # Counts and times start with the largest, names with A.
+            links.append(SortLink(key, heading, numeric, f"-{key}" if numeric else key, ""))
+    return links
 
 
 @permission_required("annotation.view_project")
 def overview(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    page = Paginator(items_progress(project=project), 100).get_page(request.GET.get("page"))
+    progress = project_progress(project=project)
+    if request.htmx:
+        # The poll refreshes the counts only: the tables change when someone pages or searches.
+        return render(request, f"{OVERVIEW}#live", {"project": project, "progress": progress})
+    q = request.GET
+    wq, wsort = q.get("wq", "").strip(), clean_worker_sort(q.get("wsort"))
+    iq, istate = q.get("iq", "").strip(), q.get("istate", "")
     ctx = {
         "project": project,
         "task": get_task_type(project.task_type),
-        "progress": project_progress(project=project),
-        "workers": workers_progress(project=project),
-        "items_page": page,
+        "progress": progress,
+        "report_pages": report_pages(project.task_type),
+        "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage")),
+        "worker_columns": _sort_links(wsort, WORKER_COLUMNS),
+        "last_sort": _sort_links(wsort, [("last", "Last answer", True)])[0],
+        "items": item_table(project=project, search=iq, state=istate, page=q.get("ipage")),
+        "item_states": ITEM_STATES,
+        "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),
     }
-    # The live part is polled by htmx; the page itself works without JavaScript.
-    template = f"{OVERVIEW}#live" if request.htmx else OVERVIEW
-    return render(request, template, ctx)
+    return render(request, OVERVIEW, ctx)
 
 
 @permission_required("annotation.export_annotations")

@@ -39,6 +39,9 @@ class Param:
     minimum: float | None = None
     maximum: float | None = None
     choices: tuple | None = None
+    # What a form calls it, and the heading it sits under; every parameter of a report has both.
+    label: str = ""
+    group: str = ""
 
     @property
     def type_name(self) -> str:
@@ -83,6 +86,10 @@ class Report(ABC):
     params: ClassVar[tuple[Param, ...]] = ()
     # Task types the report applies to; None for all.
     task_types: ClassVar[tuple[str, ...] | None] = None
+    # The page that shows the report's results (a URL name taking the project's slug), and the
+    # link text that leads there: generic pages list them without naming task types.
+    page: ClassVar[str]
+    page_label: ClassVar[str]
 
     def applies_to(self, task_type: str) -> bool:
         return self.task_types is None or task_type in self.task_types
@@ -117,6 +124,16 @@ def get_report(kind: str) -> Report:
 
 def report_kinds(task_type: str | None = None) -> list[tuple[str, str]]:
     return [(k, r.title) for k, r in sorted(_REPORTS.items()) if task_type is None or r.applies_to(task_type)]
+
+
+def report_pages(task_type: str | None) -> list[tuple[str, str]]:
+    """(URL name, link text) of the result pages of the reports that apply to a task type (or of
+    all reports, for None), the reports for every task type first."""
+    pages: dict[str, str] = {}
+    for report in sorted(_REPORTS.values(), key=lambda r: (r.task_types is not None, r.kind)):
+        if task_type is None or report.applies_to(task_type):
+            pages.setdefault(report.page, report.page_label)
+    return list(pages.items())
 
 
 from analysis.reports import agreement, pairwise_gold  # noqa: E402, F401

@@ -25,6 +25,8 @@ ORDERED_LABELS: dict[str, tuple] = {}
 LOW_COMPETENCE = 0.25  # MACE thinks they mostly guess,
 FAST_FACTOR = 1 / 3  # their median time is under a third of the project's median,
 ONE_LABEL_SHARE = 0.9  # or one label makes up 90% of their (at least 10) answers.
+# The flag of a rank that rests on fewer annotations than the report's ``min_annotations``.
+FEW_ANNOTATIONS = "few annotations"
 
 
 def _number(value: Any) -> float | None:
@@ -35,9 +37,10 @@ def _number(value: Any) -> float | None:
 
 
 def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Series,
-                 ranking: pd.Index, n_labels: int) -> list[dict[str, Any]]:
+                 ranking: pd.Index, n_labels: int, *, min_annotations: int = 10) -> list[dict[str, Any]]:
     """One row per worker: volume, MACE competence and rank, agreement with the MACE label,
-    median seconds, and flags that deserve a look."""
+    median seconds, and flags that deserve a look. A rank from fewer than ``min_annotations``
+    annotations is flagged: MACE's competence for such a worker is mostly its prior."""
     gold = frame["item"].map(mace_labels)
     match = (frame["label"] == gold).where(gold.notna()).astype(float)
     by_worker = frame.assign(match=match).groupby("worker", sort=False)
@@ -54,11 +57,12 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
     low = table["competence"] < LOW_COMPETENCE
     fast = table["median_seconds"] < FAST_FACTOR * overall_median if pd.notna(overall_median) else low & False
     one_label = (table["annotations"] >= 10) & (table["top_share"] >= ONE_LABEL_SHARE) & (n_labels > 1)
+    few = table["annotations"] < min_annotations
     table = table.sort_values("rank", na_position="last")
     rows = []
     for worker, r in table.iterrows():
         flags = [name for name, hit in (("low competence", low[worker]), ("fast", fast[worker]),
-                                        ("one label", one_label[worker])) if hit]
+                                        ("one label", one_label[worker]), (FEW_ANNOTATIONS, few[worker])) if hit]
         rows.append({
             "worker": str(worker),
             "annotations": int(r["annotations"]),
@@ -106,16 +110,26 @@ def label_votes(frame: pd.DataFrame) -> dict[str, dict[str, list[int]]]:
 class AgreementReport(Report):
     kind = "agreement"
     title = "Agreement and worker competence"
+    page = "analysis-dashboard"
+    page_label = "Agreement and workers"
     params = (
         Param("level", str, "auto", "Krippendorff's alpha level; auto: nominal, or ordinal for ordered labels",
-              choices=("auto", "nominal", "ordinal", "interval", "ratio")),
-        Param("n_boot", int, 200, "bootstrap resamples of items for the intervals (0: none)", minimum=0, maximum=5000),
-        Param("seed", int, 0, "seed of the bootstrap and of MACE's restarts"),
-        Param("min_overlap", int, 10, "items two workers must share to enter the averaged Cohen's kappa", minimum=1),
-        Param("mace_em", bool, False, "MACE by EM instead of variational Bayes"),
-        Param("mace_iterations", int, 50, "MACE iterations per restart", minimum=1, maximum=5000),
-        Param("mace_restarts", int, 10, "MACE restarts (the best log-likelihood wins)", minimum=1, maximum=500),
-        Param("curve_points", int, 12, "points of the agreement-as-annotations-accumulate curve", minimum=2, maximum=100),
+              choices=("auto", "nominal", "ordinal", "interval", "ratio"), label="Level of measurement", group="Agreement"),
+        Param("n_boot", int, 200, "bootstrap resamples of items for the intervals (0: none)", minimum=0, maximum=5000,
+              label="Bootstrap resamples", group="Agreement"),
+        Param("min_overlap", int, 10, "items two workers must share to enter the averaged Cohen's kappa", minimum=1,
+              label="Shared items for Cohen's kappa", group="Agreement"),
+        Param("curve_points", int, 12, "points of the agreement-as-annotations-accumulate curve", minimum=2, maximum=100,
+              label="Points of the accumulation curve", group="Agreement"),
+        Param("mace_em", bool, False, "MACE by EM instead of variational Bayes", label="Estimate MACE by EM",
+              group="Worker competence (MACE)"),
+        Param("mace_iterations", int, 50, "MACE iterations per restart", minimum=1, maximum=5000,
+              label="Iterations per restart", group="Worker competence (MACE)"),
+        Param("mace_restarts", int, 10, "MACE restarts (the best log-likelihood wins)", minimum=1, maximum=500,
+              label="Restarts", group="Worker competence (MACE)"),
+        Param("min_annotations", int, 10, "a rank resting on fewer of the worker's annotations is marked 'few' (flag 'few annotations')",
+              minimum=1, label="Annotations for a trusted rank", group="Worker competence (MACE)"),
+        Param("seed", int, 0, "seed of the bootstrap and of MACE's restarts", label="Random seed", group="Reproducibility"),
     )
 
     def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
@@ -134,7 +148,8 @@ class AgreementReport(Report):
                           restarts=params["mace_restarts"], seed=params["seed"])
         progress(0.7, "worker table")
         n_labels = int(labels["label"].nunique())
-        workers = worker_table(frame, mace.labels, mace.competence, mace.ranking, n_labels)
+        workers = worker_table(frame, mace.labels, mace.competence, mace.ranking, n_labels,
+                               min_annotations=params["min_annotations"])
         progress(0.8, "agreement as annotations accumulate")
         curve = accumulation_curve(labels, points=params["curve_points"], level=level)
         mace_counts = mace.labels.dropna().value_counts()
@@ -148,6 +163,7 @@ class AgreementReport(Report):
                 "items_labelled": int(mace.labels.notna().sum()),
             },
             "workers": workers,
+            "min_annotations": params["min_annotations"],
             "curve": curve,
             "items_in_project": len(data.items),
             "redundancy": data.redundancy,

@@ -29,6 +29,13 @@ from analysis.reports import Param, Progress, Report, ReportInput, register
 
 # The paper's figures, shown next to ours.
 PAPER = {"all": 16081, "strict": 11650, "rank": 1052}
+# Published corpora a project can reproduce. A project names the one it reproduces in this
+# option (``reproduce_ukpconvarg`` sets it; an admin can set it in the project's options), and
+# the gold page shows that corpus's figures beside the project's own, and nowhere else.
+REFERENCE_OPTION = "reference_corpus"
+REFERENCES = {
+    "ukpconvarg1": {"name": "UKPConvArg1 (Habernal & Gurevych, ACL 2016)", "pairs": 16927, **PAPER},
+}
 TABLE_FIELDS = (
     "removed_apriori", "pairs_before_first_cycle", "first_cycle_nodes", "first_cycle_edges",
     "first_cycle_length", "transitivity_mean", "transitivity_max", "final_edges", "final_nodes",
@@ -54,21 +61,29 @@ class PairwiseGoldReport(Report):
     kind = "pairwise_gold"
     title = "Pairwise gold data (MACE, transitivity filter, ranking)"
     task_types = ("pairwise",)
+    page = "gold-page"
+    page_label = "Gold data"
     params = (
-        Param("mace_em", bool, True, "MACE by EM (the paper) instead of variational Bayes"),
-        Param("mace_iterations", int, 500, "MACE iterations per restart (the paper: 500)", minimum=1, maximum=5000),
-        Param("mace_restarts", int, 50, "MACE restarts (the paper: 50)", minimum=1, maximum=500),
+        Param("mace_em", bool, True, "MACE by EM (the paper) instead of variational Bayes",
+              label="Estimate MACE by EM", group="MACE gold labels"),
+        Param("mace_iterations", int, 500, "MACE iterations per restart (the paper: 500)", minimum=1, maximum=5000,
+              label="Iterations per restart", group="MACE gold labels"),
+        Param("mace_restarts", int, 50, "MACE restarts (the paper: 50)", minimum=1, maximum=500,
+              label="Restarts", group="MACE gold labels"),
         Param("mace_threshold", float, 0.95, "share of pairs MACE labels, most certain first (the paper: 0.95)",
-              minimum=0.01, maximum=1.0),
-        Param("seed", int, 1, "seed of MACE's restarts and of the random strategy"),
-        Param("penalty", float, 10.0, "lambda: weight of the competence of disagreeing votes", minimum=0.0),
+              minimum=0.01, maximum=1.0, label="Share of pairs labelled", group="MACE gold labels"),
+        Param("penalty", float, 10.0, "lambda: weight of the competence of disagreeing votes", minimum=0.0,
+              label="Penalty of disagreeing votes (λ)", group="Pair weights and argument graph"),
+        Param("skip_first_pair", bool, False, "drop the first pair of each order, as the released corpus did",
+              label="Skip each order's first pair", group="Pair weights and argument graph"),
         Param("equal_min_weight", float, 0.0, "scenario (b): only equal pairs of at least this weight merge",
-              minimum=0.0, maximum=1.0),
+              minimum=0.0, maximum=1.0, label="Least weight of a merged equal pair", group="Pair weights and argument graph"),
         Param("max_cluster_size", int, 0, "scenario (b): refuse merges making a node of more arguments (0: no limit)",
-              minimum=0),
-        Param("skip_first_pair", bool, False, "drop the first pair of each order, as the released corpus did"),
+              minimum=0, label="Largest merged node", group="Pair weights and argument graph"),
         Param("reason_near", float, 0.8, "reasons at least this similar (word bigram Jaccard) count as reused",
-              minimum=0.1, maximum=1.0),
+              minimum=0.1, maximum=1.0, label="Similarity of reused reasons", group="Reason review"),
+        Param("seed", int, 1, "seed of MACE's restarts and of the random strategy", label="Random seed",
+              group="Reproducibility"),
     )
 
     def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:

@@ -164,7 +164,9 @@ class Assignment(models.Model):
         ]
         indexes = [
             models.Index(fields=["status", "expires_at"], name="assignment_status_expiry"),
-            models.Index(fields=["project", "worker", "status"], name="assignment_project_worker"),
+            # With submitted_at, the staff overview's per-worker counts and latest answer are
+            # read from the index alone.
+            models.Index(fields=["project", "worker", "status", "submitted_at"], name="assignment_project_worker_at"),
         ]
 
     def __str__(self) -> str:
@@ -190,6 +192,8 @@ class Annotation(models.Model):
                 condition=Q(seconds__isnull=True) | Q(seconds__gte=0), name="annotation_seconds_min"
             ),
         ]
+        # Median times per worker (staff overview) read the seconds from the index alone.
+        indexes = [models.Index(fields=["assignment", "seconds"], name="annotation_assignment_seconds")]
 
     def __str__(self) -> str:
         return f"annotation of {self.assignment_id}"

@@ -70,6 +70,20 @@ class CorpusArgument:
 CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
 
 
+def shorten(text: str, length: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``length`` characters (ending
+    with an ellipsis when cut)."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= length:
+        return flat
+    cut = flat[: max(length - 1, 1)]
+    space = cut.rfind(" ")
+    # A word boundary only when it keeps most of the room; a long token (a URL) is cut inside.
+    if space >= len(cut) * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 class CrowdItemError(ValueError):
     """An item of a crowd results file that cannot be built; names the item and the field."""
 
@@ -148,6 +162,11 @@ class TaskType(ABC):
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Columns of the item frame that reports need besides the item id."""
         return {}
+
+    def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:
+        """What the item shows, as one plain line of at most ``length`` characters, for staff
+        tables (shown escaped). Optional: empty when the type has nothing short to say."""
+        return ""
 
     # Crowd results collected elsewhere (optional): a task type that supports them lists its
     # columns in ``crowd_fields`` and overrides the two methods below.

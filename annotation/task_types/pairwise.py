@@ -24,6 +24,7 @@ from annotation.task_types.base import (
     ImportField,
     Shortcut,
     TaskType,
+    shorten,
 )
 
 LABELS = {
@@ -203,6 +204,12 @@ class PairwiseConvincingness(TaskType):
     def item_columns(self, payload) -> dict[str, Any]:
         return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
                 "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}
+
+    def item_summary(self, payload, *, length: int = 120) -> str:
+        # Both arguments get half of the room: which one is which matters more than either's end.
+        side = max((length - len("A1:  · A2: ")) // 2, 8)
+        return (f"A1: {shorten(payload['arg1']['text'], side)} · "
+                f"A2: {shorten(payload['arg2']['text'], side)}")
 
     crowd_fields = (
         ImportField("pair_id", False, "Pair id; default `<arg1>_<arg2>`."),

@@ -124,7 +124,7 @@ def test_gold_page_and_graph(client, gold_run):
     body = page.content.decode()
     assert page.status_code == 200 and f'data-testid="count-all">{run.result["counts"]["all"]}<' in body
     assert "mturk-spammer" in body and "Reject all their work and recompute" in body
-    assert [r["argument"] for r in page.context["topic_ranking"]][0] == "t_good_5"
+    assert [r.argument for r in page.context["view"].ranking][0] == "t_good_5"
     svg = client.get(reverse("gold-graph", args=[run.project.slug, run.pk]), {"topic": "t_good"})
     assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
 

@@ -128,8 +128,8 @@ def test_overview_shows_progress_per_item_and_worker(client, project):
     client.force_login(UserFactory(role="admin"))
     response = client.get(reverse("overview", args=[project.slug]))
     assert response.context["progress"].submitted == 2
-    assert [w.username for w in response.context["workers"]] == ["ann0", "ann1"]
-    assert [i.done for i in response.context["items_page"]] == [2, 0]
+    assert [w.username for w in response.context["workers"].rows] == ["ann0", "ann1"]
+    assert [i.submitted for i in response.context["items"].rows] == [2, 0]
     live = client.get(reverse("overview", args=[project.slug]), **HTMX).content.decode()
     assert live.lstrip().startswith('<div id="live"') and 'hx-trigger="every 10s"' in live
 

@@ -11,7 +11,9 @@ STEP = 0.1
 class SlowReport(Report):
     kind = "test_wait"
     title = "Wait (tests only)"
-    params = (Param("seconds", float, 30.0, "how long to wait", minimum=0.0),)
+    page = "analysis-dashboard"
+    page_label = "Wait"
+    params = (Param("seconds", float, 30.0, "how long to wait", minimum=0.0, label="Seconds", group="Waiting"),)
 
     def run(self, data, params, progress):
         steps = max(int(params["seconds"] / STEP), 1)

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.exports import gold_file
 from analysis.models import AnalysisRun
+from analysis.reports.pairwise_gold import REFERENCE_OPTION
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import
@@ -49,6 +50,10 @@ class Command(BaseCommand):
                 defaults={"name": "UKPConvArg1 crowd labels", "task_type": "pairwise", "redundancy": 5,
                           "state": Project.State.CLOSED},
             )
+            # The gold page shows the paper's figures beside this project, and only beside it.
+            if target.options.get(REFERENCE_OPTION) != "ukpconvarg1":
+                target.options = {**target.options, REFERENCE_OPTION: "ukpconvarg1"}
+                target.save(update_fields=["options"])
             if Annotation.objects.filter(assignment__project=target).exists():
                 self.stdout.write(f"project {project!r} already holds its crowd labels; not importing again")
             else:

@@ -1,0 +1,272 @@
+"""Reads behind the staff overview: the worker table and the item table, one page at a time.
+
+A project can hold thousands of workers and tens of thousands of items, so each table is paged
+first and only the rows of the page are then filled in. Every figure is aggregated in the
+database; nothing here walks all of a project's assignments in Python.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth import get_user_model
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, F, Max, Q, QuerySet, Window
+from django.db.models.fields.json import KeyTextTransform
+from django.db.models.functions import RowNumber
+
+from annotation.models import Annotation, Assignment, Item, Project
+from annotation.task_types import get_task_type
+
+Status = Assignment.Status
+PER_PAGE = 50
+SUMMARY_LENGTH = 120
+
+
+def _status_counts(prefix: str = "") -> dict[str, Count]:
+    """Assignments by what became of them; ``prefix`` reaches them through a relation."""
+    status = f"{prefix}status"
+    return {
+        "submitted": Count(f"{prefix}pk", filter=Q(**{f"{status}__in": Assignment.COUNTED_STATUSES})),
+        "open": Count(f"{prefix}pk", filter=Q(**{status: Status.ASSIGNED})),
+        "expired": Count(f"{prefix}pk", filter=Q(**{status: Status.EXPIRED})),
+        "returned": Count(f"{prefix}pk", filter=Q(**{status: Status.RETURNED})),
+        "rejected": Count(f"{prefix}pk", filter=Q(**{status: Status.REJECTED})),
+    }
+
+
+@dataclass(frozen=True)
+class TablePage:
+    """One page of a staff table: the paginator's page (for the links) and its rows."""
+
+    page: Page
+    rows: list
+
+
+# --- workers ------------------------------------------------------------------------------------
+
+# Sort keys of the worker table and the column each orders by.
+WORKER_SORTS = {
+    "worker": "worker__username", "submitted": "submitted", "open": "open", "expired": "expired",
+    "returned": "returned", "rejected": "rejected", "last": "last_at",
+}
+WORKER_DEFAULT_SORT = "-submitted"
+
+
+@dataclass(frozen=True)
+class WorkerRow:
+    worker_id: int
+    username: str
+    source: str
+    external_id: str
+    blocked: bool
+    submitted: int
+    open: int
+    expired: int
+    returned: int
+    rejected: int
+    median_seconds: float | None
+    last_at: datetime | None
+
+
+def clean_worker_sort(sort: str | None) -> str:
+    return sort if sort and sort.lstrip("-") in WORKER_SORTS else WORKER_DEFAULT_SORT
+
+
+def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFAULT_SORT) -> QuerySet:
+    """One row per worker who ever held an assignment in the project: ``worker`` (id) and the
+    counts of their assignments by status, grouped in the database. ``search`` matches the user
+    name or the marketplace id."""
+    rows = Assignment.objects.filter(project=project)
+    if search:
+        rows = rows.filter(Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
+    rows = rows.values("worker").annotate(**_status_counts())
+    sort = clean_worker_sort(sort)
+    key = sort.lstrip("-")
+    if key == "last":
+        # Only when asked: the latest submission per worker reads every assignment row.
+        rows = rows.annotate(last_at=Max("submitted_at"))
+    column = F(WORKER_SORTS[key])
+    order = column.desc(nulls_last=True) if sort.startswith("-") else column.asc(nulls_first=True)
+    return rows.order_by(order, "worker")
+
+
+def _median_seconds(*, project: Project, worker_ids: list[int]) -> dict[int, float]:
+    """Median time per counted annotation of each of these workers. The database ranks each
+    worker's times and returns only the one or two middle ones."""
+    worker = F("assignment__worker_id")
+    middle = (
+        Annotation.objects.filter(
+            assignment__project=project, assignment__worker_id__in=worker_ids,
+            assignment__status__in=Assignment.COUNTED_STATUSES, seconds__isnull=False,
+        )
+        .annotate(
+            who=worker,
+            position=Window(RowNumber(), partition_by=worker, order_by=F("seconds").asc()),
+            n=Window(Count("pk"), partition_by=worker),
+        )
+        # Integer division: the middle row when n is odd, the middle two when it is even.
+        .filter(position__gte=(F("n") + 1) / 2, position__lte=(F("n") + 2) / 2)
+        # No default ordering: it would read each annotation's row instead of the index alone.
+        .order_by()
+        .values_list("who", "seconds")
+    )
+    values: dict[int, list[float]] = defaultdict(list)
+    for who, seconds in middle:
+        values[who].append(seconds)
+    return {who: round(sum(v) / len(v), 1) for who, v in values.items()}
+
+
+def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAULT_SORT,
+                 page: int | str | None = 1, per_page: int = PER_PAGE) -> TablePage:
+    """A page of the worker table, most productive first unless ``sort`` says otherwise."""
+    current = Paginator(worker_counts(project=project, search=search, sort=sort), per_page).get_page(page)
+    counts = list(current.object_list)
+    ids = [c["worker"] for c in counts]
+    users = {
+        u.pk: u for u in get_user_model().objects.filter(pk__in=ids).select_related("profile")
+    }
+    last = dict(
+        Assignment.objects.filter(project=project, worker_id__in=ids)
+        .values("worker").annotate(last=Max("submitted_at")).values_list("worker", "last")
+    )
+    medians = _median_seconds(project=project, worker_ids=ids)
+    rows = []
+    for c in counts:
+        user = users[c["worker"]]
+        profile = getattr(user, "profile", None)
+        rows.append(WorkerRow(
+            worker_id=user.pk, username=user.get_username(),
+            source=profile.source if profile else "", external_id=(profile.external_id or "") if profile else "",
+            blocked=bool(profile and profile.blocked),
+            submitted=c["submitted"], open=c["open"], expired=c["expired"], returned=c["returned"],
+            rejected=c["rejected"], median_seconds=medians.get(user.pk), last_at=last.get(user.pk),
+        ))
+    return TablePage(page=current, rows=rows)
+
+
+@dataclass(frozen=True)
+class WorkerWork:
+    """What one worker holds in a project, by what became of it."""
+
+    submitted: int
+    approved: int
+    open: int
+    rejected: int
+
+    @property
+    def counted(self) -> int:
+        return self.submitted + self.approved
+
+
+def worker_assignment_counts(*, project: Project, worker) -> WorkerWork:
+    counts = dict(
+        Assignment.objects.filter(project=project, worker=worker)
+        .values_list("status").annotate(n=Count("pk")).values_list("status", "n")
+    )
+    return WorkerWork(submitted=counts.get(Status.SUBMITTED, 0), approved=counts.get(Status.APPROVED, 0),
+                      open=counts.get(Status.ASSIGNED, 0), rejected=counts.get(Status.REJECTED, 0))
+
+
+# --- items --------------------------------------------------------------------------------------
+
+ITEM_STATES = {
+    "complete": "complete",
+    "partial": "partial",
+    "untouched": "untouched",
+    "open": "with open assignments",
+}
+
+
+@dataclass(frozen=True)
+class ItemRow:
+    item_id: int
+    position: int
+    external_id: str
+    summary: str
+    redundancy: int
+    submitted: int
+    open: int
+    expired: int
+    returned: int
+    rejected: int
+    last_at: datetime | None
+    # (label, answers) in label order
+    votes: list[tuple[str, int]]
+
+
+def items_matching(*, project: Project, search: str = "", state: str = "") -> QuerySet[Item]:
+    """Items in import order; ``search`` matches the external id, ``state`` is one of
+    ``ITEM_STATES`` (anything else: every item)."""
+    items = Item.objects.filter(project=project)
+    if search:
+        items = items.filter(external_id__icontains=search)
+    if state in ITEM_STATES:
+        # The ids are grouped apart from the rows shown, so the grouping never carries payloads.
+        in_state = (
+            Item.objects.filter(project=project).values("pk")
+            .annotate(done=Count("assignments", filter=Q(assignments__status__in=Assignment.COUNTED_STATUSES)),
+                      held=Count("assignments", filter=Q(assignments__status=Status.ASSIGNED)))
+            .filter({
+                "complete": Q(done__gte=F("redundancy")),
+                "partial": Q(done__gt=0, done__lt=F("redundancy")),
+                "untouched": Q(done=0),
+                "open": Q(held__gt=0),
+            }[state])
+            .values("pk")
+        )
+        items = items.filter(pk__in=in_state)
+    return items.order_by("position", "pk")
+
+
+def _votes(*, project: Project, item_ids: list[int]) -> dict[int, list[tuple[str, int]]]:
+    """Counted answers per label of each item. A task type whose answer keeps its label under a
+    fixed key is counted by the database; any other answer is labelled by its task type, which
+    reads only the annotations of these items."""
+    task = get_task_type(project.task_type)
+    annotations = Annotation.objects.filter(
+        assignment__item_id__in=item_ids, assignment__status__in=Assignment.COUNTED_STATUSES
+    )
+    tallies: dict[int, Counter] = defaultdict(Counter)
+    if task.answer_columns:
+        grouped = (
+            annotations.annotate(label=KeyTextTransform(task.answer_columns[0], "answer"))
+            .values("assignment__item_id", "label").annotate(n=Count("pk"))
+            .values_list("assignment__item_id", "label", "n")
+        )
+        for item_id, label, n in grouped:
+            tallies[item_id][label] += n
+    else:
+        for item_id, answer in annotations.values_list("assignment__item_id", "answer"):
+            tallies[item_id][task.label_display(answer)] += 1
+    # Labels in one order on every row, so that columns of votes can be compared down the table.
+    return {item_id: sorted(t.items(), key=lambda kv: str(kv[0])) for item_id, t in tallies.items()}
+
+
+def item_table(*, project: Project, search: str = "", state: str = "", page: int | str | None = 1,
+               per_page: int = PER_PAGE) -> TablePage:
+    """A page of the item table: each item's text (as its task type summarises it), its
+    assignments by status and its answers per label."""
+    task = get_task_type(project.task_type)
+    matching = items_matching(project=project, search=search, state=state)
+    current = Paginator(matching.only("pk", "position", "external_id", "payload", "redundancy"), per_page).get_page(page)
+    items = list(current.object_list)
+    ids = [i.pk for i in items]
+    counts = {
+        c["item"]: c for c in Assignment.objects.filter(item_id__in=ids)
+        .values("item").annotate(**_status_counts(), last_at=Max("submitted_at"))
+    }
+    votes = _votes(project=project, item_ids=ids)
+    rows = []
+    for item in items:
+        c = counts.get(item.pk, {})
+        rows.append(ItemRow(
+            item_id=item.pk, position=item.position, external_id=item.external_id,
+            summary=task.item_summary(item.payload, length=SUMMARY_LENGTH), redundancy=item.redundancy,
+            submitted=c.get("submitted", 0), open=c.get("open", 0), expired=c.get("expired", 0),
+            returned=c.get("returned", 0), rejected=c.get("rejected", 0), last_at=c.get("last_at"),
+            votes=votes.get(item.pk, []),
+        ))
+    return TablePage(page=current, rows=rows)
