@@ -89,7 +89,8 @@ class MaceResult:
     # a control's label), one shared value for the others.
     item_posteriors: SparseRows
     # workers x labels, the label distribution when guessing: listed for the labels a worker
-    # gave, one shared value for the others.
+    # gave, one shared value for the others (with iterations=0, the mean of their random
+    # starting values).
     worker_strategies: SparseRows
     max_memory: int = field(default=DEFAULT_MAX_MEMORY, repr=False)
 
