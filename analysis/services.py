@@ -8,7 +8,6 @@ restarted at once from the pages, the API or the command line.
 from __future__ import annotations
 
 import logging
-import traceback
 from collections.abc import Mapping
 from typing import Any
 
@@ -27,6 +26,7 @@ from annotation.jobs import (
     Attempt,
     JobBusy,
     JobCancelled,
+    failure_message,
     job_cancel,
     job_claim,
     job_enqueue,
@@ -125,7 +125,7 @@ def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
             raise TransientFault(str(exc)) from exc
         except Exception as exc:
             logger.exception("analysis run %s failed", run.pk)
-            job_fail(run, "".join(traceback.format_exception_only(type(exc), exc)).strip())
+            job_fail(run, failure_message(exc))
         else:
             job_finish(run, result=result, annotations_seen=loaded.annotations,
                        last_annotation_id=loaded.last_annotation_id)

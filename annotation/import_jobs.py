@@ -9,7 +9,6 @@ Errors name line (or record) and field, as inline imports do.
 from __future__ import annotations
 
 import logging
-import traceback
 import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -27,6 +26,7 @@ from annotation.importers import ImportFailed, RowError, detect_format, parse_it
 from annotation.jobs import (
     Attempt,
     JobCancelled,
+    failure_message,
     job_cancel,
     job_claim,
     job_enqueue,
@@ -163,7 +163,7 @@ def import_job_execute(*, job_id: int) -> ImportJob | None:
             raise TransientImportFault(str(exc)) from exc
         except Exception as exc:
             logger.exception("%s failed", job)
-            job_fail(job, "Nothing was imported: " + "".join(traceback.format_exception_only(type(exc), exc)).strip())
+            job_fail(job, "Nothing was imported: " + failure_message(exc))
         finally:
             if not keep_file:
                 _forget_upload(job)

@@ -244,6 +244,12 @@ def job_fail(job: Job, error: str, **fields: Any) -> bool:
                                      error=error[:10000], **fields))
 
 
+def failure_message(exc: BaseException) -> str:
+    """What a failed job says: the error's class (without its module path) and message."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
 def job_requeue(job: Job, reason: str) -> bool:
     """Put the attempt back in the queue after a transient fault (the database went away)."""
     return bool(_guarded(job).update(status=Status.QUEUED, stage="", error=f"retrying after: {reason}"[:10000]))

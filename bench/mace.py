@@ -8,7 +8,9 @@ and prints how far their labels and worker scores agree with ours.
     .venv/bin/python bench/mace.py [--data DIR] [--java-mace PATH] [--repeat N]
 
 PATH is MACE.jar, a directory of compiled classes (edu/isi/MACE.class) or an executable.
-crowd-kit comes from requirements-bench.txt.
+crowd-kit comes from requirements-bench.txt. DIR defaults to $SHARED_DATA_DIR/ukpconvarg1, or
+../shared/data/ukpconvarg1 next to the checkout. Ours also reports the peak memory its run
+allocates (traced, in a run of its own) and the estimate that max_memory is checked against.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tracemalloc
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +32,14 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from analysis.methods.mace import mace_frame  # noqa: E402
+from analysis.methods.mace import mace_frame, memory_estimate  # noqa: E402
+from analysis.methods.mace_em import block_threads  # noqa: E402
 
 PAPER = {"em": True, "iterations": 500, "restarts": 50, "threshold": 0.95}
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "ukpconvarg1"
+DEFAULT_DATA = (
+    Path(os.environ.get("SHARED_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))
+    / "ukpconvarg1"
+)
 
 
 @dataclass
@@ -58,7 +65,20 @@ def run_ours(frame: pd.DataFrame, repeat: int):
         start = time.perf_counter()
         result = mace_frame(frame, seed=2016, **PAPER)
         times.append(time.perf_counter() - start)
-    note = f"best of {repeat}; median {statistics.median(times):.2f} s" if repeat > 1 else ""
+    note = f"best of {repeat}; median {statistics.median(times):.2f} s; " if repeat > 1 else ""
+    tracemalloc.start()
+    mace_frame(frame, seed=2016, **PAPER)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    estimate = memory_estimate(
+        n_annotations=len(frame),
+        n_items=frame["item"].nunique(),
+        n_workers=frame["worker"].nunique(),
+        n_labels=frame["label"].nunique(),
+        restarts=PAPER["restarts"],
+        threads=block_threads(None, PAPER["restarts"]),
+    )
+    note += f"peak {peak / 2**20:.0f} MiB allocated (estimate {estimate / 2**20:.0f} MiB)"
     return Row(
         "ours (analysis.methods.mace)",
         min(times),

@@ -16,7 +16,10 @@ import pytest
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED_DATA = ROOT.parent / "shared" / "data"
+# The same folder the settings read (SHARED_DATA_DIR, default ../shared/data).
+SHARED_DATA = Path(os.environ.get("SHARED_DATA_DIR", ROOT.parent / "shared" / "data"))
+# What the tests marked shared_data read; checked whole, so that a partial copy fails loudly.
+SHARED_FILES = ("ukpconvarg1/arguments.tsv", "ukpconvarg1/assignments.tsv.gz")
 
 
 def pytest_configure(config) -> None:
@@ -205,8 +208,32 @@ def browser(chromium_path):
         instance.close()
 
 
+def require_shared_data() -> Path:
+    """The shared data folder, or skip -- or fail when REQUIRE_SHARED_DATA=1 (CI), so that the
+    tests on real data can never pass by not running."""
+    missing = [name for name in SHARED_FILES if not (SHARED_DATA / name).is_file()]
+    if missing:
+        message = (f"the shared data is missing {', '.join(missing)} under {SHARED_DATA} (set "
+                   "SHARED_DATA_DIR to the folder holding ukpconvarg1/); the tests on real data need it")
+        if os.environ.get("REQUIRE_SHARED_DATA") == "1":
+            pytest.fail(f"REQUIRE_SHARED_DATA=1: {message}", pytrace=False)
+        pytest.skip(message)
+    return SHARED_DATA
+
+
 @pytest.fixture
 def shared_data() -> Path:
-    if not (SHARED_DATA / "ukpconvarg1").is_dir():
-        pytest.skip(f"{SHARED_DATA / 'ukpconvarg1'} is absent; the reproduction tests need the shared data")
-    return SHARED_DATA
+    return require_shared_data()
+
+
+def pytest_collection_modifyitems(items) -> None:
+    # The fixture implies the marker, so that -m "not shared_data" deselects every such test.
+    for item in items:
+        if "shared_data" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("shared_data"):
+            item.add_marker(pytest.mark.shared_data)
+
+
+def pytest_runtest_setup(item) -> None:
+    # And the marker implies the check, for a test marked shared_data that reads the folder itself.
+    if item.get_closest_marker("shared_data"):
+        require_shared_data()

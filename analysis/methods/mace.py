@@ -14,8 +14,11 @@ the original Java tool (github.com/dirkhovy/MACE, version 0.3):
   cut; 1.0 keeps all, 0.0 keeps the most certain;
 - ``controls`` fixes the posterior of items whose label is known.
 
-Deliberate difference: an item nobody annotated (and that is no control) gets no label, where the
-original answers its first label.
+Deliberate differences: an item nobody annotated (and that is no control) gets no label, where the
+original answers its first label; and a run is refused (MaceTooLarge, before anything large is
+allocated) when it would need more than ``max_memory`` bytes. Memory follows the number of
+annotations, not items x labels: posteriors and strategies come as SparseRows, one value per row
+standing for every label nobody gave the item (the worker never gave).
 
 Run ``python -m analysis.methods.mace FILE.csv [options]`` for the original command line.
 """
@@ -23,12 +26,41 @@ Run ``python -m analysis.methods.mace FILE.csv [options]`` for the original comm
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
-from analysis.methods.mace_em import build_layout, run_restarts
+from analysis.methods.mace_checks import (
+    check_options,
+    code_array,
+    code_count,
+    controls_array,
+    reject_duplicates,
+)
+from analysis.methods.mace_em import block_threads, run_restarts
+from analysis.methods.mace_layout import (
+    DEFAULT_MAX_MEMORY,
+    MaceTooLarge,
+    build_layout,
+    check_memory,
+    memory_estimate,
+)
+from analysis.methods.mace_sparse import SparseRows, sparse_rows
+
+__all__ = [
+    "DEFAULT_MAX_MEMORY",
+    "MaceFrameResult",
+    "MaceResult",
+    "MaceTooLarge",
+    "SparseRows",
+    "entropy",
+    "mace",
+    "mace_frame",
+    "memory_estimate",
+    "threshold_mask",
+]
 
 DEFAULT_ITERATIONS = 50
 DEFAULT_RESTARTS = 10
@@ -42,7 +74,6 @@ class MaceResult:
     """MACE over integer codes. Arrays are read-only; items, workers, labels are 0-based codes."""
 
     labels: np.ndarray  # (n_items,) label code, NO_LABEL when thresholded or unannotated
-    posteriors: np.ndarray  # (n_items, n_labels) P(true label | annotations)
     entropies: np.ndarray  # (n_items,) entropy of the posterior, in nats
     kept: np.ndarray  # (n_items,) bool: among the most certain `threshold` fraction
     competence: np.ndarray  # (n_workers,) P(knows the answer)
@@ -50,11 +81,28 @@ class MaceResult:
     # (exp E[log p]) and sum to less than 1. With strategies, the full model:
     # P(answer k | truth l) = guessing * strategies[:, k] + competence * (k == l).
     guessing: np.ndarray
-    strategies: np.ndarray  # (n_workers, n_labels) label distribution when guessing
     ranking: np.ndarray  # (n_workers,) worker codes, most competent first
     log_likelihood: float  # of the chosen restart
     restart_log_likelihoods: np.ndarray  # (restarts,)
     best_restart: int
+    # items x labels, P(true label | annotations): listed for the labels an item was given (and
+    # a control's label), one shared value for the others.
+    item_posteriors: SparseRows
+    # workers x labels, the label distribution when guessing: listed for the labels a worker
+    # gave, one shared value for the others (with iterations=0, the mean of their random
+    # starting values).
+    worker_strategies: SparseRows
+    max_memory: int = field(default=DEFAULT_MAX_MEMORY, repr=False)
+
+    @cached_property
+    def posteriors(self) -> np.ndarray:
+        """(n_items, n_labels), dense: MaceTooLarge beyond max_memory (use item_posteriors)."""
+        return _frozen(self.item_posteriors.toarray(max_memory=self.max_memory))
+
+    @cached_property
+    def strategies(self) -> np.ndarray:
+        """(n_workers, n_labels), dense: MaceTooLarge beyond max_memory (use worker_strategies)."""
+        return _frozen(self.worker_strategies.toarray(max_memory=self.max_memory))
 
 
 @dataclass(frozen=True)
@@ -62,14 +110,25 @@ class MaceFrameResult:
     """MACE keyed by the frame's own item, worker and label values."""
 
     labels: pd.Series  # item -> label, None when thresholded
-    posteriors: pd.DataFrame  # items x labels
     entropies: pd.Series  # item -> entropy (nats)
     kept: pd.Series  # item -> bool
     competence: pd.Series  # worker -> competence
-    strategies: pd.DataFrame  # workers x labels
     ranking: pd.Index  # workers, most competent first
     log_likelihood: float
     arrays: MaceResult  # the same result over codes (item_ids[code] etc.)
+    label_ids: pd.Index  # label values by code
+
+    @cached_property
+    def posteriors(self) -> pd.DataFrame:
+        """items x labels, dense (see MaceResult.posteriors)."""
+        return pd.DataFrame(self.arrays.posteriors, index=self.labels.index, columns=self.label_ids)
+
+    @cached_property
+    def strategies(self) -> pd.DataFrame:
+        """workers x labels, dense (see MaceResult.strategies)."""
+        return pd.DataFrame(
+            self.arrays.strategies, index=self.competence.index, columns=self.label_ids
+        )
 
 
 def mace(
@@ -90,29 +149,31 @@ def mace(
     controls: np.ndarray | None = None,
     seed: int | None = None,
     threads: int | None = None,
+    max_memory: int | None = None,
 ) -> MaceResult:
     """Run MACE on annotations given as three parallel arrays of 0-based codes.
 
     ``controls`` has one entry per item: the known label code, or -1. ``smoothing`` (EM only)
     defaults to 0.01 / n_labels. ``seed`` makes the restarts reproducible; ``threads`` caps the
-    threads that run blocks of restarts (default: one per core).
+    threads that run blocks of restarts (default: one per core). A run that would need more than
+    ``max_memory`` bytes (default DEFAULT_MAX_MEMORY, 4 GiB; see :func:`memory_estimate`) raises
+    MaceTooLarge before allocating anything large.
     """
-    items = _codes("items", items)
-    workers = _codes("workers", workers)
-    labels = _codes("labels", labels)
+    items = code_array("items", items)
+    workers = code_array("workers", workers)
+    labels = code_array("labels", labels)
     if not len(items) == len(workers) == len(labels):
         raise ValueError(
             f"items, workers and labels differ in length: {len(items)}, {len(workers)}, {len(labels)}"
         )
     if len(items) == 0:
         raise ValueError("no annotations")
-    n_items = _count("n_items", n_items, items)
-    n_workers = _count("n_workers", n_workers, workers)
-    n_labels = _count("n_labels", n_labels, labels)
-    _reject_duplicates(items, workers, n_workers)
+    n_items = code_count("n_items", n_items, items)
+    n_workers = code_count("n_workers", n_workers, workers)
+    n_labels = code_count("n_labels", n_labels, labels)
     if smoothing is None:
         smoothing = 0.01 / n_labels
-    _check_options(
+    check_options(
         em=em,
         alpha=alpha,
         beta=beta,
@@ -122,7 +183,21 @@ def mace(
         threshold=threshold,
     )
     if controls is not None:
-        controls = _controls(controls, n_items, n_labels)
+        controls = controls_array(controls, n_items, n_labels)
+    max_memory = DEFAULT_MAX_MEMORY if max_memory is None else max_memory
+    if not max_memory > 0:
+        raise ValueError(f"max_memory must be a positive number of bytes, got {max_memory}")
+    check_memory(
+        n_annotations=len(items),
+        n_items=n_items,
+        n_workers=n_workers,
+        n_labels=n_labels,
+        restarts=restarts,
+        threads=block_threads(threads, restarts),
+        max_memory=max_memory,
+        n_controls=0 if controls is None else int((controls >= 0).sum()),
+    )
+    reject_duplicates(items, workers, n_workers)
 
     layout = build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
     seeds = np.random.SeedSequence(seed).spawn(restarts)
@@ -136,28 +211,40 @@ def mace(
         beta=beta,
         smoothing=smoothing,
     )
-    posteriors = np.ascontiguousarray(state.posteriors.T)
+    # Back from the layout's order of items and workers to the caller's codes.
+    item_order, worker_order = layout.items.order, layout.workers.order
+    other = np.empty(n_items)
+    other[item_order] = state.other_posterior
     # Divide once more, as the original does, so that a certain item is exactly 1 and 0s.
-    posteriors /= posteriors.sum(axis=1, keepdims=True)
-    entropies = entropy(posteriors)
+    posteriors = sparse_rows(
+        (n_items, n_labels), layout.cell_item, layout.cell_label, state.posteriors, other
+    ).normalised()
+    entropies = posteriors.entropy()
     kept = threshold_mask(entropies, threshold)
     decided = np.bincount(items, minlength=n_items) > 0
     if controls is not None:
         decided |= controls >= 0
-    codes = np.where(decided & kept, posteriors.argmax(axis=1), NO_LABEL)
-    competence = state.competence
+    codes = np.where(decided & kept, posteriors.argmax(), NO_LABEL)
+    competence, guessing, other_theta = (np.empty(n_workers) for _ in range(3))
+    competence[worker_order] = state.competence
+    guessing[worker_order] = state.guessing
+    other_theta[worker_order] = state.other_strategy
+    strategies = sparse_rows(
+        (n_workers, n_labels), layout.pair_worker, layout.pair_label, state.strategies, other_theta
+    )
     return MaceResult(
         labels=_frozen(codes),
-        posteriors=_frozen(posteriors),
         entropies=_frozen(entropies),
         kept=_frozen(kept),
         competence=_frozen(competence),
-        guessing=_frozen(state.guessing),
-        strategies=_frozen(np.ascontiguousarray(state.strategies.T)),
+        guessing=_frozen(guessing),
         ranking=_frozen(np.argsort(-competence, kind="stable")),
         log_likelihood=float(lls[best]),
         restart_log_likelihoods=_frozen(lls),
         best_restart=best,
+        item_posteriors=posteriors,
+        worker_strategies=strategies,
+        max_memory=max_memory,
     )
 
 
@@ -214,14 +301,13 @@ def mace_frame(
     named[has] = np.asarray(label_ids, dtype=object)[result.labels[has]]
     return MaceFrameResult(
         labels=pd.Series(named, index=item_ids, name=label, dtype=object),
-        posteriors=pd.DataFrame(result.posteriors, index=item_ids, columns=label_ids),
         entropies=pd.Series(result.entropies, index=item_ids, name="entropy"),
         kept=pd.Series(result.kept, index=item_ids, name="kept"),
         competence=pd.Series(result.competence, index=worker_ids, name="competence"),
-        strategies=pd.DataFrame(result.strategies, index=worker_ids, columns=label_ids),
         ranking=worker_ids[result.ranking],
         log_likelihood=result.log_likelihood,
         arrays=result,
+        label_ids=label_ids,
     )
 
 
@@ -246,68 +332,6 @@ def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     pivot = n - 1 if threshold == 1.0 else int(n * threshold)
     return entropies <= np.partition(entropies, pivot)[pivot]
-
-
-def _codes(name: str, values) -> np.ndarray:
-    array = np.asarray(values)
-    if array.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
-    if array.size and not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(
-            f"{name} must hold integer codes, got dtype {array.dtype} (use mace_frame for ids)"
-        )
-    array = array.astype(np.int64, copy=False)
-    if array.size and array.min() < 0:
-        raise ValueError(f"{name} holds a negative code at position {int(np.argmax(array < 0))}")
-    return array
-
-
-def _count(name: str, given: int | None, codes: np.ndarray) -> int:
-    needed = int(codes.max()) + 1
-    if given is None:
-        return needed
-    if given < needed:
-        raise ValueError(f"{name}={given} but the codes go up to {needed - 1}")
-    return int(given)
-
-
-def _reject_duplicates(items: np.ndarray, workers: np.ndarray, n_workers: int) -> None:
-    # MACE's model has one answer per worker and item; a repeat is a data error upstream.
-    keys = items * n_workers + workers
-    order = np.argsort(keys, kind="stable")
-    same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
-    if same.size:
-        first, second = order[same[0]], order[same[0] + 1]
-        raise ValueError(
-            f"worker {workers[first]} annotated item {items[first]} twice (annotations {first} and {second})"
-        )
-
-
-def _check_options(*, em, alpha, beta, iterations, restarts, smoothing, threshold) -> None:
-    if not em and not (alpha > 0 and beta > 0):
-        raise ValueError(f"alpha and beta must be positive, got {alpha} and {beta}")
-    if iterations < 0:
-        raise ValueError(f"iterations must be at least 0, got {iterations}")
-    if restarts < 1:
-        raise ValueError(f"restarts must be at least 1, got {restarts}")
-    if not smoothing >= 0:
-        raise ValueError(f"smoothing must be at least 0, got {smoothing}")
-    if not 0.0 <= threshold <= 1.0:
-        raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
-
-
-def _controls(controls, n_items: int, n_labels: int) -> np.ndarray:
-    array = np.asarray(controls)
-    if array.shape != (n_items,) or (array.size and not np.issubdtype(array.dtype, np.integer)):
-        raise ValueError(
-            f"controls must be {n_items} integer label codes (-1 for none), got shape {array.shape} dtype {array.dtype}"
-        )
-    bad = np.flatnonzero((array < -1) | (array >= n_labels))
-    if bad.size:
-        raise ValueError(
-            f"control for item {bad[0]} is {array[bad[0]]}, not a label code below {n_labels} or -1"
-        )
-    return array.astype(np.int64)
 
 
 def _factorize(column: pd.Series) -> tuple[np.ndarray, pd.Index]:

@@ -6,7 +6,8 @@ line; an empty line for a blank input line or an item below the threshold),
 ``[prefix.]competence`` (one tab-separated line, one value per column) and, with
 ``--entropies``, ``[prefix.]entropies`` (one value per line, empty for blank lines). Numbers are
 written as Java's ``Double.toString`` writes them. As in the original, ``--alpha``/``--beta``
-switch back to variational Bayes when they come after ``--em``.
+switch back to variational Bayes when they come after ``--em``. Unlike the original, a run that
+would need more than ``--max-memory`` (default 4 GiB) stops with an error before it starts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import argparse
 import math
 import re
 import sys
+from array import array
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
@@ -25,10 +27,12 @@ from analysis.methods.mace import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
     DEFAULT_ITERATIONS,
+    DEFAULT_MAX_MEMORY,
     DEFAULT_RESTARTS,
     mace,
     threshold_mask,
 )
+from analysis.methods.mace_layout import format_bytes, parse_bytes
 
 # Java's String.trim() drops every character up to and including the space.
 _JAVA_BLANK = "".join(map(chr, range(33)))
@@ -74,7 +78,9 @@ def read_csv(path: str | Path) -> CsvAnnotations:
     path = Path(path)
     lines = _lines(path)
     codes: dict[str, int] = {}
-    items, workers, labels, blank = [], [], [], np.zeros(len(lines), dtype=bool)
+    # Machine integers, not lists of Python ints: the parse then takes 24 bytes per annotation.
+    items, workers, labels = array("q"), array("q"), array("q")
+    blank = np.zeros(len(lines), dtype=bool)
     n_columns, first_line = None, 0
     for row, line in enumerate(lines):
         if not _text(path, row + 1, line).strip(_JAVA_BLANK):
@@ -96,9 +102,9 @@ def read_csv(path: str | Path) -> CsvAnnotations:
     if not items:
         raise MaceInputError(f"{path}: no annotations")
     return CsvAnnotations(
-        np.array(items),
-        np.array(workers),
-        np.array(labels),
+        np.frombuffer(items, dtype=np.int64),
+        np.frombuffer(workers, dtype=np.int64),
+        np.frombuffer(labels, dtype=np.int64),
         list(codes),
         len(lines),
         n_columns,
@@ -167,6 +173,13 @@ def _at_least(minimum, kind):
         return value
 
     return parse
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_bytes(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _fraction(text: str) -> float:
@@ -243,6 +256,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="write every label with its probability, most likely first",
     )
     parser.add_argument("--seed", type=int, help="random seed, for reproducible restarts")
+    parser.add_argument(
+        "--threads",
+        type=_at_least(1, int),
+        help="blocks of restarts run side by side, each taking memory (default: one per core)",
+    )
+    parser.add_argument(
+        "--max-memory",
+        type=_size,
+        default=DEFAULT_MAX_MEMORY,
+        metavar="SIZE",
+        help=f"refuse a run that would need more memory than this, e.g. 16G or 500M "
+        f"(default {format_bytes(DEFAULT_MAX_MEMORY)})",
+    )
     return parser
 
 
@@ -267,8 +293,10 @@ def main(argv: list[str] | None = None) -> int:
             smoothing=options.smoothing,
             controls=controls,
             seed=options.seed,
+            threads=options.threads,
+            max_memory=options.max_memory,
         )
-    except (MaceInputError, ValueError) as error:
+    except (MaceInputError, ValueError) as error:  # MaceTooLarge is a ValueError
         print(f"mace: error: {error}", file=sys.stderr)
         return 1
     method = (
@@ -289,10 +317,12 @@ def main(argv: list[str] | None = None) -> int:
         if not kept[row] or (code < 0 and not options.distribution):
             predictions.append("")
         elif options.distribution:
-            # Most likely first; ties in label order.
-            order = np.argsort(-result.posteriors[row], kind="stable")
+            # Most likely first; ties in label order. One row at a time: items x labels can be
+            # far larger than the annotations.
+            posterior = result.item_posteriors.row(row)
+            order = np.argsort(-posterior, kind="stable")
             predictions.append(
-                "\t".join(f"{names[c]} {format_double(result.posteriors[row, c])}" for c in order)
+                "\t".join(f"{names[c]} {format_double(posterior[c])}" for c in order)
             )
         else:
             predictions.append(names[code])

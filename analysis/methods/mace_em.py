@@ -6,9 +6,10 @@ MACE (Hovy et al., NAACL 2013) says that worker ``a`` either knows the true labe
 
 Dividing an item's likelihood by the label-independent product of ``s0 * theta`` over its
 annotations leaves, for true label ``l``, the product of ``ratio = 1 + s1 / (s0 * theta)`` over
-the annotations that said ``l``. So the E-step is a segmented *product* over (label, item)
-segments and the M-step a segmented *sum* of posteriors over (label, worker) segments: both are
-sparse over the N annotations, never items x workers.
+the annotations that said ``l`` -- and 1 for every label nobody gave the item. So the E-step is
+a segmented *product* over the item's cells (see mace_layout) and the M-step a segmented *sum*
+of posteriors over the worker's pairs: both are sparse over the N annotations, never items x
+workers or items x labels.
 
 Per numpy call, one restart of the UKPConvArg1 configuration is too little work to pay for the
 call, so restarts run in blocks, with the restart as the last (contiguous) axis of every array,
@@ -26,16 +27,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.mace_segments import SegmentPlan, aligned_empty, segment_plan, segment_reduce
+from analysis.methods.mace_layout import RESTARTS_PER_BLOCK, Layout, initial_parameters
+from analysis.methods.mace_segments import aligned_empty, segment_reduce
 
-# The original tool perturbs uniform parameters by this much at each restart.
-INIT_NOISE = 0.5
 # The original tool's Dirichlet prior on guessing strategies (not an option there either): it
 # pulls every strategy towards uniform as strongly as ten pseudo-answers.
 STRATEGY_PRIOR = 10.0
-# Restarts per block: rows of 4 float64 are half a cache line; two threads' tables then share the
-# L3 cache, and each numpy call still does enough work to pay for itself.
-RESTARTS_PER_BLOCK = 4
 # Floor for s0 * theta so that ratio stays finite when smoothing is 0.
 _TINY = np.finfo(np.float64).tiny
 
@@ -67,63 +64,21 @@ def digamma(x: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Layout:
-    """Everything about the annotations that does not change between restarts."""
-
-    n_items: int
-    n_workers: int
-    n_labels: int
-    item_plan: SegmentPlan  # ratio rows (label * W + worker) -> (label, item) segments
-    worker_plan: SegmentPlan  # posterior rows (label * I + item) -> (label, worker) segments
-    counts: np.ndarray  # (L, W, 1) annotations per label and worker
-    totals: np.ndarray  # (W, 1) annotations per worker
-    control_rows: np.ndarray  # posterior rows (label * I + item) forced to 0 by controls
-
-
-def build_layout(items, workers, labels, n_items, n_workers, n_labels, controls) -> Layout:
-    item_plan = segment_plan(
-        labels * n_items + items,
-        labels * n_workers + workers,
-        n_labels * n_items,
-        n_labels * n_workers,
-    )
-    worker_plan = segment_plan(
-        labels * n_workers + workers,
-        labels * n_items + items,
-        n_labels * n_workers,
-        n_labels * n_items,
-    )
-    counts = np.bincount(labels * n_workers + workers, minlength=n_labels * n_workers)
-    counts = counts.astype(np.float64).reshape(n_labels, n_workers, 1)
-    control_rows = np.empty(0, dtype=np.intp)
-    if controls is not None:
-        fixed = np.flatnonzero(controls >= 0)
-        other = np.arange(n_labels)[None, :] != controls[fixed][:, None]
-        control_rows = (np.arange(n_labels)[None, :] * n_items + fixed[:, None])[other].astype(
-            np.intp
-        )
-    return Layout(
-        n_items,
-        n_workers,
-        n_labels,
-        item_plan,
-        worker_plan,
-        counts,
-        counts.sum(axis=0),
-        control_rows,
-    )
-
-
-@dataclass(frozen=True)
 class Restarts:
-    """The outcome of a block of restarts: every log-likelihood, and the state of the best."""
+    """The outcome of a block of restarts: every log-likelihood, and the state of the best.
+
+    Workers and items are in layout order; cells and pairs in the order of the layout's
+    cell_item and pair_worker (sorted by item or worker, then label).
+    """
 
     log_likelihoods: np.ndarray  # (R,)
     best: int  # position of the best restart in the block
     guessing: np.ndarray  # (W,) s0
     competence: np.ndarray  # (W,) s1
-    strategies: np.ndarray  # (L, W) theta
-    posteriors: np.ndarray  # (L, I)
+    strategies: np.ndarray  # (P,) theta of each pair
+    other_strategy: np.ndarray  # (W,) theta of every label the worker never gave
+    posteriors: np.ndarray  # (C,) posterior of each cell
+    other_posterior: np.ndarray  # (I,) posterior of every label no annotation gave the item
 
 
 class _RestartBlock:
@@ -140,44 +95,45 @@ class _RestartBlock:
         smoothing,
         log_space=False,
     ):
-        n_labels, n_workers, n_items, width = (
-            layout.n_labels,
-            layout.n_workers,
-            layout.n_items,
-            len(rngs),
-        )
+        n_items, width = layout.n_items, len(rngs)
+        pair_rows, cell_rows = layout.workers.n_rows, layout.items.n_rows
         self.layout, self.em, self.alpha, self.beta = layout, em, alpha, beta
         self.smoothing, self.log_space = smoothing, log_space
-        spam = np.stack([1.0 + INIT_NOISE * rng.random((n_workers, 2)) for rng in rngs], axis=-1)
-        theta = np.stack(
-            [1.0 + INIT_NOISE * rng.random((n_workers, n_labels)).T for rng in rngs], axis=-1
-        )
-        spam /= spam.sum(axis=1, keepdims=True)
-        self.initial = (spam[:, 0], spam[:, 1], theta / theta.sum(axis=0, keepdims=True))
-        # item_table: products of ratios per (label, item), then ratios per (label, worker), then 1.
-        self.item_table = aligned_empty((layout.item_plan.n_rows, width))
-        self.item_table.fill(1.0)
-        self.ratio = self.item_table[layout.item_plan.n_reduced : -1].reshape(
-            n_labels, n_workers, width
-        )
-        self.q = aligned_empty((n_labels, n_workers, width))
-        # worker_table: posterior sums per (label, worker), then posteriors per (label, item), then 0.
+        self.initial = initial_parameters(layout, rngs)
+        # item_table: products per cell, then ratios per pair, then 1 (neutral), then 0 (padding).
+        plan = layout.item_plan
+        self.item_table = aligned_empty((plan.n_rows + 1, width))
+        self.item_table[:-1].fill(1.0)
+        self.item_table[-1].fill(0.0)
+        self.ratio = self.item_table[plan.n_reduced : plan.n_reduced + pair_rows]
+        self.log_table = None
+        if log_space:
+            self.log_table = aligned_empty(self.item_table.shape)
+            self.log_table[: plan.n_reduced].fill(0.0)
+        self.q = aligned_empty((pair_rows, width))
+        # worker_table: posterior sums per pair, then posteriors per cell, then 0.
         self.worker_table = aligned_empty((layout.worker_plan.n_rows, width))
         self.worker_table.fill(0.0)
-        self.post_rows = self.worker_table[layout.worker_plan.n_reduced : -1]
-        self.post = self.post_rows.reshape(n_labels, n_items, width)
-        self.guessed = aligned_empty((n_labels, n_workers, width))
-        work_rows = max(layout.item_plan.max_block_rows, layout.worker_plan.max_block_rows)
+        n_reduced = layout.worker_plan.n_reduced
+        self.post = self.worker_table[n_reduced : n_reduced + cell_rows]
+        self.guessed = aligned_empty((pair_rows, width))
+        work_rows = max(plan.max_block_rows, layout.worker_plan.max_block_rows)
         self.work = aligned_empty((work_rows, width))
         self.z = np.empty((n_items, width))
+        self.shift = np.zeros((n_items, width)) if log_space else None
+        self.scale = np.empty((layout.n_workers, width))
+        # The loop's per-bucket views, made once: slicing them anew costs as much as the ops.
+        self._normalise = list(layout.items.blocks(self.z, self.post))
+        self._scale_q = list(layout.workers.blocks(self.scale, self.guessed, self.q))
         self.knew_total = self.guessed_total = None
         self.log_z = np.zeros(width)
         totals = layout.totals
         # Loop constants spelled out over the restarts: numpy broadcasts along the last axis
         # with a 4-element inner loop, three times slower than a plain elementwise op.
         self.totals = np.repeat(totals, width, axis=1)
+        self.rest_weight = np.repeat(layout.rest_weight, width, axis=1)
         prior = smoothing if em else STRATEGY_PRIOR
-        self.guess_counts = np.repeat(layout.counts + prior, width, axis=2)
+        self.guess_counts = np.repeat(layout.counts + prior, width, axis=1)
         if em:
             with np.errstate(divide="ignore"):
                 self.inv_totals = np.where(
@@ -187,27 +143,48 @@ class _RestartBlock:
             self.psi_totals = digamma(totals + alpha + beta)
 
     def parameters(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """(s0, s1, theta) as (W, R), (W, R), (L, W, R); the loop itself only needs ratio and q."""
+        """(s0, s1, theta) as (W, R), (W, R), (pair rows, R); the loop only needs ratio and q."""
         if self.knew_total is None:
             return self.initial
-        L = self.layout.n_labels
+        L, workers = self.layout.n_labels, self.layout.workers
         known, guessed = self.knew_total, self.guessed_total
+        theta = np.zeros_like(self.guessed)
         if self.em:
             sm = self.smoothing
-            norm = (guessed + L * sm)[None]
-            theta = np.zeros_like(self.guessed)
-            np.divide(self.guessed, norm, out=theta, where=norm > 0)  # the original leaves 0 rows
+            norm = guessed + L * sm
+            for n, g, t in workers.blocks(norm, self.guessed, theta):
+                np.divide(g, n, out=t, where=n > 0)  # the original leaves 0 rows
             return (guessed + sm) * self.inv_totals, (known + sm) * self.inv_totals, theta
-        theta = np.exp(self.theta_log - digamma(guessed + L * STRATEGY_PRIOR)[None])
+        log_norm = digamma(guessed + L * STRATEGY_PRIOR)
+        for n, g, t in workers.blocks(log_norm, self.theta_log, theta):
+            np.subtract(g, n, out=t)
+        np.exp(theta, out=theta)
         s1 = np.exp(digamma(known + self.beta) - self.psi_totals)
         return np.exp(digamma(guessed + self.alpha) - self.psi_totals), s1, theta
 
+    def other_strategy(self) -> np.ndarray:
+        """(W, R): theta of each label a worker never gave (the same for all of them)."""
+        if self.knew_total is None:
+            raise ValueError("the strategies of labels nobody gave are set by the first M-step")
+        L, guesses = self.layout.n_labels, self.guessed_total
+        if self.em:
+            sm = self.smoothing
+            norm = guesses + L * sm
+            return np.divide(sm, norm, out=np.zeros_like(norm), where=norm > 0)
+        return np.exp(digamma(STRATEGY_PRIOR) - digamma(guesses + L * STRATEGY_PRIOR))
+
+    def _guess_weights(self, s0: np.ndarray, theta: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """out = max(s0 * theta, tiny) per pair row."""
+        for s, t, o in self.layout.workers.blocks(s0, theta, out):
+            np.multiply(s, t, out=o)
+        return np.maximum(out, _TINY, out=out)
+
     def tables_from_parameters(self) -> None:
-        """ratio = 1 + s1 / (s0 theta) and q = s1 / (s0 theta + s1) per (label, worker)."""
+        """ratio = 1 + s1 / (s0 theta) and q = s1 / (s0 theta + s1) per pair."""
         s0, s1, theta = self.parameters()
-        g = theta * s0[None]
-        np.maximum(g, _TINY, out=g)
-        np.divide(s1[None], g, out=self.q)
+        g = self._guess_weights(s0, theta, np.empty_like(self.q))
+        for s, gb, q in self.layout.workers.blocks(s1, g, self.q):
+            np.divide(s, gb, out=q)
         self._ratio_and_q()
 
     def _ratio_and_q(self) -> None:
@@ -223,50 +200,56 @@ class _RestartBlock:
         # An overflow shows up as a non-finite log-likelihood; the block then reruns in log space.
         with np.errstate(over="ignore", invalid="ignore"):
             segment_reduce(layout.item_plan, self.item_table, self.work, np.multiply)
-            self.item_table.take(
-                layout.item_plan.dense_to_row, axis=0, out=self.post_rows, mode="clip"
-            )
+            self.item_table.take(layout.item_plan.dense_to_row, axis=0, out=post, mode="clip")
             if layout.control_rows.size:
-                self.post_rows[layout.control_rows] = 0.0
-            _sum_rows(post, z)
+                post[layout.control_rows] = 0.0
+            layout.items.sum(post, z)
+            # Every label nobody gave the item: a product of no ratios, 1.
+            np.add(z, self.rest_weight, out=z)
             if keep_log_z:
                 self.log_z = np.log(z).sum(axis=0)
             np.divide(1.0, z, out=z)  # reciprocal() is not vectorised; divide() is
-            np.multiply(post, z, out=post)
+            for zb, p in self._normalise:
+                np.multiply(p, zb, out=p)
 
     def _e_step_in_log_space(self, keep_log_z: bool) -> None:
         # For when a product of ratios overflows (near-deterministic workers on items with many
         # annotations): the same reduction over logs, shifted per item before exp.
-        layout, post, z = self.layout, self.post, self.z
-        log_table = np.zeros_like(self.item_table)
-        np.log(
-            self.item_table[layout.item_plan.n_reduced :],
-            out=log_table[layout.item_plan.n_reduced :],
-        )
-        segment_reduce(layout.item_plan, log_table, self.work, np.add)
-        log_table.take(layout.item_plan.dense_to_row, axis=0, out=self.post_rows, mode="clip")
+        layout, post, z, shift = self.layout, self.post, self.z, self.shift
+        plan, log_table = layout.item_plan, self.log_table
+        with np.errstate(divide="ignore"):  # the padding row: log 0 = -inf, exp(-inf) = 0
+            np.log(self.item_table[plan.n_reduced :], out=log_table[plan.n_reduced :])
+        segment_reduce(plan, log_table, self.work, np.add)
+        log_table.take(plan.dense_to_row, axis=0, out=post, mode="clip")
         if layout.control_rows.size:
-            self.post_rows[layout.control_rows] = -np.inf
-        shift = post.max(axis=0)
-        np.subtract(post, shift, out=post)
+            post[layout.control_rows] = -np.inf
+        layout.items.max(post, shift, empty=0.0)
+        # Labels nobody gave the item have log 1 = 0 and count in the maximum.
+        np.maximum(shift, 0.0, out=shift, where=self.rest_weight > 0)
+        for s, p in layout.items.blocks(shift, post):
+            np.subtract(p, s, out=p)
         np.exp(post, out=post)
-        _sum_rows(post, z)
+        layout.items.sum(post, z)
+        z += self.rest_weight * np.exp(-shift)
         if keep_log_z:
             self.log_z = (np.log(z) + shift).sum(axis=0)
         np.divide(1.0, z, out=z)  # reciprocal() is not vectorised; divide() is
-        np.multiply(post, z, out=post)
+        for zb, p in self._normalise:
+            np.multiply(p, zb, out=p)
+
+    def other_posterior(self) -> np.ndarray:
+        """(I, R): the posterior of each label nobody gave an item, after the last E-step."""
+        value = self.z if self.shift is None else self.z * np.exp(-self.shift)
+        return np.where(self.rest_weight > 0, value, 0.0)
 
     def m_step(self) -> None:
-        layout, guessed, sm = self.layout, self.guessed, self.smoothing
-        L, W, R = guessed.shape
+        layout, guessed, sm, L = self.layout, self.guessed, self.smoothing, self.layout.n_labels
+        workers = layout.workers
         segment_reduce(layout.worker_plan, self.worker_table, self.work, np.add)
-        self.worker_table.take(
-            layout.worker_plan.dense_to_row, axis=0, out=guessed.reshape(L * W, R), mode="clip"
-        )
+        self.worker_table.take(layout.worker_plan.dense_to_row, axis=0, out=guessed, mode="clip")
         # Expected counts: of worker a's answers l, P(true = l) * q were known, the rest guessed.
         np.multiply(guessed, self.q, out=guessed)
-        self.knew_total = known = np.empty((W, R))
-        _sum_rows(guessed, known)
+        self.knew_total = known = workers.sum(guessed, np.empty(self.totals.shape))
         self.guessed_total = guesses = self.totals - known
         # guessed becomes the guess counts plus smoothing (EM) or plus the prior (VB).
         np.subtract(self.guess_counts, guessed, out=guessed)
@@ -277,8 +260,12 @@ class _RestartBlock:
                 return
             # s1 / (s0 theta) = (known + sm) (guesses + L sm) / ((guesses + sm) guessed): the
             # normalisers of s and theta cancel, so neither is materialised inside the loop.
-            scale = (known + sm) * (guesses + L * sm) / (guesses + sm)
-            np.divide(scale[None], guessed, out=self.q)
+            scale = self.scale
+            np.add(known, sm, out=scale)
+            np.multiply(scale, guesses + L * sm, out=scale)
+            np.divide(scale, guesses + sm, out=scale)
+            for s, g, q in self._scale_q:
+                np.divide(s, g, out=q)
         else:
             self.theta_log = digamma(guessed)
             log_scale = (
@@ -286,7 +273,8 @@ class _RestartBlock:
                 - digamma(guesses + self.alpha)
                 + digamma(guesses + L * STRATEGY_PRIOR)
             )
-            np.subtract(log_scale[None], self.theta_log, out=self.q)
+            for s, t, q in workers.blocks(log_scale, self.theta_log, self.q):
+                np.subtract(s, t, out=q)
             np.exp(self.q, out=self.q)
         self._ratio_and_q()
 
@@ -294,25 +282,16 @@ class _RestartBlock:
         """log P(annotations) per restart, as the original sums it, after the last E-step."""
         layout = self.layout
         s0, _, theta = self.parameters()
-        g = np.maximum(theta * s0[None], _TINY)
-        guess_terms = (layout.counts * np.log(g)).sum(axis=(0, 1))
+        g = self._guess_weights(s0, theta, np.empty_like(self.q))
+        guess_terms = (layout.counts * np.log(g)).sum(axis=0)
         return self.log_z + guess_terms - layout.n_items * math.log(layout.n_labels)
-
-
-def _sum_rows(stack: np.ndarray, out: np.ndarray) -> None:
-    """out = stack[0] + stack[1] + ... (faster than sum(axis=0) for a few rows)."""
-    if len(stack) == 1:
-        np.copyto(out, stack[0])
-        return
-    np.add(stack[0], stack[1], out=out)
-    for row in stack[2:]:
-        np.add(out, row, out=out)
 
 
 def _run_block(
     layout: Layout, seeds: list[np.random.SeedSequence], iterations: int, options: dict
 ) -> Restarts:
     for log_space in (False, True):
+        block = None  # free the product-space buffers before the log-space ones are made
         block = _RestartBlock(
             layout, [np.random.default_rng(s) for s in seeds], log_space=log_space, **options
         )
@@ -327,13 +306,24 @@ def _run_block(
         # A product of ratios overflowed somewhere: run the block again, in log space.
     best = int(np.argmax(lls))  # the first of equals, as the original keeps only strictly better
     s0, s1, theta = block.parameters()
+    if iterations:
+        other_theta = block.other_strategy()[:, best]
+    else:
+        # The initial strategies were drawn for every label: the labels a worker never gave
+        # share what the others leave, as their mean.
+        given = np.bincount(layout.pair_worker, minlength=layout.n_workers)[layout.workers.order]
+        total = layout.workers.sum(theta[:, best : best + 1], np.empty((layout.n_workers, 1)))
+        others = (layout.n_labels - given).astype(np.float64)
+        other_theta = np.divide(1.0 - total[:, 0], others, out=np.zeros_like(others), where=others > 0)
     return Restarts(
         lls,
         best,
         s0[:, best].copy(),
         s1[:, best].copy(),
-        theta[:, :, best].copy(),
-        block.post[:, :, best].copy(),
+        theta[layout.pair_rows, best],
+        other_theta,
+        block.post[layout.cell_rows, best],
+        block.other_posterior()[:, best],
     )
 
 
@@ -353,7 +343,7 @@ def run_restarts(
     bounds = list(range(0, n, RESTARTS_PER_BLOCK)) + [n]
     groups = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
     options = {"em": em, "alpha": alpha, "beta": beta, "smoothing": smoothing}
-    threads = max(1, min(threads or os.cpu_count() or 1, len(groups)))
+    threads = block_threads(threads, n)
     if threads == 1:
         outcomes = [_run_block(layout, group, iterations, options) for group in groups]
     else:
@@ -364,3 +354,9 @@ def run_restarts(
     lls = np.concatenate([o.log_likelihoods for o in outcomes])
     best = int(np.argmax(lls))
     return lls, best, outcomes[best // RESTARTS_PER_BLOCK]
+
+
+def block_threads(threads: int | None, restarts: int) -> int:
+    """Blocks of restarts that run at the same time (one per thread, at most one per block)."""
+    blocks = math.ceil(restarts / RESTARTS_PER_BLOCK)
+    return max(1, min(threads or os.cpu_count() or 1, blocks))

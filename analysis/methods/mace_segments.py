@@ -117,3 +117,115 @@ def segment_reduce(plan: SegmentPlan, table: np.ndarray, work: np.ndarray, op) -
                 op(target, extra, out=target)
         else:
             op.reduce(slots, axis=0, out=target)
+
+
+@dataclass(frozen=True)
+class _Bucket:
+    start: int  # first row
+    size: int  # rows per group (padded)
+    first: int  # first group, in layout order
+    count: int  # groups in the bucket
+
+    @property
+    def stop(self) -> int:
+        return self.start + self.size * self.count
+
+
+@dataclass(frozen=True)
+class GroupPlan:
+    """Rows that belong to groups (the label cells of an item, the labels a worker gave), laid
+    out so that a group's total or a per-group factor is a few numpy calls, with no gather.
+
+    Groups are renumbered so that groups of the same (padded) size are consecutive; each such
+    bucket holds its rows slot-major, as a dense (size, count) block. Padding rows ("phantoms")
+    belong to no member; whoever fills the rows keeps them at the neutral value of the sum.
+    """
+
+    buckets: tuple[_Bucket, ...]
+    order: np.ndarray  # (n_groups,) original group at each layout position
+    position: np.ndarray  # (n_groups,) layout position of each original group
+    member_row: np.ndarray  # (n_members,) row of each member
+    phantoms: np.ndarray  # rows that hold no member
+    n_rows: int
+
+    def blocks(self, values: np.ndarray, *rows: np.ndarray):
+        """Per non-empty bucket: the groups' ``values`` as (1, count, ...) and each array of
+        ``rows`` as (size, count, ...), so that one broadcasting op covers the bucket."""
+        for b in self.buckets:
+            if b.size:
+                shape = (b.size, b.count) + rows[0].shape[1:]
+                yield (values[b.first : b.first + b.count][None],) + tuple(
+                    r[b.start : b.stop].reshape(shape) for r in rows
+                )
+
+    def sum(self, rows: np.ndarray, out: np.ndarray) -> np.ndarray:
+        """out[group] = sum of the group's rows (phantoms included), in slot order."""
+        for b in self.buckets:
+            target = out[b.first : b.first + b.count]
+            if b.size == 0:
+                target.fill(0.0)
+            elif b.size == 1:
+                np.copyto(target, rows[b.start : b.stop])
+            elif b.size <= EXACT_SEGMENT_SIZES:
+                block = rows[b.start : b.stop].reshape((b.size, b.count) + rows.shape[1:])
+                np.add(block[0], block[1], out=target)
+                for extra in block[2:]:
+                    np.add(target, extra, out=target)
+            else:
+                # Over the flattened (size, count x width) block, reduce() runs a long inner
+                # loop; BLAS would be no faster and spins up threads on a busy machine.
+                flat = rows[b.start : b.stop].reshape(b.size, -1)
+                np.add.reduce(flat, axis=0, out=target.reshape(-1))
+        return out
+
+    def max(self, rows: np.ndarray, out: np.ndarray, empty: float) -> np.ndarray:
+        """out[group] = max of the group's rows; ``empty`` for a group without rows."""
+        for b in self.buckets:
+            target = out[b.first : b.first + b.count]
+            if b.size == 0:
+                target.fill(empty)
+            else:
+                block = rows[b.start : b.stop].reshape((b.size, b.count) + rows.shape[1:])
+                np.maximum.reduce(block, axis=0, out=target)
+        return out
+
+
+def group_plan(groups: np.ndarray, n_groups: int) -> GroupPlan:
+    """Lay out members by group; ``groups`` must be sorted, and a member's slot is its rank in
+    its group (so the order within a group is the caller's)."""
+    sizes = np.bincount(groups, minlength=n_groups)
+    longest = int(sizes.max(initial=0))
+    ladder = [EXACT_SEGMENT_SIZES]
+    while ladder[-1] < longest:
+        ladder.append(math.ceil(ladder[-1] * 1.5))
+    ladder = np.array(ladder)
+    padded = np.where(sizes <= EXACT_SEGMENT_SIZES, sizes, ladder[np.searchsorted(ladder, sizes)])
+    order = np.argsort(padded, kind="stable")
+    position = np.empty(n_groups, dtype=np.intp)
+    position[order] = np.arange(n_groups)
+    buckets, start, first = [], 0, 0
+    bucket_start = np.zeros(n_groups, dtype=np.intp)  # per layout position
+    bucket_count = np.ones(n_groups, dtype=np.intp)
+    bucket_first = np.zeros(n_groups, dtype=np.intp)
+    for size in np.unique(padded).tolist():
+        count = int((padded == size).sum())
+        buckets.append(_Bucket(start, size, first, count))
+        bucket_start[first : first + count] = start
+        bucket_count[first : first + count] = count
+        bucket_first[first : first + count] = first
+        start += size * count
+        first += count
+    group_start = np.r_[0, np.cumsum(sizes)[:-1]] if n_groups else np.zeros(0, dtype=np.intp)
+    slot = np.arange(len(groups)) - group_start[groups]
+    at = position[groups]
+    member_row = bucket_start[at] + slot * bucket_count[at] + (at - bucket_first[at])
+    used = np.zeros(start, dtype=bool)
+    used[member_row] = True
+    return GroupPlan(
+        tuple(buckets),
+        order,
+        position,
+        member_row.astype(np.intp),
+        np.flatnonzero(~used),
+        start,
+    )

@@ -16,7 +16,8 @@ from analysis.methods.agreement import (
     percent_agreement,
     positive_votes,
 )
-from analysis.methods.mace import mace_frame
+from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
+from analysis.methods.mace_layout import RESTARTS_PER_BLOCK
 from analysis.reports import Param, Progress, Report, ReportInput, register
 
 # Task types whose labels are ordered, and the order.
@@ -27,6 +28,23 @@ FAST_FACTOR = 1 / 3  # their median time is under a third of the project's media
 ONE_LABEL_SHARE = 0.9  # or one label makes up 90% of their (at least 10) answers.
 # The flag of a rank that rests on fewer annotations than the report's ``min_annotations``.
 FEW_ANNOTATIONS = "few annotations"
+
+
+class MaceRefused(RuntimeError):
+    """MACE would need more memory than a job may use: the run fails with this message instead
+    of the worker being killed for memory."""
+
+
+def run_mace(frame: pd.DataFrame, *, restarts: int, **options) -> MaceFrameResult:
+    """mace_frame, turning a refusal into advice in the report's own terms (its parameters)."""
+    try:
+        return mace_frame(frame, restarts=restarts, **options)
+    except MaceTooLarge as refusal:
+        advice = "export the annotations and run python -m analysis.methods.mace with a higher --max-memory"
+        if refusal.blocks > 1 and restarts > RESTARTS_PER_BLOCK:
+            advice = (f"set mace_restarts to {RESTARTS_PER_BLOCK} or fewer (one block of restarts at a "
+                      f"time needs less), or {advice}")
+        raise MaceRefused(f"MACE was not run: {refusal.problem}. To go ahead, {advice}.") from None
 
 
 def _number(value: Any) -> float | None:
@@ -144,8 +162,8 @@ class AgreementReport(Report):
         figures = agreement_report(labels, level=level, min_overlap=params["min_overlap"],
                                    n_boot=params["n_boot"], seed=params["seed"]).to_dict()
         progress(0.5, "MACE worker competence")
-        mace = mace_frame(labels, em=params["mace_em"], iterations=params["mace_iterations"],
-                          restarts=params["mace_restarts"], seed=params["seed"])
+        mace = run_mace(labels, em=params["mace_em"], iterations=params["mace_iterations"],
+                        restarts=params["mace_restarts"], seed=params["seed"])
         progress(0.7, "worker table")
         n_labels = int(labels["label"].nunique())
         workers = worker_table(frame, mace.labels, mace.competence, mace.ranking, n_labels,

@@ -19,13 +19,13 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.methods.mace import mace_frame
 from analysis.methods.preference_graph import STRATEGIES, Reason, preference_graph_filter
 from analysis.methods.preference_graph_ranking import preference_ranking
 from analysis.methods.preference_graph_stats import preference_graph_stats
 from analysis.methods.preference_graph_weights import pair_weights
 from analysis.methods.reasons import CAUSES, best_worker_accuracy, review_reasons
 from analysis.reports import Param, Progress, Report, ReportInput, register
+from analysis.reports.agreement import run_mace
 
 # The paper's figures, shown next to ours.
 PAPER = {"all": 16081, "strict": 11650, "rank": 1052}
@@ -91,9 +91,9 @@ class PairwiseGoldReport(Report):
         if votes.empty:
             return {"empty": True}
         progress(0.05, "MACE gold labels")
-        mace = mace_frame(votes[["item", "worker", "label"]], em=params["mace_em"],
-                          iterations=params["mace_iterations"], restarts=params["mace_restarts"],
-                          threshold=params["mace_threshold"], seed=params["seed"])
+        mace = run_mace(votes[["item", "worker", "label"]], em=params["mace_em"],
+                        iterations=params["mace_iterations"], restarts=params["mace_restarts"],
+                        threshold=params["mace_threshold"], seed=params["seed"])
         gold = mace.labels.dropna()
         progress(0.35, "pair weights")
         weights = pair_weights(votes, gold, mace.competence, penalty=params["penalty"])

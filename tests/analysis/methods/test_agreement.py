@@ -25,7 +25,7 @@ from analysis.methods.agreement import (
 )
 
 ROOT = Path(__file__).resolve().parents[3]
-UKP = ROOT.parent / "shared" / "data" / "ukpconvarg1" / "assignments.tsv.gz"
+UKP = Path("ukpconvarg1") / "assignments.tsv.gz"  # under the shared_data fixture
 REQUIRED_KEYS = {
     "cohen_kappa",
     "fleiss_kappa",
@@ -266,10 +266,8 @@ def test_cli_missing_file_and_help(tmp_path, capsys):
 
 
 @pytest.mark.shared_data
-def test_ukpconvarg1_assignments():
-    if not UKP.exists():
-        pytest.skip(f"{UKP} is absent")
-    raw = pd.read_csv(UKP, sep="\t", usecols=["pair_id", "worker", "label"])
+def test_ukpconvarg1_assignments(shared_data):
+    raw = pd.read_csv(shared_data / UKP, sep="\t", usecols=["pair_id", "worker", "label"])
     report = agreement_report(raw.rename(columns={"pair_id": "item"}))
     # The dataset README: 84,445 assignments, 16,927 pairs, 3,815 workers, labels a1/a2/equal.
     assert (report.n_annotations, report.n_items, report.n_workers, report.n_labels) == (

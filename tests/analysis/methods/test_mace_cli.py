@@ -168,3 +168,44 @@ def test_cli_reports_unwritable_outputs_and_mismatched_test_files(tmp_path, caps
     short.write_text("a\nb\n")
     assert main([str(source), "--test", str(short), "--prefix", str(tmp_path / "t")]) == 1
     assert "votes.key: 2 lines, but the input has 7" in capsys.readouterr().err
+
+
+def test_cli_distribution_writes_every_label_most_likely_first(tmp_path):
+    source = tmp_path / "votes.csv"
+    source.write_text(CSV)
+    code = main([str(source), "--distribution", "--seed", "5", "--threads", "1", "--prefix", str(tmp_path / "d")])
+    assert code == 0
+    lines = (tmp_path / "d.prediction").read_text()[:-1].split("\n")
+    assert len(lines) == 7 and lines[1] == ""  # the blank line stays blank
+    for line in [lines[0], lines[2], *lines[3:]]:
+        pairs = [entry.split(" ") for entry in line.split("\t")]
+        assert sorted(name for name, _ in pairs) == ["a", "b"]
+        probabilities = [float(p) for _, p in pairs]
+        assert probabilities == sorted(probabilities, reverse=True)
+        assert sum(probabilities) == pytest.approx(1.0)
+    # Nobody labelled line 4: both labels at 0.5, in label order.
+    assert lines[3] == "a 0.5\tb 0.5"
+    assert lines[0].startswith("a ") and lines[4].startswith("b ")
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [("lots", "not a size: 'lots'"), ("0", "a size must be positive"), ("-2G", "a size must be positive")],
+)
+def test_cli_rejects_bad_memory_sizes(value, message, capsys):
+    with pytest.raises(SystemExit) as stop:
+        main(["votes.csv", f"--max-memory={value}"])
+    assert stop.value.code == 2
+    assert f"argument --max-memory: {message}" in capsys.readouterr().err
+
+
+def test_cli_max_memory_reads_binary_units(tmp_path, capsys):
+    source = tmp_path / "votes.csv"
+    source.write_text(CSV)
+    for size in ("1G", "1GiB", "1gb", "1073741824", "0.5g", "200M", "300000k"):
+        assert main([str(source), "--max-memory", size, "--prefix", str(tmp_path / "ok")]) == 0, size
+    assert main([str(source), "--max-memory", "1000", "--prefix", str(tmp_path / "no")]) == 1
+    error = capsys.readouterr().err
+    assert "mace: error: MACE on 17 annotations (7 items, 4 workers, 2 labels) would need about" in error
+    assert "more than the 1000 bytes allowed; allow more with max_memory (--max-memory" in error
+    assert not (tmp_path / "no.prediction").exists()

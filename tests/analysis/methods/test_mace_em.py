@@ -5,8 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from analysis.methods import mace_em
+from analysis.methods import mace_em, mace_layout
 from analysis.methods.mace import mace
+from analysis.methods.mace_layout import build_layout
 
 
 def random_annotations(n_items, n_workers, per_item, n_labels, seed):
@@ -87,23 +88,51 @@ def naive_mace(
     return np.array(post), ll, np.array(s1)
 
 
+def start_from(block, layout, spam, theta):
+    """Set a block's starting parameters from dense (W, 2) and (W, L) ones, in layout order."""
+    order = layout.workers.order
+    rows = np.zeros((layout.workers.n_rows, 1))
+    rows[layout.pair_rows, 0] = theta[layout.pair_worker, layout.pair_label]
+    block.initial = (spam[order, :1].copy(), spam[order, 1:].copy(), rows)
+
+
+def dense_posteriors(block, layout, restart=0):
+    """(I, L) posteriors of one restart: the cells, and the shared value everywhere else."""
+    other = block.other_posterior()[:, restart][layout.items.position]
+    dense = np.repeat(other[:, None], layout.n_labels, axis=1)
+    dense[layout.cell_item, layout.cell_label] = block.post[layout.cell_rows, restart]
+    return dense
+
+
+# (items, workers, annotations per item, labels): few labels, every item and worker giving most
+# of them; then many labels, so that items and workers have labels nobody gave them and more
+# than 8 cells or pairs (padded layouts).
+SHAPES = [(40, 6, 3, 3), (60, 12, 10, 14)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
 @pytest.mark.parametrize("em", [True, False])
-def test_vectorised_steps_equal_the_update_equations_one_annotation_at_a_time(em):
+def test_vectorised_steps_equal_the_update_equations_one_annotation_at_a_time(em, shape):
+    n_items, n_workers, per_item, n_labels = shape
     rng = np.random.default_rng(4)
-    items, workers, labels = random_annotations(40, 6, 3, 3, seed=4)
-    n_items, n_workers, n_labels = 40, 6, 3
+    items, workers, labels = random_annotations(n_items, n_workers, per_item, n_labels, seed=4)
     controls = np.full(n_items, -1)
     controls[[0, 5, 9]] = [2, 0, 1]
+    # And one control is a label none of the item's annotators gave.
+    gap = next(i for i in range(10, n_items) if len(set(labels[items == i])) < n_labels)
+    controls[gap] = np.setdiff1d(np.arange(n_labels), labels[items == gap])[0]
     spam = 1 + 0.5 * rng.random((n_workers, 2))
     spam /= spam.sum(axis=1, keepdims=True)
     theta = 1 + 0.5 * rng.random((n_workers, n_labels))
     theta /= theta.sum(axis=1, keepdims=True)
 
-    layout = mace_em.build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
+    layout = build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
+    if n_labels > 8:
+        assert layout.items.phantoms.size and layout.workers.phantoms.size
     block = mace_em._RestartBlock(
         layout, [rng], em=em, alpha=0.5, beta=0.5, smoothing=0.01 / n_labels
     )
-    block.initial = (spam[:, :1].copy(), spam[:, 1:].copy(), theta.T[:, :, None].copy())
+    start_from(block, layout, spam, theta)
     block.tables_from_parameters()
     block.e_step(keep_log_z=False)
     for iteration in range(15):
@@ -113,8 +142,9 @@ def test_vectorised_steps_equal_the_update_equations_one_annotation_at_a_time(em
     post, ll, competence = naive_mace(
         items, workers, labels, n_labels, spam[:, 0], spam[:, 1], theta, 15, em, controls
     )
-    np.testing.assert_allclose(block.post[:, :, 0].T, post, atol=1e-12)
-    np.testing.assert_allclose(block.parameters()[1][:, 0], competence, rtol=1e-12)
+    np.testing.assert_allclose(dense_posteriors(block, layout), post, atol=1e-12)
+    s1 = block.parameters()[1][:, 0][layout.workers.position]
+    np.testing.assert_allclose(s1, competence, rtol=1e-12)
     assert block.log_likelihood()[0] == pytest.approx(ll, rel=1e-12)
 
 
@@ -131,9 +161,13 @@ def test_overflowing_products_fall_back_to_log_space():
     assert np.all(result.competence > 0.99)
 
 
-def test_log_space_steps_match_the_product_steps():
-    items, workers, labels = random_annotations(300, 10, 5, 3, seed=7)
-    layout = mace_em.build_layout(items, workers, labels, 300, 10, 3, None)
+@pytest.mark.parametrize("shape", SHAPES)
+def test_log_space_steps_match_the_product_steps(shape):
+    n_items, n_workers, per_item, n_labels = shape
+    items, workers, labels = random_annotations(n_items, n_workers, per_item, n_labels, seed=7)
+    controls = np.full(n_items, -1)
+    controls[[1, 2]] = [0, n_labels - 1]
+    layout = build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
     outcomes = []
     for log_space in (False, True):
         rngs = [np.random.default_rng(s) for s in (1, 2)]
@@ -145,12 +179,41 @@ def test_log_space_steps_match_the_product_steps():
         for iteration in range(10):
             block.m_step()
             block.e_step(keep_log_z=iteration == 9)
-        outcomes.append((block.post.copy(), block.log_likelihood()))
+        dense = [dense_posteriors(block, layout, r) for r in (0, 1)]
+        outcomes.append((np.stack(dense), block.log_likelihood()))
     np.testing.assert_allclose(outcomes[0][0], outcomes[1][0], atol=1e-13)
     np.testing.assert_allclose(outcomes[0][1], outcomes[1][1], rtol=1e-13)
+    np.testing.assert_allclose(outcomes[0][0].sum(axis=2), 1.0)
 
 
 def test_digamma_matches_scipy():
     special = pytest.importorskip("scipy.special")
     x = np.concatenate([np.geomspace(1e-4, 1e4, 500), [0.5, 1.0, 2.0, 5.999, 6.0, 10.0, 30.0]])
     np.testing.assert_allclose(mace_em.digamma(x), special.digamma(x), rtol=1e-12, atol=1e-12)
+
+
+def test_starting_points_are_drawn_for_every_label_as_the_original_draws_them(monkeypatch):
+    # Per restart: (guess, know) per worker, then one value per worker and label, normalised over
+    # all labels -- also over labels the worker never gave -- so runs with few labels start where
+    # they always did. The draw comes in chunks of workers, which must not change it.
+    items, workers, labels = random_annotations(10, 7, 3, 5, seed=9)
+    layout = build_layout(items, workers, labels, 10, 7, 5, None)
+    assert len(layout.pair_worker) < 7 * 5  # some workers never gave some labels
+    for chunk in (1 << 20, 10):  # one chunk, and two workers per chunk
+        monkeypatch.setattr(mace_layout, "INIT_CHUNK", chunk)
+        s0, s1, theta = mace_layout.initial_parameters(
+            layout, [np.random.default_rng(s) for s in (3, 4)]
+        )
+        for r, seed in enumerate((3, 4)):
+            rng = np.random.default_rng(seed)
+            spam = 1 + 0.5 * rng.random((7, 2))
+            strategy = 1 + 0.5 * rng.random((7, 5))
+            strategy /= strategy.sum(axis=1, keepdims=True)
+            order = layout.workers.order
+            np.testing.assert_array_equal(s0[:, r], (spam[:, 0] / spam.sum(axis=1))[order])
+            np.testing.assert_array_equal(s1[:, r], (spam[:, 1] / spam.sum(axis=1))[order])
+            np.testing.assert_allclose(
+                theta[layout.pair_rows, r],
+                strategy[layout.pair_worker, layout.pair_label],
+                rtol=1e-15,
+            )

@@ -22,8 +22,7 @@ from analysis.methods.preference_graph import (
 from analysis.methods.preference_graph_ranking import preference_ranking
 from analysis.methods.preference_graph_weights import pair_weights
 
-ROOT = Path(__file__).resolve().parents[3]
-UKP = ROOT.parent / "shared" / "data" / "ukpconvarg1" / "assignments.tsv.gz"
+UKP = Path("ukpconvarg1") / "assignments.tsv.gz"  # under the shared_data fixture
 
 
 def frame(rows: list[tuple]) -> pd.DataFrame:
@@ -387,14 +386,12 @@ class TestIncrementalTopologicalOrder:
 
 
 @pytest.mark.shared_data
-def test_ukpconvarg1_strict_size_with_majority_gold():
+def test_ukpconvarg1_strict_size_with_majority_gold(shared_data):
     """Sanity check on the real data with majority-vote gold and equal competence: the strict
     filter keeps a number of pairs near the published 11,650 and the ranking covers all
     1,052 arguments."""
-    if not UKP.exists():
-        pytest.skip(f"{UKP} is absent")
     raw = pd.read_csv(
-        UKP, sep="\t", usecols=["topic", "pair_id", "arg1", "arg2", "worker", "label"]
+        shared_data / UKP, sep="\t", usecols=["topic", "pair_id", "arg1", "arg2", "worker", "label"]
     )
     counts = pd.crosstab(raw["pair_id"], raw["label"])
     top = counts.max(axis=1)
