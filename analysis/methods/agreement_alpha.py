@@ -144,9 +144,11 @@ def package_alpha(encoded: EncodedFrame, counts: ItemLabelCounts, level: str) ->
         domain = encoded.category_values()
     else:  # nominal and ordinal distances use only category positions and counts
         domain = np.arange(encoded.n_categories)
-    return float(
-        krippendorff.alpha(value_counts=table, value_domain=domain, level_of_measurement=level)
-    )
+    # No expected disagreement (every pairable answer alike) leaves alpha undefined: NaN, quietly.
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return float(
+            krippendorff.alpha(value_counts=table, value_domain=domain, level_of_measurement=level)
+        )
 
 
 def alpha_distance(encoded: EncodedFrame, level: str) -> Distance:
