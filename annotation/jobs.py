@@ -309,6 +309,23 @@ def worker_alive(*, now: datetime | None = None) -> bool:
     return seen is not None and (now or timezone.now()) - seen < timedelta(seconds=dead_seconds())
 
 
+def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk: int,
+                transient: type[Exception]) -> str:
+    """The retries every job's Celery task owns: a job a live worker holds is tried again once
+    that worker's heartbeat could have stopped; one requeued after a transient fault is retried
+    with backoff, and failed once the retries are spent."""
+    try:
+        job = execute()
+    except JobBusy as busy:
+        raise task.retry(countdown=busy.retry_in, max_retries=None) from None
+    except transient as exc:
+        if task.request.retries >= task.max_retries:
+            job_give_up(model, pk, f"gave up after {task.max_retries} retries: {exc}")
+            return "failed"
+        raise task.retry(countdown=2 ** task.request.retries) from exc
+    return "finished earlier" if job is None else job.status
+
+
 def job_give_up(model: type[Job], pk: int, error: str) -> None:
     """Fail a job that was requeued after transient faults once its retries are spent."""
     model.objects.filter(pk=pk, status=Status.QUEUED).update(

@@ -3,11 +3,9 @@
 from celery import shared_task
 
 from annotation.import_jobs import TransientImportFault, import_job_execute, import_uploads_tidy
-from annotation.jobs import JobBusy, job_give_up, jobs_reap_all
+from annotation.jobs import jobs_reap_all, run_as_task
 from annotation.models import ImportJob
 from annotation.services import leases_expire
-
-MAX_RETRIES = 3
 
 
 @shared_task(name="annotation.expire_leases")
@@ -25,16 +23,8 @@ def reap_dead_jobs() -> int:
     return reaped
 
 
-@shared_task(bind=True, name="annotation.import", max_retries=MAX_RETRIES)
+@shared_task(bind=True, name="annotation.import", max_retries=3)
 def run_import(self, job_id: int) -> str:
     """Import one uploaded file; safe to deliver twice."""
-    try:
-        job = import_job_execute(job_id=job_id)
-    except JobBusy as busy:
-        raise self.retry(countdown=busy.retry_in, max_retries=None) from None
-    except TransientImportFault as exc:
-        if self.request.retries >= MAX_RETRIES:
-            job_give_up(ImportJob, job_id, f"gave up after {MAX_RETRIES} retries: {exc}")
-            return "failed"
-        raise self.retry(countdown=2 ** self.request.retries) from exc
-    return "finished earlier" if job is None else job.status
+    return run_as_task(self, lambda: import_job_execute(job_id=job_id), model=ImportJob, pk=job_id,
+                       transient=TransientImportFault)
