@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import permission_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,6 +17,7 @@ from analysis.reports import get_report
 from analysis.selectors import active_run, annotations_since, latest_done, runs_of
 from analysis.services import analysis_run_create
 from analysis.views import svg_response
+from annotation.access import permission_required
 from annotation.models import Project
 from annotation.services import worker_work_reject
 

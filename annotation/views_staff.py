@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
+from annotation.access import permission_required
 from annotation.exports import FORMATS, export_response
 from annotation.models import Project
 from annotation.selectors import items_progress, project_progress, workers_progress

@@ -106,8 +106,8 @@ def test_anonymous_users_are_sent_to_login(client, project):
 
 def test_overview_and_exports_need_the_right_role(client, project):
     client.force_login(UserFactory())
-    assert client.get(reverse("overview", args=[project.slug])).status_code == 302
-    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 302
+    assert client.get(reverse("overview", args=[project.slug])).status_code == 403
+    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 403
     client.force_login(UserFactory(role="researcher"))
     assert client.get(reverse("overview", args=[project.slug])).status_code == 200
     assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 200
