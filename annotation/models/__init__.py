@@ -1,7 +1,9 @@
 from annotation.models.corpus import Argument, Topic
 from annotation.models.crowd import (
     Annotation,
+    AnnotationRevision,
     Assignment,
+    Consent,
     Invite,
     Item,
     Project,
@@ -10,8 +12,10 @@ from annotation.models.crowd import (
 
 __all__ = [
     "Annotation",
+    "AnnotationRevision",
     "Argument",
     "Assignment",
+    "Consent",
     "Invite",
     "Item",
     "Project",
