@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import views
+from annotation.api import revisions, views
 
 urlpatterns = [
     path("projects/", views.ProjectList.as_view(), name="api-projects"),
@@ -11,5 +11,6 @@ urlpatterns = [
     path("projects/<slug:slug>/crowd-results/import/", views.CrowdImport.as_view(), name="api-crowd-import"),
     path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
+    path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
 ]
