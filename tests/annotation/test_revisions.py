@@ -4,6 +4,8 @@ lasts and before review, idempotent and safe against a stale second window."""
 from datetime import timedelta
 
 import pytest
+from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from analysis.frames import annotation_frame
@@ -15,6 +17,7 @@ from annotation.task_types.base import AnswerInvalid
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 
 pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
 CHANGED = "On second reading A2 has the better evidence here."
 
 
@@ -110,6 +113,62 @@ def test_exports_and_the_long_frame_read_the_latest_version(project, worker):
     assert [(r["label"], r["reason"], r["worker_stance"]) for r in rows] == [("a2", CHANGED, "same")]
     frame = annotation_frame(project=project).frame
     assert frame["label"].tolist() == ["a2"] and frame["reason"].tolist() == [CHANGED]
+
+
+# --- the page ------------------------------------------------------------------------------------
+
+
+def test_the_page_offers_to_change_the_last_answer_and_saves_the_change(client, project, worker):
+    client.force_login(worker)
+    first = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    after = client.post(reverse("submit", args=[project.slug, first.pk]), answer(), **HTMX)
+    body = after.content.decode()
+    edit_url = reverse("edit", args=[project.slug, first.pk])
+    assert f'hx-get="{edit_url}"' in body and "Change your last answer" in body
+    second = after.context["assignment"]
+    form = client.get(edit_url, **HTMX)
+    body = form.content.decode()
+    assert form.context["editing"].version == 1
+    assert f'hx-post="{reverse("revise", args=[project.slug, first.pk])}"' in body
+    assert 'name="version" value="1"' in body and "Save changes" in body
+    assert 'value="a1" required data-shortcut="1"' in body and "checked" in body
+    saved = client.post(reverse("revise", args=[project.slug, first.pk]),
+                        {**answer("a2", "same", CHANGED), "version": "1", "client_elapsed_ms": "2500"}, **HTMX)
+    body = saved.content.decode()
+    assert "Your answer was changed." in body and 'class="notice success"' in body
+    # Back to the item that was open before the detour, still held.
+    assert saved.context["assignment"].pk == second.pk
+    assert Annotation.objects.get(assignment_id=first.pk).answer["label"] == "a2"
+    assert Assignment.objects.get(pk=second.pk).status == Assignment.Status.ASSIGNED
+
+
+def test_an_invalid_change_shows_the_errors_in_the_edit_form(client, project, worker):
+    a = submitted(project, worker)
+    client.force_login(worker)
+    response = client.post(reverse("revise", args=[project.slug, a.pk]),
+                           {"label": "", "standpoint": "same", "reason": "too short", "version": "1"}, **HTMX)
+    body = response.content.decode()
+    assert response.context["editing"] is not None
+    assert "Choose which argument is more convincing." in body and "(it has 9)" in body
+    assert Annotation.objects.get(assignment=a).version == 1
+
+
+def test_no_change_link_once_the_time_ran_out(client, project, worker):
+    a = submitted(project, worker)
+    now = timezone.now()
+    Assignment.objects.filter(pk=a.pk).update(assigned_at=now - timedelta(hours=1), expires_at=now - timedelta(seconds=1))
+    client.force_login(worker)
+    body = client.get(reverse("annotate", args=[project.slug])).content.decode()
+    assert "Change your last answer" not in body
+    refused = client.get(reverse("edit", args=[project.slug, a.pk]), **HTMX).content.decode()
+    assert "The time to change this answer has run out." in refused and 'class="notice error"' in refused
+
+
+def test_someone_elses_answer_cannot_be_opened(client, project, worker):
+    a = submitted(project, worker)
+    client.force_login(UserFactory())
+    assert client.get(reverse("edit", args=[project.slug, a.pk])).status_code == 404
+    assert client.post(reverse("revise", args=[project.slug, a.pk]), answer("a2")).status_code == 404
 
 
 # --- the API -------------------------------------------------------------------------------------
