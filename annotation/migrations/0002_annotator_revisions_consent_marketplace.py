@@ -73,7 +73,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='project',
             name='completion_url',
-            field=models.URLField(blank=True, help_text="Where marketplace workers go when they are done, e.g. Prolific's completion URL https://app.prolific.com/submissions/complete?cc=CODE. Empty: they copy the completion code instead.", max_length=500),
+            field=models.URLField(blank=True, verbose_name='completion URL', help_text="Where marketplace workers go when they are done, e.g. Prolific's completion URL https://app.prolific.com/submissions/complete?cc=CODE. Empty: they copy the completion code instead.", max_length=500),
         ),
         migrations.AddField(
             model_name='project',

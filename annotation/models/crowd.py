@@ -73,7 +73,7 @@ class Project(models.Model):
         max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
     )
     completion_url = models.URLField(
-        max_length=500, blank=True,
+        "completion URL", max_length=500, blank=True,
         help_text="Where marketplace workers go when they are done, e.g. Prolific's completion URL "
                   "https://app.prolific.com/submissions/complete?cc=CODE. Empty: they copy the "
                   "completion code instead.",

@@ -83,9 +83,18 @@
     });
   }
 
+  // The form's alert says "fix the marked fields" unless a failed request took it over.
+  function formAlert(form) {
+    const alert = form && form.querySelector("[data-form-alert]");
+    if (alert && alert.dataset.text === undefined) alert.dataset.text = alert.textContent;
+    return alert;
+  }
+
   function refreshAlert(form) {
-    const alert = form.querySelector("[data-form-alert]");
-    if (alert) alert.hidden = !form.querySelector("[data-validate].invalid");
+    const alert = formAlert(form);
+    if (!alert) return;
+    alert.textContent = alert.dataset.text;
+    alert.hidden = !form.querySelector("[data-validate].invalid");
   }
 
   // Marks every field that fails and returns the first, or null when the form may be sent.
@@ -143,6 +152,7 @@
   const processed = new WeakSet();
   let queue = [];
   let busy = false;
+  let submitHeld = false;
   let fallback = null;
 
   function htmxPresent() {
@@ -196,8 +206,7 @@
   });
 
   function showFailure(text) {
-    const form = taskForm();
-    const alert = form && form.querySelector("[data-form-alert]");
+    const alert = formAlert(taskForm());
     if (alert) {
       alert.textContent = text;
       alert.hidden = false;
@@ -215,7 +224,8 @@
     const loggedOut = /\/accounts\/login\//.test(event.detail.xhr.responseURL || "");
     showFailure(loggedOut
       ? "You were logged out, so this was not saved. Log in again in another tab, then send it again."
-      : "The server could not take this (" + event.detail.xhr.status + "); nothing was lost here. Please try again.");
+      : "The server could not take this (status " + event.detail.xhr.status + "). Nothing here was lost: " +
+        "try again in a moment, or copy your reason and reload the page.");
   });
 
   document.addEventListener("htmx:sendError", function () {
@@ -237,19 +247,21 @@
         return;
       }
     }
+    // Keys pressed from now on are meant for the next item: out of the text box they are
+    // shortcuts, held until that item is there, instead of text typed into a form on its way out.
+    if (form.contains(document.activeElement)) document.activeElement.blur();
     if (!ready(form)) {
       event.preventDefault();
       event.stopPropagation();
+      submitHeld = true;
       hold(function (f) {
+        submitHeld = false;
         if (submitter && submitter.isConnected && submitter.hasAttribute("hx-post")) submitter.click();
         else f.requestSubmit(submitter && submitter.isConnected ? submitter : f.querySelector("button.primary"));
       });
       return;
     }
     if (!skipping) sentKey = current;
-    // Keys pressed from now on are meant for the next item: out of the text box they are
-    // shortcuts, held until that item is there, instead of text typed into a form on its way out.
-    if (form.contains(document.activeElement)) document.activeElement.blur();
     form.elements.client_elapsed_ms.value = String(Math.round((spent.get(current) || 0) + visibleMs()));
     form.elements.client_input.value = input || "pointer";
     form.elements.client_viewport.value = window.innerWidth + "x" + window.innerHeight;
@@ -277,8 +289,9 @@
     if (!form) return;
     if ((event.ctrlKey || event.metaKey) && event.key === "Enter") {
       event.preventDefault();
-      // While a request is under way this is a second press: htmx drops it (hx-sync), so do we.
-      if (busy) return;
+      // While a submission waits or is under way this is a second press: htmx drops it
+      // (hx-sync), so do we.
+      if (busy || submitHeld) return;
       input = input || "keyboard";
       form.requestSubmit(form.querySelector("button.primary"));
       return;
@@ -293,7 +306,8 @@
     const known = form.querySelector('[data-focus-key="' + CSS.escape(key) + '"], input[data-shortcut="' + CSS.escape(key) + '"]');
     if (!known) return;
     event.preventDefault();
-    if (busy) {
+    // Behind a submission that waits or is under way, keys keep their order.
+    if (busy || queue.length) {
       hold(function (f) { applyShortcut(f, key); });
       return;
     }

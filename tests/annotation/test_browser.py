@@ -195,3 +195,36 @@ def test_skipping_returns_the_item_without_errors(live_server, browser):
     assert page.get_by_test_id("prompt").inner_text() == first  # same prompt text, next pair
     assert page.errors == [] and page.documents == []
     page.close()
+
+
+def test_a_logged_out_session_keeps_the_answer_on_screen(live_server, browser):
+    project = ProjectFactory(redundancy=1)
+    ItemFactory(project=project)
+    context = browser.new_context()
+    page = open_page(context, live_server, project)
+    page.keyboard.press("s")
+    page.keyboard.press("1")
+    page.keyboard.type(REASONS[0])
+    context.clear_cookies(name="sessionid")  # the session ended, e.g. logged out in another tab
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_role("alert")).to_contain_text("You were logged out, so this was not saved.")
+    # The login page was not swapped into the form: the answer is still there to send again.
+    expect(page.locator("textarea")).to_have_value(REASONS[0])
+    expect(page.locator("input[name=label][value=a1]")).to_be_checked()
+    assert not Annotation.objects.exists() and page.documents == []
+    context.close()
+
+
+def test_a_server_error_keeps_the_answer_and_says_so(live_server, browser):
+    project = ProjectFactory(redundancy=1)
+    ItemFactory(project=project)
+    page = open_page(browser, live_server, project)
+    page.route("**/submit/", lambda route: route.fulfill(status=500, body="<h1>Server Error</h1>"))
+    answer_with_keys(page, "2", REASONS[1])
+    expect(page.get_by_role("alert")).to_contain_text("could not take this (status 500)")
+    expect(page.locator("textarea")).to_have_value(REASONS[1])
+    page.unroute("**/submit/")
+    page.keyboard.press("Control+Enter")  # sent again, it goes through
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    assert Annotation.objects.get().reason == REASONS[1]
+    page.close()
