@@ -206,7 +206,16 @@
   });
 
   function showFailure(text) {
-    const alert = formAlert(taskForm());
+    let alert = formAlert(taskForm());
+    const area = document.getElementById("task-area");
+    if (!alert && area) {
+      // No form on screen (the completion page, say): the message goes on top of the area.
+      alert = area.querySelector("[data-request-failure]") || document.createElement("p");
+      alert.className = "notice error";
+      alert.setAttribute("role", "alert");
+      alert.setAttribute("data-request-failure", "");
+      area.prepend(alert);
+    }
     if (alert) {
       alert.textContent = text;
       alert.hidden = false;

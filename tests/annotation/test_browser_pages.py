@@ -104,3 +104,16 @@ def test_a_marketplace_worker_from_link_to_completion_code(live_server, browser)
     assert Annotation.objects.get().client["marketplace"] == {
         "STUDY_ID": "st", "SESSION_ID": "se", "PROLIFIC_PID": "5f00aa"}
     context.close()
+
+
+def test_a_failed_request_without_a_form_on_screen_is_reported(live_server, browser):
+    project = ProjectFactory(redundancy=1)
+    ItemFactory(project=project)
+    page = open_page(browser, live_server, project)
+    answer_with_keys(page, "3", REASONS[2])
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    page.route("**/edit/", lambda route: route.fulfill(status=502, body="Bad gateway"))
+    page.get_by_test_id("change-last").click()
+    expect(page.get_by_role("alert")).to_contain_text("could not take this (status 502)")
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    page.close()
