@@ -78,7 +78,7 @@ def annotation_revise(
             raise WorkflowError(refusal)
         if version is not None and version != current.version:
             raise WorkflowError(
-                "This answer was changed meanwhile in another window; reload to see the latest version."
+                "This answer was changed meanwhile in another window; open it again to see the latest version."
             )
         AnnotationRevision.objects.create(
             annotation=current, version=current.version, answer=current.answer, reason=current.reason,

@@ -233,5 +233,9 @@ def preview_item(*, project: Project) -> Item | None:
     return Item.objects.filter(project=project).order_by("position", "pk").first()
 
 
+def holds_open_assignment(*, project: Project, worker: AbstractBaseUser) -> bool:
+    return Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).exists()
+
+
 def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
     return not Consent.objects.filter(project=project, worker=worker).exists()

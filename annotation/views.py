@@ -25,6 +25,7 @@ from annotation.models import Annotation, Assignment, Project
 from annotation.revision_services import annotation_revise
 from annotation.selectors import (
     consent_needed,
+    holds_open_assignment,
     preview_item,
     previous_answer,
     project_access,
@@ -118,6 +119,7 @@ def _edit_context(request: HttpRequest, project: Project, annotation: Annotation
         "progress": worker_progress(project=project, worker=request.user),
         "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
         "values": values if values is not None else stored, "editing": annotation,
+        "item_held": holds_open_assignment(project=project, worker=request.user),
     }
 
 

@@ -131,6 +131,7 @@ def test_the_page_offers_to_change_the_last_answer_and_saves_the_change(client, 
     assert form.context["editing"].version == 1
     assert f'hx-post="{reverse("revise", args=[project.slug, first.pk])}"' in body
     assert 'name="version" value="1"' in body and "Save changes" in body
+    assert "Your current item stays reserved for you." in body
     assert 'value="a1" required data-shortcut="1"' in body and "checked" in body
     saved = client.post(reverse("revise", args=[project.slug, first.pk]),
                         {**answer("a2", "same", CHANGED), "version": "1", "client_elapsed_ms": "2500"}, **HTMX)
@@ -148,6 +149,7 @@ def test_an_invalid_change_shows_the_errors_in_the_edit_form(client, project, wo
     response = client.post(reverse("revise", args=[project.slug, a.pk]),
                            {"label": "", "standpoint": "same", "reason": "too short", "version": "1"}, **HTMX)
     body = response.content.decode()
+    assert "stays reserved" not in body  # no other item is open
     assert response.context["editing"] is not None
     assert "Choose which argument is more convincing." in body and "(it has 9)" in body
     assert Annotation.objects.get(assignment=a).version == 1
