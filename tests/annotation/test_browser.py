@@ -27,9 +27,9 @@ def open_page(browser, live_server, project, username="kb-annotator"):
     page.on("pageerror", lambda e: page.errors.append(str(e)))
     page.on("request", lambda r: page.documents.append((r.method, r.url)) if r.resource_type == "document" else None)
     page.goto(f"{live_server.url}/accounts/login/")
-    page.keyboard.type(username)
-    page.keyboard.press("Tab")
-    page.keyboard.type("pw-for-tests")
+    # Filled, not typed: keys typed before the autofocus lands would miss the field.
+    page.locator("#id_username").fill(username)
+    page.locator("#id_password").fill("pw-for-tests")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Your projects")).to_be_visible()
     page.goto(f"{live_server.url}/projects/{project.slug}/annotate/")
