@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 
 from django.contrib import messages
-from django.contrib.auth.decorators import permission_required
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -33,6 +32,7 @@ from analysis.services import (
     analysis_run_restart,
     analysis_runs_reap,
 )
+from annotation.access import permission_required
 from annotation.models import Project
 from annotation.selectors import project_progress
 from annotation.spreadsheet import safe_row

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
-from django.contrib.auth.decorators import permission_required
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,6 +20,7 @@ from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
 from analysis.selectors import argument_texts, gold_topic, latest_done, run_state
 from analysis.services import analysis_run_create, analysis_runs_reap
 from analysis.views import svg_response
+from annotation.access import permission_required
 from annotation.models import Project
 from annotation.selectors_staff import worker_assignment_counts
 from annotation.services import worker_work_reject

@@ -4,11 +4,13 @@ workers and items are in ``annotation.selectors_staff``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet, Sum
+from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item, Project
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -95,3 +97,81 @@ def previous_answer(*, project: Project, worker: AbstractBaseUser) -> tuple[dict
         .first()
     )
     return (last.assignment.item.payload, last.answer) if last else None
+
+
+# --- the annotator's own reads -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class WorkerProgress:
+    """How far one worker is in a project: answers that count, and their limit if any."""
+
+    done: int
+    quota: int | None
+
+    @property
+    def percent(self) -> float | None:
+        return round(100.0 * min(self.done, self.quota) / self.quota, 1) if self.quota else None
+
+
+def worker_progress(*, project: Project, worker: AbstractBaseUser) -> WorkerProgress:
+    done = Assignment.objects.filter(
+        project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
+    ).count()
+    return WorkerProgress(done=done, quota=project.max_items_per_worker)
+
+
+def project_access(*, project: Project, user: AbstractBaseUser) -> str:
+    """``"worker"`` when the user may annotate the project, ``"staff"`` when they may only look
+    at it (researchers and admins), ``""`` when it is none of their business."""
+    if project.open_to_all or project.members.filter(pk=user.pk).exists():
+        return "worker"
+    if user.has_perm("annotation.view_project"):
+        return "staff"
+    return ""
+
+
+def revision_refusal(assignment: Assignment, *, now: datetime) -> str | None:
+    """Why the worker cannot change the answer of ``assignment`` now (in words for them), or
+    None when they can: only a submitted answer, not reviewed, within its lease."""
+    if assignment.status in (Status.APPROVED, Status.REJECTED) or assignment.reviewed_at is not None:
+        return "This answer was already reviewed, so it can no longer be changed."
+    if assignment.status != Status.SUBMITTED:
+        return "Only a submitted answer can be changed."
+    if assignment.expires_at <= now:
+        return "The time to change this answer has run out."
+    return None
+
+
+def revisable_annotation(*, project: Project, worker: AbstractBaseUser, now: datetime | None = None) -> Annotation | None:
+    """The worker's latest answer in the project, if they may still change it: its lease has not
+    run out and nobody reviewed it."""
+    now = now or timezone.now()
+    latest = (
+        Annotation.objects.filter(assignment__project=project, assignment__worker=worker,
+                                  assignment__submitted_at__isnull=False)
+        .select_related("assignment")
+        .order_by("-assignment__submitted_at", "-pk")
+        .first()
+    )
+    if latest is None or revision_refusal(latest.assignment, now=now):
+        return None
+    return latest
+
+
+def annotation_history(*, annotation: Annotation) -> list[AnnotationRevision]:
+    """Earlier versions of an annotation, oldest first."""
+    return list(AnnotationRevision.objects.filter(annotation=annotation).order_by("version"))
+
+
+def preview_item(*, project: Project) -> Item | None:
+    """The item a preview shows: the first one the project hands out in sequential order."""
+    return Item.objects.filter(project=project).order_by("position", "pk").first()
+
+
+def holds_open_assignment(*, project: Project, worker: AbstractBaseUser) -> bool:
+    return Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).exists()
+
+
+def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
+    return not Consent.objects.filter(project=project, worker=worker).exists()

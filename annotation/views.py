@@ -1,4 +1,5 @@
-"""Annotator pages: project list, guidelines, the annotation loop, joining and invites."""
+"""Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
+joining and invites. Marketplace arrivals are in ``views_marketplace``."""
 
 from __future__ import annotations
 
@@ -10,20 +11,31 @@ from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
+from django.utils import timezone
 from django.views.decorators.http import require_POST
 
 from annotation.accounts import (
     AccountError,
     invite_accept,
     invite_lookup,
-    marketplace_identity,
     password_changed,
     project_join,
-    worker_from_marketplace,
 )
-from annotation.models import Assignment, Project
+from annotation.models import Annotation, Assignment, Project
 from annotation.request_text import refuse_nul_fields
-from annotation.selectors import previous_answer, projects_for_worker, worker_status
+from annotation.revision_services import annotation_revise
+from annotation.selectors import (
+    consent_needed,
+    holds_open_assignment,
+    preview_item,
+    previous_answer,
+    project_access,
+    projects_for_worker,
+    revisable_annotation,
+    revision_refusal,
+    worker_progress,
+    worker_status,
+)
 from annotation.services import (
     NextResult,
     WorkflowError,
@@ -33,16 +45,31 @@ from annotation.services import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
-from annotation.throttles import JoinAddressThrottle, JoinThrottle, StartThrottle, throttle
+from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
-# Marketplace parameters kept with each answer, for matching payments to work.
-MARKETPLACE_KEYS = ("STUDY_ID", "SESSION_ID", "assignmentId", "hitId", "PROLIFIC_PID", "workerId")
+# The session key of a marketplace arrival: the slug of the project the link was for.
+MARKETPLACE_PROJECT = "marketplace_project"
+
+
+def not_found(request: HttpRequest) -> HttpResponse:
+    """A project the user may not see looks exactly like one that does not exist."""
+    return render(request, "404.html", status=404)
+
+
+def _visible_project(request: HttpRequest, slug: str) -> tuple[Project | None, str]:
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        return None, ""
+    return project, project_access(project=project, user=request.user)
 
 
 @login_required
 def home(request: HttpRequest) -> HttpResponse:
+    slug = request.session.get(MARKETPLACE_PROJECT)
+    if slug:
+        return redirect("annotate", slug=slug)
     return redirect("projects")
 
 
@@ -55,33 +82,27 @@ def projects(request: HttpRequest) -> HttpResponse:
 
 @login_required
 def guidelines(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_object_or_404(Project, slug=slug)
+    project, access = _visible_project(request, slug)
+    if not access:
+        return not_found(request)
     task = get_task_type(project.task_type)
     return render(request, "annotation/guidelines.html", {
         "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
     })
 
 
-def _client_meta(request: HttpRequest) -> dict:
-    meta = {
-        "elapsed_ms": request.POST.get("client_elapsed_ms"),
-        "input": request.POST.get("client_input", "")[:20],
-        "viewport": request.POST.get("client_viewport", "")[:20],
-        "user_agent": request.headers.get("User-Agent", "")[:300],
-        "htmx": bool(request.htmx),
-    }
-    marketplace = request.session.get("marketplace")
-    if marketplace:
-        meta["marketplace"] = marketplace
-    return meta
+def task_page_context(project: Project) -> dict:
+    task = get_task_type(project.task_type)
+    return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
 
 
 def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
-                  errors: dict | None = None, values=None, notice: str = "") -> dict:
+                  errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     task = get_task_type(project.task_type)
-    status = worker_status(project=project, worker=request.user)
-    ctx = {"project": project, "task": task, "result": result, "status": status,
-           "errors": errors or {}, "notice": notice}
+    ctx = {"project": project, "task": task, "result": result,
+           "progress": worker_progress(project=project, worker=request.user),
+           "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
+           "revisable": revisable_annotation(project=project, worker=request.user)}
     assignment = result.assignment
     if assignment is not None:
         payload = assignment.item.payload
@@ -90,14 +111,47 @@ def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
     return ctx
 
 
+def _edit_context(request: HttpRequest, project: Project, annotation: Annotation, *,
+                  errors: dict | None = None, values=None) -> dict:
+    """The task area showing an answer already given, to change it."""
+    assignment = annotation.assignment
+    stored = {**annotation.answer, "reason": annotation.reason}
+    return {
+        "project": project, "task": get_task_type(project.task_type), "result": NextResult(assignment),
+        "progress": worker_progress(project=project, worker=request.user),
+        "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
+        "values": values if values is not None else stored, "editing": annotation,
+        "item_held": holds_open_assignment(project=project, worker=request.user),
+    }
+
+
 def _render_task(request: HttpRequest, ctx: dict) -> HttpResponse:
-    template = f"{ANNOTATE}#task-area" if request.htmx else ANNOTATE
-    return render(request, template, ctx)
+    if request.htmx:
+        return render(request, f"{ANNOTATE}#task-area", ctx)
+    return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
+
+
+def _after_action(request: HttpRequest, project: Project, notice: str, kind: str) -> HttpResponse:
+    """After submit, skip or change: the next item in place (htmx), or a redirect to it."""
+    if not request.htmx:
+        messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
+                                       "error": messages.ERROR}.get(kind, messages.INFO), notice)
+        return redirect("annotate", slug=project.slug)
+    result = assignment_next(project=project, worker=request.user)
+    return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
 
 
 @login_required
 def annotate(request: HttpRequest, slug: str) -> HttpResponse:
-    project = get_object_or_404(Project, slug=slug)
+    project, access = _visible_project(request, slug)
+    if not access:
+        return not_found(request)
+    if access == "staff":
+        # Researchers and admins see what annotators see, without taking an item.
+        return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
+                                          "sample": preview_item(project=project)})
+    if request.session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=request.user):
+        return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)
     return _render_task(request, _task_context(request, project, result))
 
@@ -111,24 +165,17 @@ def submit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
     )
     try:
         outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.POST,
-                                    client=_client_meta(request))
+                                    client=client_meta(request))
     except AnswerInvalid as exc:
         ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=request.POST)
         return _render_task(request, ctx)
     except WorkflowError as exc:
-        notice = str(exc)
-    else:
-        if not outcome.created:
-            notice = "This answer was already saved."
-        elif not outcome.counted:
-            notice = "Saved, but your time on that item ran out and others completed it meanwhile."
-        else:
-            notice = "Saved."
-    if not request.htmx:
-        messages.info(request, notice)
-        return redirect("annotate", slug=slug)
-    result = assignment_next(project=project, worker=request.user)
-    return _render_task(request, _task_context(request, project, result, notice=notice))
+        return _after_action(request, project, str(exc), "error")
+    if not outcome.created:
+        return _after_action(request, project, "This answer was already saved.", "info")
+    if not outcome.counted:
+        return _after_action(request, project, "Saved, but your time on that item ran out and others completed it meanwhile.", "warning")
+    return _after_action(request, project, "Saved.", "success")
 
 
 @login_required
@@ -138,14 +185,48 @@ def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
     assignment = get_object_or_404(Assignment, pk=assignment_id, project=project, worker=request.user)
     try:
         assignment_return(assignment=assignment, worker=request.user)
-        notice = "Skipped; this item goes to someone else."
     except WorkflowError as exc:
-        notice = str(exc)
-    if not request.htmx:
-        messages.info(request, notice)
-        return redirect("annotate", slug=slug)
-    result = assignment_next(project=project, worker=request.user)
-    return _render_task(request, _task_context(request, project, result, notice=notice))
+        return _after_action(request, project, str(exc), "error")
+    return _after_action(request, project, "Skipped; this item goes to someone else.", "info")
+
+
+def _own_annotation(request: HttpRequest, project: Project, assignment_id: int) -> Annotation:
+    return get_object_or_404(
+        Annotation.objects.select_related("assignment__item"),
+        assignment_id=assignment_id, assignment__project=project, assignment__worker=request.user,
+    )
+
+
+@login_required
+def edit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    """The answer the worker gave to an item, in the form again, to change it."""
+    project = get_object_or_404(Project, slug=slug)
+    annotation = _own_annotation(request, project, assignment_id)
+    refusal = revision_refusal(annotation.assignment, now=timezone.now())
+    if refusal:
+        return _after_action(request, project, refusal, "error")
+    return _render_task(request, _edit_context(request, project, annotation))
+
+
+@login_required
+@require_POST
+def revise(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    annotation = _own_annotation(request, project, assignment_id)
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        version = None
+    try:
+        outcome = annotation_revise(assignment=annotation.assignment, worker=request.user, data=request.POST,
+                                    client=client_meta(request), version=version)
+    except AnswerInvalid as exc:
+        return _render_task(request, _edit_context(request, project, annotation, errors=exc.errors, values=request.POST))
+    except WorkflowError as exc:
+        return _after_action(request, project, str(exc), "error")
+    if not outcome.changed:
+        return _after_action(request, project, "Your answer is unchanged.", "info")
+    return _after_action(request, project, "Your answer was changed.", "success")
 
 
 @login_required
@@ -163,26 +244,18 @@ def join(request: HttpRequest) -> HttpResponse:
     return redirect("projects")
 
 
-@throttle(StartThrottle)
-@refuse_nul_fields
-def start(request: HttpRequest, slug: str) -> HttpResponse:
-    """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
-    project = get_object_or_404(Project, slug=slug)
-    identity = marketplace_identity(request.GET)
-    if identity is None:
-        return render(request, "annotation/message.html", {
-            "title": "This link is incomplete",
-            "text": "The link has no worker id. Please open the study again from the marketplace.",
-        }, status=400)
-    source, external_id = identity
-    try:
-        user = worker_from_marketplace(project=project, source=source, external_id=external_id)
-    except AccountError as exc:
-        return render(request, "annotation/message.html", {"title": "Cannot start", "text": str(exc)}, status=400)
-    if request.user != user:
-        login(request, user, backend=AUTH_BACKEND)
-    request.session["marketplace"] = {k: request.GET[k][:100] for k in MARKETPLACE_KEYS if k in request.GET}
-    return redirect("annotate", slug=project.slug)
+def client_meta(request: HttpRequest) -> dict:
+    meta = {
+        "elapsed_ms": request.POST.get("client_elapsed_ms"),
+        "input": request.POST.get("client_input", "")[:20],
+        "viewport": request.POST.get("client_viewport", "")[:20],
+        "user_agent": request.headers.get("User-Agent", "")[:300],
+        "htmx": bool(request.htmx),
+    }
+    marketplace = request.session.get("marketplace")
+    if marketplace:
+        meta["marketplace"] = marketplace
+    return meta
 
 
 def invite(request: HttpRequest, token: str) -> HttpResponse:

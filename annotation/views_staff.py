@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.decorators import permission_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from analysis.reports import report_pages
+from annotation.access import permission_required
 from annotation.exports import FORMATS, export_response
 from annotation.models import Project
 from annotation.selectors import project_progress

@@ -1,7 +1,9 @@
 from annotation.models.corpus import Argument, Topic
 from annotation.models.crowd import (
     Annotation,
+    AnnotationRevision,
     Assignment,
+    Consent,
     Invite,
     Item,
     Project,
@@ -11,8 +13,10 @@ from annotation.models.jobs import ImportJob, Job, JobStatus
 
 __all__ = [
     "Annotation",
+    "AnnotationRevision",
     "Argument",
     "Assignment",
+    "Consent",
     "Invite",
     "ImportJob",
     "Item",

@@ -3,11 +3,30 @@
 Fields and constraints only; every state change goes through ``annotation.services``.
 """
 
+import re
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
 from annotation.task_types import task_type_choices
+
+# A marketplace name: it never holds "+", which separates it from the worker id in user names.
+SOURCE_NAME_RE = re.compile(r"^[a-z0-9_-]{1,40}$")
+
+
+def parse_sources(value: str) -> list[str]:
+    return [s.strip().lower() for s in (value or "").split(",") if s.strip()]
+
+
+def validate_marketplace_sources(value: str) -> None:
+    bad = [s for s in parse_sources(value) if not SOURCE_NAME_RE.match(s)]
+    if bad:
+        raise ValidationError(
+            "Marketplace names may hold only lowercase letters, digits, - and _ (at most 40): "
+            + ", ".join(repr(s) for s in bad)
+        )
 
 
 class Project(models.Model):
@@ -53,6 +72,26 @@ class Project(models.Model):
     completion_code = models.CharField(
         max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
     )
+    completion_url = models.URLField(
+        "completion URL", max_length=500, blank=True,
+        help_text="Where marketplace workers go when they are done, e.g. Prolific's completion URL "
+                  "https://app.prolific.com/submissions/complete?cc=CODE. Empty: they copy the "
+                  "completion code instead.",
+    )
+    marketplace_sources = models.CharField(
+        max_length=300, blank=True, default="prolific, mturk",
+        validators=[validate_marketplace_sources],
+        help_text="Marketplaces whose links are accepted, separated by commas: prolific (links with "
+                  "PROLIFIC_PID=…), mturk (workerId=…), or names of your own for links with "
+                  "worker_id=…&source=NAME (lowercase letters, digits, - and _). Links from any "
+                  "other source are refused.",
+    )
+    consent_text = models.TextField(
+        "welcome and consent text", blank=True,
+        help_text="Markdown. Marketplace workers see it with the guidelines before their first "
+                  "item and must accept it to start: who runs the study, what is recorded, pay, "
+                  "how to withdraw.",
+    )
     options = models.JSONField(default=dict, blank=True, help_text="Task-type options.")
     members = models.ManyToManyField(
         settings.AUTH_USER_MODEL, blank=True, related_name="annotation_projects"
@@ -81,6 +120,10 @@ class Project(models.Model):
     @property
     def is_active(self) -> bool:
         return self.state == self.State.ACTIVE
+
+    @property
+    def allowed_sources(self) -> list[str]:
+        return parse_sources(self.marketplace_sources)
 
 
 class Item(models.Model):
@@ -174,7 +217,11 @@ class Assignment(models.Model):
 
 
 class Annotation(models.Model):
-    """The answer submitted for an assignment: one per assignment, never overwritten."""
+    """The answer submitted for an assignment, one per assignment, in its latest version.
+
+    A worker may change the answer while the lease lasts; every earlier version is kept as an
+    ``AnnotationRevision`` first, so exports and analysis read the latest and nothing is lost.
+    """
 
     assignment = models.OneToOneField(
         Assignment, on_delete=models.CASCADE, related_name="annotation"
@@ -184,6 +231,10 @@ class Annotation(models.Model):
     seconds = models.FloatField(null=True, blank=True, help_text="Time spent on the item.")
     client = models.JSONField(default=dict, blank=True, help_text="Client metadata.")
     created_at = models.DateTimeField(auto_now_add=True)
+    version = models.PositiveIntegerField(
+        default=1, help_text="1 for the first answer; each change by the worker adds one."
+    )
+    revised_at = models.DateTimeField(null=True, blank=True, help_text="When the worker last changed it.")
 
     class Meta:
         ordering = ["-created_at"]
@@ -191,12 +242,40 @@ class Annotation(models.Model):
             models.CheckConstraint(
                 condition=Q(seconds__isnull=True) | Q(seconds__gte=0), name="annotation_seconds_min"
             ),
+            models.CheckConstraint(condition=Q(version__gte=1), name="annotation_version_min"),
         ]
         # Median times per worker (staff overview) read the seconds from the index alone.
         indexes = [models.Index(fields=["assignment", "seconds"], name="annotation_assignment_seconds")]
 
     def __str__(self) -> str:
         return f"annotation of {self.assignment_id}"
+
+    @property
+    def saved_at(self):
+        """When the current version was stored."""
+        return self.revised_at or self.created_at
+
+
+class AnnotationRevision(models.Model):
+    """An earlier version of an annotation, kept when the worker replaced it."""
+
+    annotation = models.ForeignKey(Annotation, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    answer = models.JSONField()
+    reason = models.TextField(blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+    client = models.JSONField(default=dict, blank=True)
+    saved_at = models.DateTimeField(help_text="When this version was stored.")
+    replaced_at = models.DateTimeField(help_text="When the worker replaced it.")
+
+    class Meta:
+        ordering = ["annotation_id", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["annotation", "version"], name="revision_version_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"version {self.version} of annotation {self.annotation_id}"
 
 
 class WorkerProfile(models.Model):
@@ -232,6 +311,23 @@ class WorkerProfile(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.role})"
+
+
+class Consent(models.Model):
+    """A marketplace worker accepted a project's welcome and consent text, as it read then."""
+
+    project = models.ForeignKey(Project, on_delete=models.CASCADE, related_name="consents")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    text = models.TextField(blank=True, help_text="The consent text the worker accepted.")
+    accepted_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["project", "worker"], name="consent_project_worker_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"consent of {self.worker} to {self.project}"
 
 
 class Invite(models.Model):

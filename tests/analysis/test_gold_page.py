@@ -103,7 +103,7 @@ def test_nothing_to_reject_creates_no_run(admin, gold):
 def test_researchers_cannot_reject(client, gold):
     client.force_login(UserFactory(role="researcher"))
     spammer = get_user_model().objects.get(username="mturk-spammer")
-    assert client.get(reverse("gold-reject-worker", args=[gold.project.slug, spammer.pk])).status_code == 302
+    assert client.get(reverse("gold-reject-worker", args=[gold.project.slug, spammer.pk])).status_code == 403
     assert "Reject all their work" not in client.get(reverse("gold-page", args=[gold.project.slug])).content.decode()
 
 

@@ -114,7 +114,7 @@ def test_gold_files(client, gold_run):
     whole = json.loads(download(client, run, "full.json"))
     assert whole["counts"] == run.result["counts"] and len(whole["pairs"]) == 30
     client.force_login(UserFactory())
-    assert client.get(reverse("gold-file", args=[run.project.slug, run.pk, "strict.tsv"])).status_code == 302
+    assert client.get(reverse("gold-file", args=[run.project.slug, run.pk, "strict.tsv"])).status_code == 403
 
 
 def test_gold_page_and_graph(client, gold_run):

@@ -141,8 +141,8 @@ def test_bad_parameters_are_reported(admin_client, annotated_project):
 
 def test_annotators_cannot_see_the_dashboard(client, annotated_project):
     client.force_login(UserFactory())
-    assert client.get(reverse("analysis-dashboard", args=[annotated_project.slug])).status_code == 302
-    assert compute(client, annotated_project).status_code == 302
+    assert client.get(reverse("analysis-dashboard", args=[annotated_project.slug])).status_code == 403
+    assert compute(client, annotated_project).status_code == 403
     assert not AnalysisRun.objects.exists()
 
 

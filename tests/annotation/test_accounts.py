@@ -104,6 +104,9 @@ def test_marketplace_worker_gets_and_resumes_an_account(client):
     assert response.url == reverse("annotate", args=[project.slug])
     profile = WorkerProfile.objects.get(external_id="5f1e0a9b")
     assert profile.source == "prolific"
+    # The first visit shows the welcome step; accepting it leads to the first item.
+    assert client.get(response.url).url == reverse("welcome", args=[project.slug])
+    client.post(reverse("welcome", args=[project.slug]), {"accept": "yes"})
     page = client.get(response.url)
     assignment = page.context["assignment"]
     client.post(reverse("submit", args=[project.slug, assignment.pk]), answer())

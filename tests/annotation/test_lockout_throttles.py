@@ -187,13 +187,16 @@ def test_join_codes_are_throttled_per_user_and_per_address(client, rates):
     assert [client.post(reverse("join"), {"code": "x"}).status_code for _ in range(2)] == [302, 429]
 
 
-def test_marketplace_links_are_throttled_per_address(client, rates):
+def test_marketplace_links_are_throttled_per_address(rates):
+    from django.test import Client
+
     rates(start="3/min")
     project = ProjectFactory(external_entry=True)
     url = reverse("start", args=[project.slug])
-    codes = [client.get(url, {"PROLIFIC_PID": f"worker{i}"}).status_code for i in range(4)]
+    # Each link opened in a browser of its own (a session per worker), all from one address.
+    codes = [Client().get(url, {"PROLIFIC_PID": f"worker{i}"}).status_code for i in range(4)]
     assert codes == [302, 302, 302, 429]
-    assert client.get(url, {"PROLIFIC_PID": "other"}, REMOTE_ADDR="10.1.1.1").status_code == 302
+    assert Client().get(url, {"PROLIFIC_PID": "other"}, REMOTE_ADDR="10.1.1.1").status_code == 302
 
 
 CHILD = """

@@ -106,8 +106,8 @@ def test_anonymous_users_are_sent_to_login(client, project):
 
 def test_overview_and_exports_need_the_right_role(client, project):
     client.force_login(UserFactory())
-    assert client.get(reverse("overview", args=[project.slug])).status_code == 302
-    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 302
+    assert client.get(reverse("overview", args=[project.slug])).status_code == 403
+    assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 403
     client.force_login(UserFactory(role="researcher"))
     assert client.get(reverse("overview", args=[project.slug])).status_code == 200
     assert client.get(reverse("export", args=[project.slug, "csv"])).status_code == 200
@@ -149,3 +149,52 @@ def test_exports_hold_worker_times_reasons_and_standpoints(client, project):
     lines = b"".join(client.get(reverse("export", args=[project.slug, "jsonl"])).streaming_content).decode().splitlines()
     assert [r["worker"] for r in as_json] == ["ann0", "ann1"] == [json.loads(x)["worker"] for x in lines]
     assert as_json[0]["seconds"] == pytest.approx(float(rows[0]["seconds"]))
+
+
+def test_the_page_has_a_heading_the_guidelines_and_the_workers_own_progress(client, annotator, project):
+    project.max_items_per_worker = 2
+    project.save()
+    body = client.get(reverse("annotate", args=[project.slug])).content.decode()
+    assert f"<h1>{project.name}</h1>" in body
+    assert '<details class="panel guidelines-panel"' in body and "<h2>Read <em>this</em></h2>" in body
+    assert "<script>alert(1)</script>" not in body
+    assert "You answered <strong data-testid=\"done-count\">0</strong> of 2" in body
+    assert 'aria-label="Your progress"' in body and "project 0" not in body
+    assert 'rel="icon" href="/static/favicon.svg" type="image/svg+xml"' in body
+    # Both buttons are named by a selector that resolves from either of them.
+    assert 'hx-disabled-elt="#task-form .actions button"' in body
+    assert "find button" not in body
+
+
+def test_without_a_limit_the_page_counts_answers(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    body = client.post(reverse("submit", args=[project.slug, a.pk]), answer(), **HTMX).content.decode()
+    assert 'You answered <strong data-testid="done-count">1</strong> item' in body
+    assert 'role="progressbar"' not in body
+
+
+def test_notices_say_what_kind_they_are(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    url = reverse("submit", args=[project.slug, a.pk])
+    saved = client.post(url, answer(), **HTMX).content.decode()
+    assert '<p class="notice success" role="status" data-testid="notice">Saved.</p>' in saved
+    again = client.post(url, answer(), **HTMX).content.decode()
+    assert '<p class="notice info" role="status" data-testid="notice">This answer was already saved.</p>' in again
+    refused = client.post(reverse("skip", args=[project.slug, a.pk]), **HTMX).content.decode()
+    assert '<p class="notice error" role="alert" data-testid="notice">This item was already submitted.</p>' in refused
+    # Without htmx the same kinds travel as messages.
+    b = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    client.post(reverse("submit", args=[project.slug, b.pk]), answer())
+    page = client.get(reverse("annotate", args=[project.slug])).content.decode()
+    assert '<li class="notice success" role="status">Saved.</li>' in page
+
+
+def test_server_objections_mark_the_fields_and_the_counter(client, annotator, project):
+    a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
+    body = client.post(reverse("submit", args=[project.slug, a.pk]),
+                       {"label": "", "standpoint": "none", "reason": "too short"}, **HTMX).content.decode()
+    assert f'<p class="counter bad" id="reason-count-{a.pk}"' in body
+    assert "/ 30–140 characters" in body
+    assert '<p class="error" role="alert" data-form-alert>Please fix the marked fields.</p>' in body
+    assert '<p class="error" data-error>Choose which argument is more convincing.</p>' in body
+    assert 'aria-invalid="true"' in body

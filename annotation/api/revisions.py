@@ -1,0 +1,91 @@
+"""REST API: an assignment's answer with its earlier versions, and changing it."""
+
+from __future__ import annotations
+
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from rest_framework import serializers, status
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.models import Annotation, AnnotationRevision, Assignment
+from annotation.revision_services import annotation_revise
+from annotation.selectors import annotation_history, revision_refusal
+from annotation.services import WorkflowError
+from annotation.task_types.base import AnswerInvalid
+
+
+class RevisionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = AnnotationRevision
+        fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
+
+
+class CurrentAnnotationSerializer(serializers.ModelSerializer):
+    assignment = serializers.IntegerField(source="assignment_id")
+
+    class Meta:
+        model = Annotation
+        fields = ["id", "assignment", "answer", "reason", "seconds", "created_at", "version", "revised_at"]
+
+
+def _body(annotation: Annotation) -> dict:
+    assignment = annotation.assignment
+    open_until = None if revision_refusal(assignment, now=timezone.now()) else assignment.expires_at
+    return {
+        **CurrentAnnotationSerializer(annotation).data,
+        "revisable_until": serializers.DateTimeField().to_representation(open_until) if open_until else None,
+        "history": RevisionSerializer(annotation_history(annotation=annotation), many=True).data,
+    }
+
+
+class AssignmentAnnotation(APIView):
+    """``GET``: the answer in its current version, when it may still be changed, and every
+    earlier version (its annotator, or anyone who may view annotations).
+
+    ``PUT`` (its annotator): a new answer, fields as for submit, while the lease lasts and nobody
+    reviewed it; optional ``version``, the version being replaced, refuses the change if the
+    answer changed meanwhile. 200 with ``changed`` true, or false when the answer equals the
+    stored one; 400 with errors per field; 409 when it can no longer be changed."""
+
+    permission_classes = [IsAuthenticated]
+    parser_classes = [JSONParser, FormParser, MultiPartParser]
+
+    def _annotation(self, pk: int) -> Annotation:
+        annotation = Annotation.objects.select_related("assignment").filter(assignment_id=pk).first()
+        if annotation is None:
+            get_object_or_404(Assignment, pk=pk)
+            raise NotFound("This assignment has no answer yet.")
+        return annotation
+
+    def get(self, request: Request, pk: int) -> Response:
+        annotation = self._annotation(pk)
+        if annotation.assignment.worker_id != request.user.pk and not request.user.has_perm("annotation.view_annotation"):
+            raise PermissionDenied("This assignment belongs to someone else.")
+        return Response(_body(annotation))
+
+    def put(self, request: Request, pk: int) -> Response:
+        annotation = self._annotation(pk)
+        if annotation.assignment.worker_id != request.user.pk:
+            raise PermissionDenied("This assignment belongs to someone else.")
+        version = request.data.get("version")
+        if version not in (None, ""):
+            try:
+                version = int(version)
+            except (TypeError, ValueError):
+                raise ValidationError({"version": "must be a whole number"}) from None
+        else:
+            version = None
+        client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
+        try:
+            outcome = annotation_revise(assignment=annotation.assignment, worker=request.user,
+                                        data=request.data, client=client, version=version)
+        except AnswerInvalid as exc:
+            raise ValidationError(exc.errors) from None
+        except WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response({**_body(outcome.annotation), "changed": outcome.changed})

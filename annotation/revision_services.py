@@ -1,0 +1,95 @@
+"""Writes: a worker changes an answer they already submitted, while its lease lasts.
+
+The current version stays in ``Annotation`` (what exports and analysis read); the version it
+replaces is copied to ``AnnotationRevision`` in the same transaction, so no answer is ever lost.
+Like submitting, changing is idempotent (a repeat with the same answer changes nothing) and
+race-safe (the assignment row is locked, as submit and review lock it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+from django.utils import timezone
+
+from annotation.models import Annotation, AnnotationRevision, Assignment
+from annotation.selectors import revision_refusal
+from annotation.services import WorkflowError
+from annotation.task_types import get_task_type
+from annotation.task_types.base import AnswerInvalid
+
+
+@dataclass(frozen=True)
+class ReviseResult:
+    annotation: Annotation
+    # False when the answer sent equals the stored one (a double click, a replay): nothing written.
+    changed: bool
+
+
+def _edit_seconds(client_ms: Any, *, since: datetime, now: datetime) -> float:
+    """Seconds spent on the change: the client's visible time, never more than the server saw."""
+    server = max((now - since).total_seconds(), 0.0)
+    try:
+        client = float(client_ms) / 1000.0
+    except (TypeError, ValueError):
+        return 0.0
+    return round(client, 3) if 0 <= client <= server + 5 else round(server, 3)
+
+
+def annotation_revise(
+    *,
+    assignment: Assignment,
+    worker: AbstractBaseUser,
+    data: Mapping[str, Any],
+    client: Mapping[str, Any] | None = None,
+    version: int | None = None,
+    now: datetime | None = None,
+) -> ReviseResult:
+    """Replace the answer of a submitted assignment, keeping the replaced version.
+
+    ``version`` is the version the worker was editing: if the answer changed meanwhile (another
+    window, another device), a different answer is refused instead of silently overwriting it.
+    The time spent on the change is added to the annotation's seconds.
+    """
+    now = now or timezone.now()
+    with transaction.atomic():
+        a = Assignment.objects.select_for_update().select_related("item", "project").get(pk=assignment.pk)
+        if a.worker_id != worker.pk:
+            raise WorkflowError("This assignment belongs to someone else.")
+        current = Annotation.objects.select_for_update().filter(assignment=a).first()
+        if current is None:
+            raise WorkflowError("This item has no answer yet to change.")
+        refusal = revision_refusal(a, now=now)
+        try:
+            clean = get_task_type(a.project.task_type).clean_answer(data, payload=a.item.payload)
+        except AnswerInvalid:
+            # Fixing the fields would not help when the answer cannot be changed at all.
+            if refusal:
+                raise WorkflowError(refusal) from None
+            raise
+        if clean.answer == current.answer and clean.reason == current.reason:
+            return ReviseResult(current, changed=False)
+        if refusal:
+            raise WorkflowError(refusal)
+        if version is not None and version != current.version:
+            raise WorkflowError(
+                "This answer was changed meanwhile in another window; open it again to see the latest version."
+            )
+        AnnotationRevision.objects.create(
+            annotation=current, version=current.version, answer=current.answer, reason=current.reason,
+            seconds=current.seconds, client=current.client, saved_at=current.saved_at, replaced_at=now,
+        )
+        client = dict(client or {})
+        spent = _edit_seconds(client.pop("elapsed_ms", None), since=current.saved_at, now=now)
+        current.answer, current.reason = clean.answer, clean.reason
+        current.seconds = round((current.seconds or 0.0) + spent, 3)
+        current.client = client
+        current.version += 1
+        current.revised_at = now
+        current.save(update_fields=["answer", "reason", "seconds", "client", "version", "revised_at"])
+    return ReviseResult(current, changed=True)
