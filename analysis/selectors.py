@@ -7,7 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Max, QuerySet
+from django.db.models import Count, Max, Q, QuerySet
 from django.db.models.functions import TruncHour
 from django.utils import timezone
 
@@ -105,11 +105,13 @@ def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
 
 
 def annotations_since(*, run: AnalysisRun) -> int:
-    """Counted annotations the run did not see."""
+    """Counted annotations the run did not see: new ones, and ones their worker changed after the
+    run began (it read the version before)."""
     qs = annotations_queryset(project=run.project)
-    if run.last_annotation_id is not None:
-        qs = qs.filter(pk__gt=run.last_annotation_id)
-    return qs.count()
+    if run.last_annotation_id is None:
+        return qs.count()
+    changed = Q(revised_at__gt=run.started_at) if run.started_at else Q(pk__in=[])
+    return qs.filter(Q(pk__gt=run.last_annotation_id) | changed).count()
 
 
 def annotations_per_hour(*, project: Project, hours: int = 72) -> list[tuple[Any, int]]:

@@ -21,8 +21,10 @@ from annotation.importers import ImportFailed
 from annotation.jobs import jobs_reap
 from annotation.models import (
     Annotation,
+    AnnotationRevision,
     Argument,
     Assignment,
+    Consent,
     ImportJob,
     Invite,
     Item,
@@ -225,17 +227,54 @@ class AssignmentAdmin(admin.ModelAdmin):
         self.message_user(request, f"Rejected {n} assignments.")
 
 
+class RevisionInline(admin.TabularInline):
+    model = AnnotationRevision
+    extra = 0
+    can_delete = False
+    readonly_fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
 @admin.register(Annotation)
 class AnnotationAdmin(admin.ModelAdmin):
-    list_display = ["id", "assignment", "reason", "seconds", "created_at"]
+    list_display = ["id", "assignment", "version", "reason", "seconds", "created_at", "revised_at"]
     list_filter = ["assignment__project"]
-    readonly_fields = ["assignment", "answer", "reason", "seconds", "client", "created_at"]
+    readonly_fields = ["assignment", "version", "answer", "reason", "seconds", "client", "created_at", "revised_at"]
+    inlines = [RevisionInline]
 
     def has_add_permission(self, request):
         return False
 
     def has_change_permission(self, request, obj=None):
         return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records of what people did: shown, never added or changed here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AnnotationRevision)
+class AnnotationRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["annotation", "version", "saved_at", "replaced_at"]
+    list_filter = ["annotation__assignment__project"]
+    readonly_fields = [f.name for f in AnnotationRevision._meta.fields]
+
+
+@admin.register(Consent)
+class ConsentAdmin(ReadOnlyAdmin):
+    list_display = ["worker", "project", "accepted_at"]
+    list_filter = ["project"]
+    search_fields = ["worker__username"]
+    readonly_fields = [f.name for f in Consent._meta.fields]
 
 
 @admin.register(Topic)

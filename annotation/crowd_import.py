@@ -8,6 +8,7 @@ worker's id on that platform (the same account a marketplace link would give the
 from __future__ import annotations
 
 import re
+import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -18,7 +19,7 @@ from django.contrib.auth.models import Group
 from django.db import connection, transaction
 from django.utils import timezone
 
-from annotation.accounts import EXTERNAL_ID_RE
+from annotation.accounts import EXTERNAL_ID_RE, marketplace_username
 from annotation.corpus_services import corpus_arguments
 from annotation.importers import (
     ID_MAX_LENGTH,
@@ -234,10 +235,13 @@ def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
     )
     new_ids = [w for w in ids if w not in profiles]
     if new_ids:
-        usernames = {w: f"{source}-{w}"[:150] for w in new_ids}
+        # Named as marketplace links name their accounts, so both kinds of arrival read alike;
+        # a name someone already holds (an account made by hand) gets a suffix.
+        usernames = {w: marketplace_username(source=source, external_id=w) for w in new_ids}
         taken = set(User.objects.filter(username__in=usernames.values()).values_list("username", flat=True))
-        if taken:
-            raise ImportFailed([RowError(None, "worker", f"user name {sorted(taken)[0]!r} exists but is not tied to that {source} worker")])
+        for w in new_ids:
+            while usernames[w] in taken:
+                usernames[w] = f"{marketplace_username(source=source, external_id=w)}+{secrets.token_hex(3)}"
         users = [User(username=usernames[w]) for w in new_ids]
         for u in users:
             u.set_unusable_password()

@@ -13,9 +13,11 @@ from annotation.spreadsheet import safe_row
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext
 
+# ``version`` counts the answers the worker gave for the assignment (1 unless they changed it);
+# the export holds the latest, given at ``revised_at`` when it was changed.
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
-    "accepted_at", "submitted_at", "seconds",
+    "accepted_at", "submitted_at", "seconds", "version", "revised_at",
 )
 FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
 
@@ -49,6 +51,8 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             "accepted_at": a.assigned_at.isoformat(),
             "submitted_at": a.submitted_at.isoformat() if a.submitted_at else "",
             "seconds": ann.seconds,
+            "version": ann.version,
+            "revised_at": ann.revised_at.isoformat() if ann.revised_at else "",
         }
         ctx = ExportContext(item_external_id=a.item.external_id, payload=a.item.payload)
         row.update(task.export_row(ctx, ann.answer, ann.reason))

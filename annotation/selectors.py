@@ -175,3 +175,13 @@ def holds_open_assignment(*, project: Project, worker: AbstractBaseUser) -> bool
 
 def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
     return not Consent.objects.filter(project=project, worker=worker).exists()
+
+
+# The session key that marks a marketplace arrival, and for which project.
+MARKETPLACE_PROJECT = "marketplace_project"
+
+
+def consent_pending(*, project: Project, worker: AbstractBaseUser, session) -> bool:
+    """A worker who arrived from this project's marketplace link has not yet accepted its
+    welcome and consent text: no item for them, on the page or through the API."""
+    return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)

@@ -25,7 +25,8 @@ from annotation.models import Annotation, Assignment, Project
 from annotation.request_text import refuse_nul_fields
 from annotation.revision_services import annotation_revise
 from annotation.selectors import (
-    consent_needed,
+    MARKETPLACE_PROJECT,
+    consent_pending,
     holds_open_assignment,
     preview_item,
     previous_answer,
@@ -50,7 +51,6 @@ from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 # The session key of a marketplace arrival: the slug of the project the link was for.
-MARKETPLACE_PROJECT = "marketplace_project"
 
 
 def not_found(request: HttpRequest) -> HttpResponse:
@@ -150,7 +150,7 @@ def annotate(request: HttpRequest, slug: str) -> HttpResponse:
         # Researchers and admins see what annotators see, without taking an item.
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
                                           "sample": preview_item(project=project)})
-    if request.session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=request.user):
+    if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)
     return _render_task(request, _task_context(request, project, result))

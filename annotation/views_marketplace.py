@@ -19,12 +19,11 @@ from annotation.accounts import (
 )
 from annotation.models import Project
 from annotation.request_text import refuse_nul_fields
-from annotation.selectors import consent_needed, preview_item, project_access
+from annotation.selectors import MARKETPLACE_PROJECT, consent_needed, preview_item, project_access
 from annotation.throttles import StartThrottle, throttle
 from annotation.views import (
     ANNOTATE,
     AUTH_BACKEND,
-    MARKETPLACE_PROJECT,
     not_found,
     task_page_context,
 )

@@ -25,7 +25,7 @@ from annotation.exports import FORMATS, export_response
 from annotation.import_jobs import import_job_cancel, import_upload
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
-from annotation.selectors import project_progress, projects_for_worker
+from annotation.selectors import consent_pending, project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
@@ -157,7 +157,10 @@ class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
     def post(self, request: Request, slug: str) -> Response:
-        result = assignment_next(project=_project(slug), worker=request.user)
+        project = _project(slug)
+        if consent_pending(project=project, worker=request.user, session=request.session):
+            return Response({"assignment": None, "reason": "consent"})
+        result = assignment_next(project=project, worker=request.user)
         if result.assignment is None:
             return Response({"assignment": None, "reason": result.reason})
         return Response({"assignment": AssignmentSerializer(result.assignment).data, "resumed": result.resumed})

@@ -77,14 +77,14 @@ def test_the_graph_file_is_a_standalone_svg(admin, gold):
 
 
 def test_rejecting_asks_first_and_says_what_will_happen(admin, gold):
-    spammer = get_user_model().objects.get(username="mturk-spammer")
+    spammer = get_user_model().objects.get(username="mturk+spammer")
     url = reverse("gold-reject-worker", args=[gold.project.slug, spammer.pk])
     page = admin.get(reverse("gold-page", args=[gold.project.slug])).content.decode()
     assert f'<a class="button" href="{url}">Reject all their work and recompute…</a>' in page
     confirm = admin.get(url)
     body = confirm.content.decode()
     assert confirm.status_code == 200
-    assert "This rejects <strong>30 assignments</strong> of <strong>mturk-spammer</strong>" in body
+    assert "This rejects <strong>30 assignments</strong> of <strong>mturk+spammer</strong>" in body
     assert f"recomputed with the settings of run #{gold.pk}" in body and "Cancel</a>" in body
     assert "Why they are listed: reused" in body
     # Looking changed nothing.
@@ -102,7 +102,7 @@ def test_nothing_to_reject_creates_no_run(admin, gold):
 
 def test_researchers_cannot_reject(client, gold):
     client.force_login(UserFactory(role="researcher"))
-    spammer = get_user_model().objects.get(username="mturk-spammer")
+    spammer = get_user_model().objects.get(username="mturk+spammer")
     assert client.get(reverse("gold-reject-worker", args=[gold.project.slug, spammer.pk])).status_code == 403
     assert "Reject all their work" not in client.get(reverse("gold-page", args=[gold.project.slug])).content.decode()
 

@@ -83,9 +83,9 @@ def test_pipeline_result(gold_run):
     for p in r["pairs"]:
         if p["reason"] == "cycle":
             assert p["conflict"]
-    assert r["mace"]["ranking"][-1] == "mturk-spammer"
+    assert r["mace"]["ranking"][-1] == "mturk+spammer"
     flagged = {w["worker"]: w for w in r["reason_review"]["workers"]}
-    assert set(flagged) == {"mturk-spammer"} and "reused" in flagged["mturk-spammer"]["flags"]
+    assert set(flagged) == {"mturk+spammer"} and "reused" in flagged["mturk+spammer"]["flags"]
     assert len(r["table1"]["mean"]) == 6 and len(r["table1"]["per_topic"]) == 12
     assert 0.5 < r["human_performance"]["best_worker_accuracy"] <= 1.0
 
@@ -123,7 +123,7 @@ def test_gold_page_and_graph(client, gold_run):
     page = client.get(reverse("gold-page", args=[run.project.slug]), {"topic": "t_good"})
     body = page.content.decode()
     assert page.status_code == 200 and f'data-testid="count-all">{run.result["counts"]["all"]}<' in body
-    assert "mturk-spammer" in body and "Reject all their work and recompute" in body
+    assert "mturk+spammer" in body and "Reject all their work and recompute" in body
     assert [r.argument for r in page.context["view"].ranking][0] == "t_good_5"
     svg = client.get(reverse("gold-graph", args=[run.project.slug, run.pk]), {"topic": "t_good"})
     assert svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
@@ -132,7 +132,7 @@ def test_gold_page_and_graph(client, gold_run):
 def test_rejecting_a_flagged_worker_recomputes_without_them(client, gold_run, django_capture_on_commit_callbacks):
     run, _ = gold_run
     client.force_login(UserFactory(role="admin"))
-    spammer = get_user_model().objects.get(username="mturk-spammer")
+    spammer = get_user_model().objects.get(username="mturk+spammer")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("gold-reject-worker", args=[run.project.slug, spammer.pk]))
     assert response.status_code == 302
@@ -140,7 +140,7 @@ def test_rejecting_a_flagged_worker_recomputes_without_them(client, gold_run, dj
     latest = AnalysisRun.objects.filter(kind="pairwise_gold").order_by("-pk").first()
     assert latest.pk != run.pk and latest.status == "done" and latest.params == run.params
     assert latest.annotations_seen == run.annotations_seen - 30
-    assert "mturk-spammer" not in latest.result["mace"]["competence"]
+    assert "mturk+spammer" not in latest.result["mace"]["competence"]
 
 
 @pytest.mark.shared_data

@@ -39,6 +39,14 @@ def test_run_executes_in_process_and_is_versioned(annotated_project, django_capt
     a = assignment_next(project=annotated_project, worker=w).assignment
     annotation_submit(assignment=a, worker=w, data=answer())
     assert annotations_since(run=run) == 1
+    # A worker changing an answer the run saw makes it out of date too.
+    from annotation.models import Annotation
+    from annotation.revision_services import annotation_revise
+
+    seen = Annotation.objects.filter(pk__lte=run.last_annotation_id).select_related("assignment").first()
+    annotation_revise(assignment=seen.assignment, worker=seen.assignment.worker,
+                      data=answer(label="a2" if seen.answer["label"] != "a2" else "a1"))
+    assert annotations_since(run=run) == 2
 
 
 def test_executing_a_finished_run_does_nothing(annotated_project):

@@ -48,7 +48,7 @@ def test_results_become_items_workers_and_annotations(project):
     assert ann.client["assignment"] == "A-W0-x3_x1" and ann.reason == "A1 is short and clear"
     first = Assignment.objects.get(item=item, worker__profile__external_id="W0")
     assert first.status == "submitted" and (first.submitted_at - first.assigned_at).total_seconds() == 393
-    assert WorkerProfile.objects.get(external_id="W0").user.username == "mturk-W0"
+    assert WorkerProfile.objects.get(external_id="W0").user.username == "mturk+W0"
     # The imported answers hold their slots: x1_x2 is full, x3_x1 has two left.
     assert assignment_next(project=project, worker=UserFactory()).assignment.item.external_id == "x3_x1"
 
@@ -98,3 +98,19 @@ def test_mturk_batch_results_with_a_column_spec(project):
     assert a.annotation.client["hit"] == "H9"
     with pytest.raises(ImportFailed, match="'label=' is not field=Column"):
         parse_column_spec("label=")
+
+
+def test_imported_workers_are_named_like_marketplace_arrivals_and_found_by_their_links(project):
+    from annotation.accounts import worker_from_marketplace
+    from annotation.models import Project
+
+    # Someone holds the name the import would give: the import goes on under another name.
+    UserFactory(username="mturk+W1")
+    crowd_import(project=project, data=(HEADER + row(worker="W1") + row(worker="W2")).encode(), filename="r.tsv")
+    w1 = WorkerProfile.objects.get(source="mturk", external_id="W1").user
+    w2 = WorkerProfile.objects.get(source="mturk", external_id="W2").user
+    assert w2.username == "mturk+W2" and w1.username.startswith("mturk+W1+")
+    # The same worker arriving later through an MTurk link gets the imported account.
+    Project.objects.filter(pk=project.pk).update(external_entry=True)
+    project.refresh_from_db()
+    assert worker_from_marketplace(project=project, source="mturk", external_id="W2") == w2

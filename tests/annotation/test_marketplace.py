@@ -202,3 +202,15 @@ def test_two_browsers_of_one_worker_share_one_account(study):
     b.get(start_url(study, PROLIFIC_PID="twice"))
     assert WorkerProfile.objects.filter(external_id="twice").count() == 1
     assert a.session["_auth_user_id"] == b.session["_auth_user_id"]
+
+
+def test_the_api_gives_no_item_before_the_welcome_step_is_accepted(client, study):
+    client.get(start_url(study, PROLIFIC_PID="w-api"))
+    next_url = f"/api/projects/{study.slug}/assignments/next/"
+    # The marketplace session reaches the API too, but the consent rule holds there as well.
+    refused = client.post(next_url)
+    assert refused.json() == {"assignment": None, "reason": "consent"}
+    assert not Assignment.objects.exists()
+    client.post(reverse("welcome", args=[study.slug]), {"accept": "yes"})
+    taken = client.post(next_url)
+    assert taken.json()["assignment"] is not None

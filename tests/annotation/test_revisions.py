@@ -111,6 +111,9 @@ def test_exports_and_the_long_frame_read_the_latest_version(project, worker):
     annotation_revise(assignment=a, worker=worker, data=answer("a2", "same", CHANGED))
     rows = list(annotation_rows(project=project))
     assert [(r["label"], r["reason"], r["worker_stance"]) for r in rows] == [("a2", CHANGED, "same")]
+    # The export says which version it holds and when it was given.
+    current = Annotation.objects.get(assignment=a)
+    assert rows[0]["version"] == 2 and rows[0]["revised_at"] == current.revised_at.isoformat()
     frame = annotation_frame(project=project).frame
     assert frame["label"].tolist() == ["a2"] and frame["reason"].tolist() == [CHANGED]
 

@@ -1,0 +1,27 @@
+"""Every model page of the admin opens for an admin, with data in it (lists and a record)."""
+
+import pytest
+from django.contrib import admin
+from django.urls import reverse
+
+from annotation.revision_services import annotation_revise
+from annotation.services import annotation_submit, assignment_next
+from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_admin_list_and_an_annotation_with_its_versions(client):
+    project = ProjectFactory()
+    ItemFactory(project=project)
+    worker = UserFactory()
+    a = assignment_next(project=project, worker=worker).assignment
+    stored = annotation_submit(assignment=a, worker=worker, data=answer("a1")).annotation
+    annotation_revise(assignment=a, worker=worker, data=answer("a2"))
+    client.force_login(UserFactory(role="admin", is_superuser=True))
+    for model in admin.site._registry:
+        url = reverse(f"admin:{model._meta.app_label}_{model._meta.model_name}_changelist")
+        assert client.get(url).status_code == 200, url
+    page = client.get(reverse("admin:annotation_annotation_change", args=[stored.pk])).content.decode()
+    # The current version and the earlier one beside it.
+    assert "a2" in page and "Annotation revisions" in page and "a1" in page
