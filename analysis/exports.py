@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
+from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
 
@@ -89,8 +90,10 @@ def gold_file(run: AnalysisRun, name: str) -> Iterator[str]:
 
 
 def _json_array(run: AnalysisRun) -> Iterator[str]:
-    yield json.dumps({k: run.result[k] for k in ("counts", "paper", "human_performance")} | {
-        "run": run.pk, "project": run.project.slug, "params": run.params,
+    # The published figures only of a corpus this project reproduces (its reference_corpus).
+    reference = REFERENCES.get(run.project.options.get(REFERENCE_OPTION))
+    yield json.dumps({k: run.result[k] for k in ("counts", "human_performance")} | {
+        "reference": reference, "run": run.pk, "project": run.project.slug, "params": run.params,
         "annotations_seen": run.annotations_seen,
     }, ensure_ascii=False)[:-1] + ', "pairs": ['
     for i, record in enumerate(_full_records(run)):

@@ -7,6 +7,7 @@ from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
+from django.db import models
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -44,12 +45,19 @@ from annotation.uploads import upload_form_is_valid
 
 @admin.register(Project)
 class ProjectAdmin(admin.ModelAdmin):
+    # A completion URL typed without a scheme is an https one (what marketplaces hand out).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
     list_filter = ["state", "task_type"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
     filter_horizontal = ["members"]
     readonly_fields = ["created_by", "created_at"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        project = Project.objects.filter(pk=object_id).only("task_type").first()
+        tools = get_task_type(project.task_type).item_tools if project else ()
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "item_tools": tools})
 
     def save_model(self, request, obj, form, change):
         if not change:

@@ -316,6 +316,8 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # JOB_DEAD_SECONDS is taken for dead (its worker was killed) and can be restarted at once.
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
 JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
+# MACE in analysis runs refuses (with advice) data that would need more memory than this.
+MACE_MAX_MEMORY_BYTES = env_int("MACE_MAX_MEMORY_MB", 4096) * 2**20
 # Uploads up to this size are imported within the request; larger ones become a job.
 IMPORT_INLINE_MAX_BYTES = int(os.environ.get("IMPORT_INLINE_MAX_BYTES", 64 * 1024))
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+from django.conf import settings
 
 from analysis.methods.agreement import (
     agreement_report,
@@ -36,11 +37,14 @@ class MaceRefused(RuntimeError):
 
 
 def run_mace(frame: pd.DataFrame, *, restarts: int, **options) -> MaceFrameResult:
-    """mace_frame, turning a refusal into advice in the report's own terms (its parameters)."""
+    """mace_frame within the platform's memory limit (MACE_MAX_MEMORY_MB), turning a refusal
+    into advice in the report's own terms (its parameters)."""
     try:
-        return mace_frame(frame, restarts=restarts, **options)
+        return mace_frame(frame, restarts=restarts, max_memory=settings.MACE_MAX_MEMORY_BYTES, **options)
     except MaceTooLarge as refusal:
-        advice = "export the annotations and run python -m analysis.methods.mace with a higher --max-memory"
+        advice = ("raise the platform's limit MACE_MAX_MEMORY_MB (now "
+                  f"{settings.MACE_MAX_MEMORY_BYTES // 2**20:,} MB) if the machine has the memory, or export "
+                  "the annotations and run python -m analysis.methods.mace with a higher --max-memory")
         if refusal.blocks > 1 and restarts > RESTARTS_PER_BLOCK:
             advice = (f"set mace_restarts to {RESTARTS_PER_BLOCK} or fewer (one block of restarts at a "
                       f"time needs less), or {advice}")

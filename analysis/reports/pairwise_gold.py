@@ -165,7 +165,6 @@ class PairwiseGoldReport(Report):
         }
         return {
             "counts": counts,
-            "paper": PAPER,
             "mace": {"method": "EM" if params["mace_em"] else "variational Bayes",
                      "log_likelihood": _clean(mace.log_likelihood), "threshold": params["mace_threshold"],
                      "competence": {str(w): _clean(c) for w, c in mace.competence.items()},

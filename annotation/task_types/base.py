@@ -123,6 +123,9 @@ class TaskType(ABC):
     default_guidelines: ClassVar[str] = ""
     import_fields: ClassVar[tuple[ImportField, ...]] = ()
     shortcuts: ClassVar[tuple[Shortcut, ...]] = ()
+    # Admin pages of the task type's own that add items to a project: (URL name taking the
+    # project's id, link text); generic pages list them without naming task types.
+    item_tools: ClassVar[tuple[tuple[str, str], ...]] = ()
     # Columns of the raw annotation export, in order, after the common ones.
     export_columns: ClassVar[tuple[str, ...]] = ()
     # When an answer is one row of the long frame made of these answer keys (the first being the

@@ -124,6 +124,7 @@ class PairwiseConvincingness(TaskType):
         Shortcut("r", "write the reason"),
         Shortcut("Ctrl+Enter", "submit"),
     )
+    item_tools = (("admin:annotation_project_pairs", "Generate pairs"),)
     export_columns = ("topic", "pair_id", "arg1", "arg2", "label", "reason", "worker_stance")
     answer_columns = ("label", "standpoint")
 

@@ -5,7 +5,6 @@ import os
 
 import pytest
 
-from analysis.methods import mace as mace_module
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_restart
 
@@ -23,14 +22,15 @@ def run_now(capture, **create):
 
 @pytest.mark.parametrize(("kind", "params"), KINDS)
 def test_a_refused_mace_fails_the_run_with_a_clear_message(
-    annotated_project, monkeypatch, django_capture_on_commit_callbacks, kind, params
+    annotated_project, monkeypatch, settings, django_capture_on_commit_callbacks, kind, params
 ):
-    monkeypatch.setattr(mace_module, "DEFAULT_MAX_MEMORY", 4096)
+    settings.MACE_MAX_MEMORY_BYTES = 4096
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # two blocks of restarts side by side
     run = run_now(django_capture_on_commit_callbacks, project=annotated_project, kind=kind, params=params)
     assert run.status == Status.FAILED and run.result is None
     assert "MACE was not run: MACE on 18 annotations (6 items, 4 workers, 3 labels) would need about" in run.error
     assert "more than the 4.0 KiB allowed. To go ahead, set mace_restarts to 4 or fewer" in run.error
+    assert "raise the platform's limit MACE_MAX_MEMORY_MB (now 0 MB)" in run.error
     assert run.error.endswith("run python -m analysis.methods.mace with a higher --max-memory.")
     # One block already: fewer restarts would not help, so the message does not offer it.
     one_block = run_now(django_capture_on_commit_callbacks, project=annotated_project, kind=kind,
@@ -38,7 +38,7 @@ def test_a_refused_mace_fails_the_run_with_a_clear_message(
     assert one_block.status == Status.FAILED and "mace_restarts" not in one_block.error
     assert "export the annotations and run python -m analysis.methods.mace" in one_block.error
     # Memory allowing, the same run completes.
-    monkeypatch.setattr(mace_module, "DEFAULT_MAX_MEMORY", 1 << 30)
+    settings.MACE_MAX_MEMORY_BYTES = 1 << 30
     with django_capture_on_commit_callbacks(execute=True):
         analysis_run_restart(run=run)
     run.refresh_from_db()

@@ -15,7 +15,7 @@ from analysis.services import analysis_run_create
 from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import
 from annotation.importers import parse_arguments
-from annotation.models import Assignment
+from annotation.models import Assignment, Project
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -113,6 +113,11 @@ def test_gold_files(client, gold_run):
     assert {"worker", "label", "reason", "competence"} <= set(records[0]["votes"][0])
     whole = json.loads(download(client, run, "full.json"))
     assert whole["counts"] == run.result["counts"] and len(whole["pairs"]) == 30
+    # Published figures travel only with a project that reproduces their corpus.
+    assert whole["reference"] is None
+    Project.objects.filter(pk=run.project.pk).update(options={"reference_corpus": "ukpconvarg1"})
+    run.project.refresh_from_db()
+    assert json.loads(download(client, run, "full.json"))["reference"]["all"] == 16081
     client.force_login(UserFactory())
     assert client.get(reverse("gold-file", args=[run.project.slug, run.pk, "strict.tsv"])).status_code == 403
 

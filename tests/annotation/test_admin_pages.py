@@ -25,3 +25,14 @@ def test_every_admin_list_and_an_annotation_with_its_versions(client):
     page = client.get(reverse("admin:annotation_annotation_change", args=[stored.pk])).content.decode()
     # The current version and the earlier one beside it.
     assert "a2" in page and "Annotation revisions" in page and "a1" in page
+
+
+def test_pages_that_add_items_come_from_the_task_type(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="admin", is_superuser=True))
+    pairs = reverse("admin:annotation_project_pairs", args=[project.pk])
+    assert pairs in client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
+    assert pairs in client.get(reverse("overview", args=[project.slug])).content.decode()
+    # A researcher, who may not add items, is not offered the page.
+    client.force_login(UserFactory(role="researcher"))
+    assert pairs not in client.get(reverse("overview", args=[project.slug])).content.decode()

@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.exports import gold_file
 from analysis.models import AnalysisRun
-from analysis.reports.pairwise_gold import REFERENCE_OPTION
+from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import
@@ -79,7 +79,7 @@ class Command(BaseCommand):
 
     def _print(self, run: AnalysisRun) -> None:
         r = run.result
-        c, paper = r["counts"], r["paper"]
+        c, paper = r["counts"], REFERENCES["ukpconvarg1"]
         self.stdout.write(f"\npipeline run #{run.pk}: {run.seconds:.1f} s (MACE {r['mace']['method']}, "
                           f"threshold {run.params['mace_threshold']}, {run.params['mace_iterations']} iterations, "
                           f"{run.params['mace_restarts']} restarts)\n")
