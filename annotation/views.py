@@ -23,7 +23,6 @@ from annotation.accounts import (
 )
 from annotation.models import Annotation, Assignment, Project
 from annotation.request_text import refuse_nul_fields
-from annotation.revision_services import annotation_revise
 from annotation.selectors import (
     MARKETPLACE_PROJECT,
     consent_pending,
@@ -44,6 +43,7 @@ from annotation.services import (
     assignment_next,
     assignment_return,
 )
+from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle

@@ -41,7 +41,7 @@ def test_run_executes_in_process_and_is_versioned(annotated_project, django_capt
     assert annotations_since(run=run) == 1
     # A worker changing an answer the run saw makes it out of date too.
     from annotation.models import Annotation
-    from annotation.revision_services import annotation_revise
+    from annotation.services.revisions import annotation_revise
 
     seen = Annotation.objects.filter(pk__lte=run.last_annotation_id).select_related("assignment").first()
     annotation_revise(assignment=seen.assignment, worker=seen.assignment.worker,

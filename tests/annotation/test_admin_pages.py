@@ -4,8 +4,8 @@ import pytest
 from django.contrib import admin
 from django.urls import reverse
 
-from annotation.revision_services import annotation_revise
 from annotation.services import annotation_submit, assignment_next
+from annotation.services.revisions import annotation_revise
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 
 pytestmark = pytest.mark.django_db

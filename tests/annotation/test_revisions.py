@@ -11,8 +11,8 @@ from rest_framework.test import APIClient
 from analysis.frames import annotation_frame
 from annotation.exports import annotation_rows
 from annotation.models import Annotation, AnnotationRevision, Assignment
-from annotation.revision_services import annotation_revise
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_review
+from annotation.services.revisions import annotation_revise
 from annotation.task_types.base import AnswerInvalid
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 

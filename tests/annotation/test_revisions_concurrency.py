@@ -6,8 +6,8 @@ import pytest
 from django.db import close_old_connections, connection
 
 from annotation.models import Annotation, AnnotationRevision
-from annotation.revision_services import annotation_revise
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_review
+from annotation.services.revisions import annotation_revise
 from tests.conftest import is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 

@@ -19,7 +19,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors import revision_refusal
-from annotation.services import WorkflowError
+from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 

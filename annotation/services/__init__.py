@@ -1,0 +1,44 @@
+"""Writes of the crowd workflow, one module per concern: items, the assignment engine,
+submission, review and workers. Import them from here."""
+
+from annotation.services.engine import (
+    NextResult,
+    assignment_next,
+    assignment_return,
+    can_work_on,
+    leases_expire,
+    set_status,
+    worker_profile,
+)
+from annotation.services.errors import WorkflowError
+from annotation.services.items import (
+    ImportResult,
+    items_import,
+    items_import_file,
+    project_set_redundancy,
+)
+from annotation.services.review import assignment_review, assignments_review, worker_work_reject
+from annotation.services.submission import SubmitResult, annotation_submit
+from annotation.services.workers import worker_block, worker_unblock
+
+__all__ = [
+    "ImportResult",
+    "NextResult",
+    "SubmitResult",
+    "WorkflowError",
+    "annotation_submit",
+    "assignment_next",
+    "assignment_return",
+    "assignment_review",
+    "assignments_review",
+    "can_work_on",
+    "items_import",
+    "items_import_file",
+    "leases_expire",
+    "project_set_redundancy",
+    "set_status",
+    "worker_block",
+    "worker_profile",
+    "worker_unblock",
+    "worker_work_reject",
+]
