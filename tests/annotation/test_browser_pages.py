@@ -91,6 +91,8 @@ def test_a_marketplace_worker_from_link_to_completion_code(live_server, browser)
     page.get_by_role("checkbox").check()
     page.get_by_test_id("start").click()
     expect(page.get_by_role("heading", level=1)).to_have_text(project.name)
+    # The heading shows while the page still loads; its keys work once its scripts have run.
+    page.wait_for_load_state("load")
     assert Consent.objects.count() == 1
     expect(page.get_by_role("link", name="Projects")).to_have_count(0)
     page.keyboard.press("n")

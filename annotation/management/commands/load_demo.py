@@ -26,6 +26,12 @@ ACCOUNTS = [
 ]
 FIXTURE = Path(__file__).resolve().parents[2] / "fixtures" / "demo_arguments.tsv"
 SLUG = "ukpconvarg-demo"
+# What a marketplace worker agrees to before the first item of the demo.
+DEMO_CONSENT = (
+    "This demo study stores your answers, the time you spend on each item and your marketplace "
+    "ids, for research on argument convincingness. It takes about 10 minutes; you may stop at any "
+    "time. The arguments come from the UKPConvArg1 corpus (CC BY-SA 4.0)."
+)
 
 
 class Command(BaseCommand):
@@ -70,6 +76,7 @@ class Command(BaseCommand):
                 "join_code": "DEMO-2016",
                 "external_entry": True,
                 "completion_code": "C1A2B3D4",
+                "consent_text": DEMO_CONSENT,
                 "created_by": User.objects.get(username="admin"),
             },
         )
