@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 from django.conf import settings
@@ -39,9 +40,50 @@ def _stop(signum, frame) -> None:
     raise KeyboardInterrupt
 
 
+class Supervisor:
+    """Keeps one job worker running: starts it, starts it again when it dies (killed, out of
+    memory), and stops it when the server stops."""
+
+    def __init__(self, command: list[str], log_path: Path, *, check_every: float = 2.0) -> None:
+        self.command, self.log_path, self.check_every = command, log_path, check_every
+        self.process: subprocess.Popen | None = None
+        self.restarts = 0
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
+
+    def start(self) -> None:
+        self._spawn()
+        self._thread.start()
+
+    def _spawn(self) -> None:
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with self.log_path.open("a") as log:
+            self.process = subprocess.Popen(self.command, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
+                                            preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(self.check_every):
+            if self.process is not None and self.process.poll() is not None and not self._stopping.is_set():
+                code = self.process.returncode
+                self.restarts += 1
+                sys.stderr.write(f"The job worker stopped (exit {code}); starting it again. "
+                                 f"Jobs it was running are marked failed and can be restarted.\n")
+                self._spawn()
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
 class Command(BaseCommand):
     help = ("Serve the platform on ADDRPORT (default 127.0.0.1:8000) with a job worker beside it, so that "
-            "imports and analysis runs progress without any other server. Ctrl+C stops both.")
+            "imports and analysis runs progress without any other server; a worker that dies is started "
+            "again. Ctrl+C stops both.")
 
     def add_arguments(self, parser):
         parser.add_argument("addrport", nargs="?", default="127.0.0.1:8000")
@@ -52,22 +94,15 @@ class Command(BaseCommand):
     def handle(self, *args, addrport: str, noreload: bool, no_worker: bool, jobs: int, **options):
         # The autoreloader runs this command again in a child process (RUN_MAIN=true); only the
         # first process starts the worker.
-        worker = None
+        supervisor = None
         if not no_worker and os.environ.get("RUN_MAIN") != "true":
-            log_path = Path(settings.VAR_DIR) / "worker.log"
-            log_path.parent.mkdir(parents=True, exist_ok=True)
-            log = log_path.open("a")
-            worker = subprocess.Popen(worker_command(concurrency=max(jobs, 1)), cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
-                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
-            self.stdout.write(f"Job worker started (pid {worker.pid}); its log: {log_path}")
+            supervisor = Supervisor(worker_command(concurrency=max(jobs, 1)), Path(settings.VAR_DIR) / "worker.log")
+            supervisor.start()
+            self.stdout.write(f"Job worker started (pid {supervisor.process.pid}); its log: {supervisor.log_path}")
             # A polite stop (SIGTERM, as from a service manager) stops the worker too.
             signal.signal(signal.SIGTERM, _stop)
         try:
             call_command("runserver", addrport, use_reloader=not noreload)
         finally:
-            if worker is not None:
-                worker.terminate()
-                try:
-                    worker.wait(timeout=15)
-                except subprocess.TimeoutExpired:
-                    worker.kill()
+            if supervisor is not None:
+                supervisor.stop()
