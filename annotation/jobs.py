@@ -258,13 +258,22 @@ def job_requeue(job: Job, reason: str) -> bool:
 # --- what people do to jobs --------------------------------------------------------------------
 
 
+def _refuse_cancel(job: Job) -> None:
+    if not job.is_active:
+        raise ValueError(f"only queued or running jobs can be cancelled; this one is {job.get_status_display().lower()}")
+
+
 def job_cancel(job: J, *, by: str = "") -> J:
     """Cancel a queued or running job at once; a running attempt stops at its next progress
     report, and whatever it computes after that is discarded."""
+    current = type(job).objects.get(pk=job.pk)
+    _refuse_cancel(current)
+    # Tell the running attempt before taking the row's lock: on SQLite, an import's writes hold
+    # the database's write lock until it stops, which it does on seeing this.
+    cache.set(_cancel_key(current), True, LIVE_TTL)
     with transaction.atomic():
         job = type(job).objects.select_for_update().get(pk=job.pk)
-        if not job.is_active:
-            raise ValueError(f"only queued or running jobs can be cancelled; this one is {job.get_status_display().lower()}")
+        _refuse_cancel(job)
         cache.set(_cancel_key(job), True, LIVE_TTL)
         job.status, job.finished_at = Status.CANCELLED, timezone.now()
         job.stage = "cancelled"

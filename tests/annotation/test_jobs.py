@@ -109,3 +109,34 @@ def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     assert run_as_task(FakeTask(retries=3), flaky, model=ImportJob, pk=job.pk, transient=Transient) == "failed"
     job.refresh_from_db()
     assert job.status == "failed" and "gave up after 3 retries: server closed" in job.error
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_an_import_cancelled_while_it_writes_leaves_nothing(celery_worker_process, settings):
+    """On SQLite the import's writes hold the database's write lock; the cancel still reaches
+    the attempt (through the cache) and the import rolls back at once."""
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    from annotation.import_jobs import import_job_cancel, import_upload
+    from annotation.jobs import live_state
+    from annotation.models import ImportJob, Item
+
+    settings.IMPORT_INLINE_MAX_BYTES = 1024
+    project = ProjectFactory()
+    job = import_upload(project=project, kind="items", upload=SimpleUploadedFile("items.csv", items_file(150_000)),
+                        options={}, user=None).job
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        job.refresh_from_db()
+        if job.is_finished or live_state(job).stage == "writing items":
+            break
+        time.sleep(0.05)
+    assert live_state(job).stage == "writing items", (job.status, live_state(job))
+    asked = time.monotonic()
+    job = import_job_cancel(job=job)
+    assert job.status == ImportJob.Status.CANCELLED and time.monotonic() - asked < 15
+    time.sleep(2)  # what the attempt would have written meanwhile
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.CANCELLED and job.result is None
+    assert not Item.objects.filter(project=project).exists()
