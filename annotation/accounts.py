@@ -31,7 +31,7 @@ MTURK_PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
 class AccountError(ValueError):
-    pass
+    """A request about accounts that is refused, with a message fit for the person who made it."""
 
 
 def role_groups_sync() -> None:

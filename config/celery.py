@@ -1,3 +1,4 @@
+import logging
 import os
 import socket
 import threading
@@ -7,6 +8,7 @@ from celery.signals import worker_ready, worker_shutdown
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
 
+logger = logging.getLogger(__name__)
 app = Celery("argcrowd")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 app.autodiscover_tasks()
@@ -27,7 +29,7 @@ def _announce(sender=None, **kwargs) -> None:
             try:
                 worker_beat(hostname)
             except Exception:  # the cache may be briefly unreachable; keep beating
-                pass
+                logger.warning("could not announce the job worker", exc_info=True)
             if _stop.wait(heartbeat_seconds()):
                 return
 

@@ -87,7 +87,7 @@ def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     from annotation.models import ImportJob
 
     class Transient(Exception):
-        pass
+        """A fault worth retrying, as the job's service raises it."""
 
     def busy():
         raise JobBusy(12.0)

@@ -33,7 +33,7 @@ def _die_with_parent() -> None:
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
     except (OSError, AttributeError):
-        pass
+        return  # not glibc: the worker then stops only with a polite stop of the server
 
 
 def _stop(signum, frame) -> None:
