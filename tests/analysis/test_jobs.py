@@ -18,6 +18,7 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.jobs import live_state
+from tests.support.waiting import wait_for as wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 Status = AnalysisRun.Status
@@ -46,14 +47,8 @@ def own_queue(worker_processes):
     app.conf.task_default_queue = before
 
 
-def wait_for(run, condition, timeout=60.0, step=0.1):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        run.refresh_from_db()
-        if condition(run):
-            return run
-        time.sleep(step)
-    raise AssertionError(f"run {run.pk} is {run.status} ({live_state(run)}) after {timeout} s")
+def wait_for(run, condition, timeout=60.0):
+    return wait_until(run, condition, timeout=timeout, describe=lambda r: f"{r.status} ({live_state(r)})")
 
 
 def test_run_on_a_real_worker(celery_worker_process, annotated_project):

@@ -10,6 +10,7 @@ from annotation.models import Assignment
 from annotation.services import assignment_next
 from annotation.tasks import expire_leases
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, items_file
+from tests.support.waiting import wait_for
 
 
 def overdue_assignment():
@@ -34,12 +35,7 @@ def test_expire_leases_job_in_process():
 def test_expire_leases_job_on_a_real_worker(celery_worker_process):
     a = overdue_assignment()
     expire_leases.delay()
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        a.refresh_from_db()
-        if a.status == Assignment.Status.EXPIRED:
-            break
-        time.sleep(0.2)
+    wait_for(a, lambda x: x.status == Assignment.Status.EXPIRED)
     a.item.refresh_from_db()
     assert a.status == Assignment.Status.EXPIRED and a.item.n_active == 0
 
@@ -56,12 +52,7 @@ def test_an_import_job_on_a_real_worker(celery_worker_process, settings):
     project = ProjectFactory()
     job = import_upload(project=project, kind="items", upload=SimpleUploadedFile("items.csv", items_file(3000)),
                         options={}, user=None).job
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        job.refresh_from_db()
-        if job.is_finished:
-            break
-        time.sleep(0.2)
+    job = wait_for(job, lambda j: j.is_finished, timeout=120)
     assert job.status == ImportJob.Status.DONE, job.error
     assert job.result["created"] == 3000 and Item.objects.filter(project=project).count() == 3000
     assert job.stored_name == ""
@@ -126,12 +117,7 @@ def test_an_import_cancelled_while_it_writes_leaves_nothing(celery_worker_proces
     project = ProjectFactory()
     job = import_upload(project=project, kind="items", upload=SimpleUploadedFile("items.csv", items_file(150_000)),
                         options={}, user=None).job
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        job.refresh_from_db()
-        if job.is_finished or live_state(job).stage == "writing items":
-            break
-        time.sleep(0.05)
+    job = wait_for(job, lambda j: j.is_finished or live_state(j).stage == "writing items", timeout=180, step=0.05)
     assert live_state(job).stage == "writing items", (job.status, live_state(job))
     asked = time.monotonic()
     job = import_job_cancel(job=job)
