@@ -10,6 +10,7 @@ from annotation.models.crowd import (
     WorkerProfile,
 )
 from annotation.models.jobs import ImportJob, Job, JobStatus
+from annotation.models.media import MediaFile
 
 __all__ = [
     "Annotation",
@@ -22,6 +23,7 @@ __all__ = [
     "Item",
     "Job",
     "JobStatus",
+    "MediaFile",
     "Project",
     "Topic",
     "WorkerProfile",
