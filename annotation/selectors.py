@@ -1,8 +1,9 @@
-"""Reads of the crowd workflow: progress of projects and of one worker. The staff tables of
-workers and items are in ``annotation.selectors_staff``."""
+"""Reads of the crowd workflow: progress of projects and of one worker, and media files. The
+staff tables of workers and items are in ``annotation.selectors_staff``."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -10,7 +11,15 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import Count, F, Q, QuerySet, Sum
 from django.utils import timezone
 
-from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item, Project
+from annotation.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    Consent,
+    Item,
+    MediaFile,
+    Project,
+)
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -185,3 +194,25 @@ def consent_pending(*, project: Project, worker: AbstractBaseUser, session) -> b
     """A worker who arrived from this project's marketplace link has not yet accepted its
     welcome and consent text: no item for them, on the page or through the API."""
     return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)
+
+
+# --- media files -------------------------------------------------------------------------------
+
+
+def media_file_for(*, project: Project, key: str) -> MediaFile | None:
+    return MediaFile.objects.filter(project=project, key=key).first()
+
+
+def media_files_of(*, project: Project) -> QuerySet[MediaFile]:
+    return MediaFile.objects.filter(project=project).order_by("key")
+
+
+def media_keys_missing(*, project: Project, keys: Iterable[str]) -> list[str]:
+    """The keys, of those given, that name no media file of the project: once each, in the
+    order given (for a task type checking the files its items refer to)."""
+    wanted = list(dict.fromkeys(keys))
+    found: set[str] = set()
+    for start in range(0, len(wanted), 5000):
+        chunk = wanted[start:start + 5000]
+        found.update(MediaFile.objects.filter(project=project, key__in=chunk).values_list("key", flat=True))
+    return [key for key in wanted if key not in found]

@@ -183,6 +183,11 @@ FILE_UPLOAD_HANDLERS = [
 # A gzipped import may unpack to at most this much; beyond it the import is refused, so a small
 # "gzip bomb" cannot fill the server's memory.
 IMPORT_MAX_DECOMPRESSED_BYTES = env_int("IMPORT_MAX_DECOMPRESSED_MB", 200) * 1024 * 1024
+# One audio file may be at most this large (MB), uploaded alone or inside a zip; a zip of audio
+# files may unpack to IMPORT_MAX_DECOMPRESSED_MB in all and hold at most MEDIA_MAX_ZIP_MEMBERS
+# entries, so that a small zip cannot make the server unpack or list without end.
+MEDIA_MAX_FILE_MB = env_int("MEDIA_MAX_FILE_MB", 50)
+MEDIA_MAX_ZIP_MEMBERS = env_int("MEDIA_MAX_ZIP_MEMBERS", 10_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

@@ -1,5 +1,5 @@
 """Writes of the crowd workflow, one module per concern: items, the assignment engine,
-submission, review and workers. Import them from here."""
+submission, review, workers and media files. Import them from here."""
 
 from annotation.services.engine import (
     NextResult,
@@ -17,12 +17,22 @@ from annotation.services.items import (
     items_import_file,
     project_set_redundancy,
 )
+from annotation.services.media import (
+    MediaImportResult,
+    media_files_delete,
+    media_import,
+    media_import_file,
+    media_import_folder,
+    media_import_upload,
+    media_import_zip,
+)
 from annotation.services.review import assignment_review, assignments_review, worker_work_reject
 from annotation.services.submission import SubmitResult, annotation_submit
 from annotation.services.workers import worker_block, worker_unblock
 
 __all__ = [
     "ImportResult",
+    "MediaImportResult",
     "NextResult",
     "SubmitResult",
     "WorkflowError",
@@ -35,6 +45,12 @@ __all__ = [
     "items_import",
     "items_import_file",
     "leases_expire",
+    "media_files_delete",
+    "media_import",
+    "media_import_file",
+    "media_import_folder",
+    "media_import_upload",
+    "media_import_zip",
     "project_set_redundancy",
     "set_status",
     "worker_block",

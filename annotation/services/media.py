@@ -1,0 +1,245 @@
+"""Writes of a project's audio files: importing them, all or nothing, and deleting them.
+
+Files are checked first (``annotation.media_sources``: paths, sizes, content), then copied to the
+default storage under generated names, and only then recorded, in one short transaction: the
+database's write lock is not held while megabytes are copied. When anything fails after files
+were stored, they are deleted again, so a refused import leaves neither rows nor files. A
+replaced file's old copy is deleted only once the replacement has committed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import logging
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from django.core.files import File
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.db import transaction
+
+from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
+from annotation.media_sources import (
+    ZIP_READ_ERRORS,
+    CheckedEntry,
+    MediaBatch,
+    MediaEntry,
+    batch_check,
+    folder_batch,
+    key_problem,
+    max_file_bytes,
+    zip_batch,
+)
+from annotation.models import MediaFile, Project
+from annotation.models.media import media_storage_name
+from annotation.uploads import limit_text
+
+logger = logging.getLogger(__name__)
+ON_DUPLICATE = ("reject", "replace")
+ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+# Keys looked up per query.
+LOOKUP_CHUNK = 5000
+
+
+@dataclass(frozen=True)
+class MediaImportResult:
+    created: int
+    replaced: int
+    # Files of a zip or folder without a manifest that were not named as audio.
+    skipped: int = 0
+
+
+def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "reject") -> MediaImportResult:
+    """Store and record the files of ``batch``, all or nothing. ``on_duplicate``: ``reject``
+    refuses the import if a key already exists in the project; ``replace`` gives such keys the
+    new file. Raises ImportFailed naming the manifest line and field, or the file."""
+    if on_duplicate not in ON_DUPLICATE:
+        raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'replace'")])
+    checked = batch_check(batch)
+    if on_duplicate == "reject":
+        # Checked before copying anything, and again under the lock below.
+        _refuse_existing(project, checked)
+    stored: list[str] = []
+    try:
+        files = [(item, _store(project, item, stored)) for item in checked]
+        with transaction.atomic():
+            # Lock the project row: two imports into one project run one after the other.
+            Project.objects.select_for_update().filter(pk=project.pk).first()
+            existing = _existing(project, [item.entry.key for item in checked])
+            if existing and on_duplicate == "reject":
+                _refuse_existing(project, checked)
+            new, replaced, old_names = [], [], []
+            for item, (name, size, sha256) in files:
+                row = existing.get(item.entry.key)
+                if row is None:
+                    new.append(MediaFile(project=project, key=item.entry.key, file=name,
+                                         content_type=item.content_type, size=size, sha256=sha256))
+                    continue
+                old_names.append(row.file.name)
+                row.file, row.content_type, row.size, row.sha256 = name, item.content_type, size, sha256
+                replaced.append(row)
+            MediaFile.objects.bulk_create(new, batch_size=500)
+            MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256"], batch_size=500)
+            transaction.on_commit(lambda: _delete_stored(old_names))
+    except BaseException:
+        _delete_stored(stored)
+        raise
+    return MediaImportResult(created=len(new), replaced=len(replaced), skipped=batch.skipped)
+
+
+def media_import_zip(*, project: Project, archive: BinaryIO, name: str, on_duplicate: str = "reject") -> MediaImportResult:
+    """Import the audio files of a zip (a seekable binary stream): by its manifest.csv, or
+    every file named as audio under its file name."""
+    return media_import(project=project, batch=zip_batch(archive, name=name), on_duplicate=on_duplicate)
+
+
+def media_import_folder(*, project: Project, folder: Path, on_duplicate: str = "reject") -> MediaImportResult:
+    """Import the audio files of a folder on disk, with the same manifest rule as a zip."""
+    return media_import(project=project, batch=folder_batch(folder), on_duplicate=on_duplicate)
+
+
+def media_import_file(*, project: Project, data: BinaryIO, name: str, size: int, key: str | None = None,
+                      on_duplicate: str = "reject") -> MediaImportResult:
+    """Import one audio file (a seekable binary stream) under ``key``, by default its name."""
+    key = name if key is None else key.strip()
+    problem = key_problem(key)
+    if problem:
+        raise ImportFailed([RowError(None, "key", f"{key!r} {problem}")])
+
+    def reopen() -> BinaryIO:
+        data.seek(0)
+        return _Unclosed(data)
+
+    entry = MediaEntry(key=key, source=name, size=size, open=reopen)
+    return media_import(project=project, batch=MediaBatch([entry]), on_duplicate=on_duplicate)
+
+
+def media_import_upload(*, project: Project, upload: UploadedFile, key: str | None = None,
+                        on_duplicate: str = "reject") -> MediaImportResult:
+    """Import an uploaded zip of audio files, or a single audio file (told apart by content)."""
+    name = upload.name or "upload"
+    upload.seek(0)
+    is_zip = upload.read(4) in ZIP_MAGIC
+    upload.seek(0)
+    if is_zip:
+        if key:
+            raise ImportFailed([RowError(None, "key", "is for a single audio file; a zip names its files in manifest.csv")])
+        return media_import_zip(project=project, archive=upload, name=name, on_duplicate=on_duplicate)
+    return media_import_file(project=project, data=upload, name=name, size=upload.size or 0, key=key or None,
+                             on_duplicate=on_duplicate)
+
+
+def media_files_delete(*, files: Iterable[MediaFile]) -> int:
+    """Delete media files: their rows now, their stored copies once that has committed."""
+    files = list(files)
+    names = [f.file.name for f in files]
+    with transaction.atomic():
+        MediaFile.objects.filter(pk__in=[f.pk for f in files]).delete()
+        transaction.on_commit(lambda: _delete_stored(names))
+    return len(files)
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _existing(project: Project, keys: Sequence[str]) -> dict[str, MediaFile]:
+    found: dict[str, MediaFile] = {}
+    for start in range(0, len(keys), LOOKUP_CHUNK):
+        chunk = keys[start:start + LOOKUP_CHUNK]
+        found.update((m.key, m) for m in MediaFile.objects.filter(project=project, key__in=chunk))
+    return found
+
+
+def _refuse_existing(project: Project, checked: Sequence[CheckedEntry]) -> None:
+    existing = _existing(project, [item.entry.key for item in checked])
+    clashes = [item.entry for item in checked if item.entry.key in existing]
+    if clashes:
+        errors = [_clash_error(entry) for entry in clashes[:MAX_REPORTED_ERRORS]]
+        raise ImportFailed(errors, total=len(clashes))
+
+
+def _clash_error(entry: MediaEntry) -> RowError:
+    message = f"{entry.key!r} already exists in this project (choose 'replace' to replace it)"
+    if entry.line is not None:
+        return RowError(entry.line, "key", message)
+    return RowError(None, None, message)
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class _HashingReader(io.RawIOBase):
+    """Passes a stream on while counting and hashing it, and stops it past ``limit`` bytes
+    (a zip member or a file on disk may be longer than it said)."""
+
+    def __init__(self, stream: BinaryIO, limit: int) -> None:
+        super().__init__()
+        self.stream, self.limit = stream, limit
+        self.size, self.sha256 = 0, hashlib.sha256()
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.stream.read(len(buffer))
+        self.size += len(data)
+        if self.size > self.limit:
+            raise _TooLarge
+        self.sha256.update(data)
+        buffer[: len(data)] = data
+        return len(data)
+
+
+class _Unclosed(io.RawIOBase):
+    """A view of an upload that the import may close without closing the upload itself."""
+
+    def __init__(self, stream: BinaryIO) -> None:
+        super().__init__()
+        self.stream = stream
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        data = self.stream.read(len(buffer))
+        buffer[: len(data)] = data
+        return len(data)
+
+
+def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str, int, str]:
+    """Copy one checked file to the storage under a generated name, streaming; (name, size,
+    sha256). The name is added to ``stored`` as soon as it exists, for the cleanup."""
+    entry, cap = item.entry, max_file_bytes()
+    wanted = media_storage_name(project.pk, item.content_type)
+    # Listed before saving: a copy stopped halfway leaves a partial file to delete.
+    stored.append(wanted)
+    try:
+        with entry.open() as stream:
+            reader = _HashingReader(stream, cap)
+            content = File(reader)
+            # The storage tells S3 the type from this, not from the name.
+            content.content_type = item.content_type
+            name = default_storage.save(wanted, content)
+    except _TooLarge:
+        raise ImportFailed([entry.error(f"is larger than the {limit_text(cap)} limit for one audio file")]) from None
+    except ZIP_READ_ERRORS as exc:
+        raise ImportFailed([entry.error(f"cannot be read from the zip ({exc})")]) from None
+    if name != wanted:
+        stored.append(name)
+    if reader.size == 0:
+        raise ImportFailed([entry.error("is empty")])
+    return name, reader.size, reader.sha256.hexdigest()
+
+
+def _delete_stored(names: Iterable[str]) -> None:
+    for name in names:
+        try:
+            default_storage.delete(name)
+        except Exception:
+            # The import's outcome stands; a file left behind is only wasted space.
+            logger.exception("could not delete the stored media file %s", name)
