@@ -158,8 +158,32 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+# Uploads waiting for their import job and the projects' audio files go to the default storage:
+# folders under MEDIA_ROOT (below), or an S3-compatible bucket when MEDIA_S3_BUCKET is set, so
+# that web replicas and job workers on several machines share them. Neither is ever served at a
+# public URL: audio goes out through a view that checks who asks (annotation/media_serving.py).
+MEDIA_S3_BUCKET = os.environ.get("MEDIA_S3_BUCKET", "").strip()
+if MEDIA_S3_BUCKET:
+    _default_storage = {
+        "BACKEND": "storages.backends.s3.S3Storage",
+        "OPTIONS": {
+            "bucket_name": MEDIA_S3_BUCKET,
+            # Empty for AWS itself; the URL of MinIO, Ceph, R2 … otherwise. Credentials come from
+            # the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance role).
+            "endpoint_url": os.environ.get("MEDIA_S3_ENDPOINT_URL", "").strip() or None,
+            "region_name": os.environ.get("MEDIA_S3_REGION", "").strip() or None,
+            "default_acl": None,
+            # Never overwrite: every stored name is new, and a clash must not replace a file.
+            "file_overwrite": False,
+            # A file opened for reading is downloaded to a temporary file; past this size it
+            # goes to disk instead of staying in memory (0, the default, would keep it in memory).
+            "max_memory_size": 2 * 1024 * 1024,
+        },
+    }
+else:
+    _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
 STORAGES = {
-    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "default": _default_storage,
     "staticfiles": {
         "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
         if DEPLOYED
