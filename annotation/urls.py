@@ -12,6 +12,7 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/skip/", views.skip, name="skip"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/edit/", views.edit, name="edit"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/revise/", views.revise, name="revise"),
+    path("projects/<slug:slug>/media/<path:key>", views.media, name="media"),
     path("projects/<slug:slug>/welcome/", views_marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", views_staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", views_staff.export, name="export"),

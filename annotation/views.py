@@ -1,7 +1,9 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
-joining and invites. Marketplace arrivals are in ``views_marketplace``."""
+a project's audio files, joining and invites. Marketplace arrivals are in ``views_marketplace``."""
 
 from __future__ import annotations
+
+import logging
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -12,7 +14,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 from annotation.accounts import (
     AccountError,
@@ -21,12 +23,14 @@ from annotation.accounts import (
     password_changed,
     project_join,
 )
+from annotation.media_serving import media_response
 from annotation.models import Annotation, Assignment, Project
 from annotation.request_text import refuse_nul_fields
 from annotation.selectors import (
     MARKETPLACE_PROJECT,
     consent_pending,
     holds_open_assignment,
+    media_file_for,
     preview_item,
     previous_answer,
     project_access,
@@ -48,6 +52,7 @@ from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 
+logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
 # The session key of a marketplace arrival: the slug of the project the link was for.
@@ -63,6 +68,24 @@ def _visible_project(request: HttpRequest, slug: str) -> tuple[Project | None, s
     if project is None:
         return None, ""
     return project, project_access(project=project, user=request.user)
+
+
+@require_safe
+def media(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """An audio file of a project, for whoever may open the project. Anyone else gets the page
+    of a project that does not exist, anonymous visitors too: a login form would tell them that
+    the project, and the file, are there."""
+    if not request.user.is_authenticated:
+        return not_found(request)
+    project, access = _visible_project(request, slug)
+    media_file = media_file_for(project=project, key=key) if access else None
+    if media_file is None:
+        return not_found(request)
+    try:
+        return media_response(request, media_file)
+    except FileNotFoundError:
+        logger.error("media file %s of project %s is recorded but not stored", key, project.slug)
+        return not_found(request)
 
 
 @login_required
