@@ -1,6 +1,7 @@
 """Settings for a deployment: DEBUG only when asked for, a real secret key required, and a
 deploy check that leaves only what the https proxy is responsible for."""
 
+import json
 import os
 import re
 import secrets
@@ -12,7 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 # Variables of the calling environment that would change what is checked.
 SETTINGS_VARIABLES = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_COOKIES",
-                      "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE")
+                      "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE",
+                      "MEDIA_ROOT", "MEDIA_MAX_FILE_MB", "MEDIA_S3_BUCKET", "MEDIA_S3_REGION", "MEDIA_S3_ENDPOINT_URL")
 
 
 def run(args, **env):
@@ -72,3 +74,20 @@ def test_make_run_asks_for_debug(tmp_path):
 def test_docker_compose_sends_cookies_over_https_only_by_default():
     compose = (ROOT / "docker-compose.yml").read_text()
     assert "DJANGO_SECURE_COOKIES: ${DJANGO_SECURE_COOKIES:-1}" in compose
+
+
+STORAGE = ("import json, config.settings as s; "
+           "print(json.dumps([s.STORAGES['default'], s.MEDIA_MAX_FILE_MB, str(s.MEDIA_ROOT)]))")
+
+
+def test_files_go_to_media_root_unless_an_s3_bucket_is_named(tmp_path):
+    local = run(["-c", STORAGE], ARGCROWD_TEST_RUN="1", MEDIA_ROOT=str(tmp_path), MEDIA_MAX_FILE_MB="80")
+    assert json.loads(local.stdout) == [{"BACKEND": "django.core.files.storage.FileSystemStorage"}, 80, str(tmp_path)]
+    s3 = run(["-c", STORAGE], ARGCROWD_TEST_RUN="1", MEDIA_S3_BUCKET="clips", MEDIA_S3_REGION="eu-central-1",
+             MEDIA_S3_ENDPOINT_URL="https://s3.example.org")
+    storage, max_mb, _ = json.loads(s3.stdout)
+    assert max_mb == 50
+    assert storage["BACKEND"] == "storages.backends.s3.S3Storage"
+    assert {k: storage["OPTIONS"][k] for k in ("bucket_name", "region_name", "endpoint_url", "file_overwrite")} == {
+        "bucket_name": "clips", "region_name": "eu-central-1", "endpoint_url": "https://s3.example.org",
+        "file_overwrite": False}
