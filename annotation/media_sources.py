@@ -356,7 +356,7 @@ def batch_check(batch: MediaBatch) -> list[CheckedEntry]:
             continue
         content_type = sniff_audio(head)
         if content_type is None:
-            errors.append(entry.error(f"is not a {KNOWN_FORMATS} audio file: {describe(head)}"))
+            errors.append(entry.error(f"is not an audio file ({KNOWN_FORMATS}): {describe(head)}"))
         else:
             checked.append(CheckedEntry(entry, content_type))
     if errors:

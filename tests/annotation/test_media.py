@@ -120,9 +120,9 @@ def test_html_named_mp3_is_refused_naming_the_file_and_nothing_is_stored(project
         import_zip(project, data)
     formats = "MP3, WAV, Ogg (Opus, Vorbis, FLAC), FLAC, MP4/M4A or WebM"
     assert messages(exc) == [
-        f"file: 'b.mp3' is not a {formats} audio file: it looks like an HTML page",
-        f"file: 'c.wav' is not a {formats} audio file: it looks like a PNG image",
-        f"file: 'd.ogg' is not a {formats} audio file: it is empty",
+        f"file: 'b.mp3' is not an audio file ({formats}): it looks like an HTML page",
+        f"file: 'c.wav' is not an audio file ({formats}): it looks like a PNG image",
+        f"file: 'd.ogg' is not an audio file ({formats}): it is empty",
     ]
     assert not MediaFile.objects.exists() and stored_files(media_root) == []
 
