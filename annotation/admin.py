@@ -1,5 +1,6 @@
 """Django admin for everything, plus project pages to import items, create annotators and
-generate pairs. State changes go through the services, never through raw model saves."""
+generate pairs (audio files: ``annotation.admin_media``). State changes go through the services,
+never through raw model saves."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from django.urls import path, reverse
 from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.accounts import annotators_create
+from annotation.admin_media import ProjectMediaPages
 from annotation.corpus_services import pairs_generate
 from annotation.crowd_import import COMMON_FIELD_DOCS
 from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
@@ -44,7 +46,7 @@ from annotation.uploads import upload_form_is_valid
 
 
 @admin.register(Project)
-class ProjectAdmin(admin.ModelAdmin):
+class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     # A completion URL typed without a scheme is an https one (what marketplaces hand out).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
@@ -80,10 +82,10 @@ class ProjectAdmin(admin.ModelAdmin):
             path("<int:pk>/imports/<int:job_id>/", view(self.import_job_view), name="annotation_project_import_job"),
         ] + super().get_urls()
 
-    def _page(self, request, project, title, form, **extra):
+    def _page(self, request, project, title, form, *, template="admin/annotation/project/tool.html", **extra):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": project,
                "title": title, "form": form, "project": project, **extra}
-        return TemplateResponse(request, "admin/annotation/project/tool.html", ctx)
+        return TemplateResponse(request, template, ctx)
 
     def _check(self, request, perm: str):
         if not request.user.has_perm(perm):

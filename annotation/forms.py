@@ -49,3 +49,14 @@ class CrowdImportForm(forms.Form):
     )
     label_map = forms.CharField(required=False, help_text="Rename label values, e.g. A1=a1,A2=a2,Same=equal.")
     source = forms.CharField(initial="mturk", help_text="Platform the worker ids belong to.")
+
+
+class MediaUploadForm(forms.Form):
+    file = forms.FileField(help_text="A zip of audio files (with manifest.csv, or keyed by file name), or one audio file.")
+    key = forms.CharField(required=False, max_length=200,
+                          help_text="For a single file: the name items use for it. Default: the file's name.")
+    on_duplicate = forms.ChoiceField(
+        choices=[("reject", "Reject the upload if a key already exists"),
+                 ("replace", "Replace the files of keys that already exist")],
+        initial="reject", widget=forms.RadioSelect,
+    )

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import revisions, tokens, views
+from annotation.api import media, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -9,6 +9,7 @@ urlpatterns = [
     path("projects/<slug:slug>/progress/", views.ProjectProgressView.as_view(), name="api-progress"),
     path("projects/<slug:slug>/items/", views.ItemList.as_view(), name="api-items"),
     path("projects/<slug:slug>/items/import/", views.ItemImport.as_view(), name="api-items-import"),
+    path("projects/<slug:slug>/media/", media.MediaFiles.as_view(), name="api-media"),
     path("projects/<slug:slug>/crowd-results/import/", views.CrowdImport.as_view(), name="api-crowd-import"),
     path("imports/<int:pk>/", views.ImportJobDetail.as_view(), name="api-import-job"),
     path("imports/<int:pk>/cancel/", views.ImportJobCancel.as_view(), name="api-import-job-cancel"),

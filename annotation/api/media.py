@@ -1,0 +1,68 @@
+"""REST API: a project's audio files, listed and uploaded."""
+
+from __future__ import annotations
+
+from rest_framework import generics, serializers, status
+from rest_framework.parsers import FormParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from annotation.api.views import _project, has_perm
+from annotation.importers import ImportFailed
+from annotation.media_serving import media_url
+from annotation.models import MediaFile
+from annotation.selectors import media_files_of
+from annotation.services import media_import_upload
+from annotation.services.media import ON_DUPLICATE
+from annotation.uploads import refuse_oversized_upload
+
+
+class MediaFileSerializer(serializers.ModelSerializer):
+    url = serializers.SerializerMethodField()
+
+    class Meta:
+        model = MediaFile
+        fields = ["key", "content_type", "size", "sha256", "url", "created_at"]
+
+    def get_url(self, obj: MediaFile) -> str:
+        return self.context["request"].build_absolute_uri(media_url(obj.project, obj.key))
+
+
+class MediaUploadSerializer(serializers.Serializer):
+    file = serializers.FileField()
+    key = serializers.CharField(required=False, allow_blank=True, max_length=200, trim_whitespace=False)
+    on_duplicate = serializers.ChoiceField(choices=ON_DUPLICATE, default="reject")
+
+
+class MediaFiles(generics.ListAPIView):
+    """GET (staff): the project's audio files, paginated. POST: multipart ``file``, a zip of
+    audio files (by its manifest.csv, or keyed by file name) or one audio file with an optional
+    ``key``; ``on_duplicate`` reject (default) or replace. Nothing is stored unless every file is
+    audio within the limits: 201 with the counts, or 400 listing line, field and message."""
+
+    serializer_class = MediaFileSerializer
+    parser_classes = [MultiPartParser, FormParser]
+
+    def get_permissions(self):
+        codename = "annotation.add_item" if self.request.method == "POST" else "annotation.view_item"
+        return [has_perm(codename)()]
+
+    def get_queryset(self):
+        return media_files_of(project=_project(self.kwargs["slug"])).select_related("project")
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = _project(slug)
+        refuse_oversized_upload(request)
+        form = MediaUploadSerializer(data=request.data)
+        form.is_valid(raise_exception=True)
+        data = form.validated_data
+        try:
+            result = media_import_upload(project=project, upload=data["file"], key=data.get("key") or None,
+                                         on_duplicate=data["on_duplicate"])
+        except ImportFailed as exc:
+            return Response(
+                {"detail": "Nothing was stored.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
+                status=status.HTTP_400_BAD_REQUEST,
+            )
+        return Response({"created": result.created, "replaced": result.replaced, "skipped": result.skipped},
+                        status=status.HTTP_201_CREATED)
