@@ -67,7 +67,8 @@ def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "re
     try:
         files = [(item, _store(project, item, stored)) for item in checked]
         with transaction.atomic():
-            # Lock the project row: two imports into one project run one after the other.
+            # Lock the project row: the rows of two imports into one project are written one
+            # after the other, and the second sees the keys the first wrote.
             Project.objects.select_for_update().filter(pk=project.pk).first()
             existing = _existing(project, [item.entry.key for item in checked])
             if existing and on_duplicate == "reject":
