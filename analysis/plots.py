@@ -116,6 +116,30 @@ def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None,
     return _svg(fig)
 
 
+def votes_by_m_svg(series: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
+    """Questions by number of positive votes (the comprehension paper's Figure 1): one panel per
+    number of answers m, one bar colour per series (e.g. listening and reading)."""
+    ms = sorted({int(m) for counts in series.values() for m in counts})
+    if not ms:
+        return _empty("No question has answers yet.")
+    fig, axes = plt.subplots(1, len(ms), figsize=(min(3.2 * len(ms), 12), 2.6), squeeze=False)
+    width = 0.8 / max(len(series), 1)
+    for ax, m in zip(axes[0], ms, strict=True):
+        for i, (name, counts) in enumerate(series.items()):
+            values = list(counts.get(str(m), counts.get(m, [])))
+            if not values:
+                continue
+            total = sum(values) or 1
+            xs = [k + (i - (len(series) - 1) / 2) * width for k in range(len(values))]
+            ax.bar(xs, [v / total for v in values], width=width, color=COLOURS[i % len(COLOURS)], label=f"{name} ({total})")
+        ax.set_xticks(range(m + 1))
+        ax.set_xlabel(f"positive votes of m = {m}")
+        ax.set_ylabel("share of questions")
+        ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 FIGURES = {
     "curve": lambda result: curve_svg(result.get("curve", [])),
     "votes": lambda result: votes_svg(result.get("label_votes", {})),

@@ -23,6 +23,8 @@ Status = AnalysisRun.Status
 # (result key, label, what it means) in display order.
 FIGURES = (
     ("krippendorff_alpha", "Krippendorff's alpha", "chance-corrected; the level is named in the result"),
+    ("krippendorff_alpha_masi", "Krippendorff's alpha, MASI distance", "sets: partial credit for overlapping answers"),
+    ("krippendorff_alpha_jaccard", "Krippendorff's alpha, Jaccard distance", "sets: partial credit for overlapping answers"),
     ("fleiss_kappa", "Fleiss' kappa", "chance-corrected, any number of answers per item"),
     ("cohen_kappa", "Cohen's kappa (mean over worker pairs)", "pairs sharing at least the minimum overlap"),
     ("quadratic_weighted_kappa", "Quadratic weighted kappa (mean over pairs)", "ordered labels only"),

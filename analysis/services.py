@@ -37,6 +37,7 @@ from annotation.jobs import (
     jobs_reap,
 )
 from annotation.models import Project
+from annotation.task_types import get_task_type
 
 logger = logging.getLogger(__name__)
 Status = AnalysisRun.Status
@@ -99,6 +100,15 @@ def analysis_runs_reap(*, project: Project | None = None) -> int:
     return jobs_reap(AnalysisRun, jobs=runs)
 
 
+def report_input(project: Project, frame) -> ReportInput:
+    """What a report gets of a project: its frames and what its task type declares."""
+    task = get_task_type(project.task_type)
+    return ReportInput(frame=frame, items=item_frame(project=project), task_type=project.task_type,
+                       redundancy=project.redundancy, level=task.level,
+                       categories=tuple(value for value, _ in task.categories),
+                       options=task.clean_options(project.options))
+
+
 def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
     """Execute a queued run and store its result or its failure; returns None if it was finished.
     Raises JobBusy when a live worker is executing it, TransientFault after requeueing it."""
@@ -112,8 +122,7 @@ def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
             attempt.progress(0.01, "loading annotations")
             loaded = annotation_frame(project=project)
             attempt.progress(0.05, "computing")
-            data = ReportInput(frame=loaded.frame, items=item_frame(project=project),
-                               task_type=project.task_type, redundancy=project.redundancy)
+            data = report_input(project, loaded.frame)
             result = report.run(data, run.params, attempt.progress)
             attempt.check()
         except JobCancelled:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis import views, views_gold
+from analysis import views, views_gold, views_reports
 
 urlpatterns = [
     path("projects/<slug:slug>/analysis/", views.dashboard, name="analysis-dashboard"),
@@ -12,6 +12,11 @@ urlpatterns = [
     path("projects/<slug:slug>/analysis/runs/<int:run_id>/workers.csv", views.workers_csv, name="analysis-workers-csv"),
     path("projects/<slug:slug>/analysis/hourly.svg", views.hourly, name="analysis-hourly"),
     path("projects/<slug:slug>/analysis/runs/<int:run_id>/status/", views.run_status, name="analysis-poll"),
+    path("projects/<slug:slug>/reports/<slug:kind>/", views_reports.report_page, name="report-page"),
+    path("projects/<slug:slug>/reports/<slug:kind>/runs/<int:run_id>/<str:name>.svg", views_reports.report_figure,
+         name="report-figure"),
+    path("projects/<slug:slug>/reports/<slug:kind>/runs/<int:run_id>/files/<str:name>", views_reports.report_file,
+         name="report-file"),
     path("projects/<slug:slug>/gold/", views_gold.gold_page, name="gold-page"),
     path("projects/<slug:slug>/gold/runs/<int:run_id>/graph.svg", views_gold.graph, name="gold-graph"),
     path("projects/<slug:slug>/gold/runs/<int:run_id>/files/<str:name>", views_gold.gold_download, name="gold-file"),

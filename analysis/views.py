@@ -15,7 +15,7 @@ from django_htmx.http import HttpResponseClientRefresh
 from analysis import plots
 from analysis.forms import param_groups
 from analysis.models import AnalysisRun
-from analysis.reports import ParamError, UnknownReport, get_report, report_pages
+from analysis.reports import ParamError, UnknownReport, get_report, page_url, report_pages
 from analysis.selectors import (
     MIN_ANNOTATIONS,
     WORKER_COLUMNS,
@@ -61,6 +61,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "done": state.done,
         "running": state.running,
         "figures": figure_rows(result),
+        "set_figures": figure_rows(result["sets"]) if result.get("sets") else [],
         "result": result,
         "workers": Paginator(workers, 100).get_page(request.GET.get("page")),
         "sort": sort if sort in WORKER_SORTS else "rank",
@@ -83,19 +84,19 @@ def run_status(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     if analysis_runs_reap(project=run.project):
         run.refresh_from_db()
     if run.is_finished:
-        return HttpResponseClientRefresh() if request.htmx else redirect(_page_of(run.kind), slug=slug)
+        return HttpResponseClientRefresh() if request.htmx else redirect(_page_of(run.kind, None, slug))
     return render(request, "analysis/run_status.html", {"project": run.project, "running": run})
 
 
-def _page_of(kind: str, asked: str | None = None) -> str:
+def _page_of(kind: str, asked: str | None, slug: str) -> str:
     """The page to go back to: the one that asked, if it is a report's page, else the kind's own."""
     pages = {page for page, _ in report_pages(None)}
     if asked in pages:
-        return asked
+        return page_url(asked, slug)
     try:
-        return get_report(kind).page
+        return page_url(get_report(kind).page_key, slug)
     except UnknownReport:
-        return "analysis-dashboard"
+        return page_url("analysis-dashboard", slug)
 
 
 @permission_required("analysis.add_analysisrun")
@@ -111,7 +112,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         analysis_run_create(project=project, kind=kind, params=params, user=request.user)
     except (UnknownReport, ParamError) as exc:
         messages.error(request, str(exc))
-    return redirect(_page_of(kind, request.POST.get("next")), slug=slug)
+    return redirect(_page_of(kind, request.POST.get("next"), slug))
 
 
 @permission_required("analysis.add_analysisrun")
@@ -131,7 +132,7 @@ def restart(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         analysis_run_restart(run=run)
     except ValueError as exc:
         messages.error(request, str(exc))
-    return redirect(_page_of(run.kind, request.POST.get("next")), slug=slug)
+    return redirect(_page_of(run.kind, request.POST.get("next"), slug))
 
 
 @permission_required("analysis.change_analysisrun")
@@ -146,7 +147,7 @@ def cancel(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
         messages.success(request, f"Run #{run.pk} was cancelled.")
     if request.htmx:
         return HttpResponseClientRefresh()
-    return redirect(_page_of(run.kind, request.POST.get("next")), slug=slug)
+    return redirect(_page_of(run.kind, request.POST.get("next"), slug))
 
 
 def svg_response(body: str) -> HttpResponse:

@@ -16,6 +16,7 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.accounts import annotators_create
 from annotation.admin_media import ProjectMediaPages
+from annotation.admin_options import options_from_form, project_form_with_options
 from annotation.corpus_services import pairs_generate
 from annotation.crowd_import import COMMON_FIELD_DOCS
 from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
@@ -56,12 +57,24 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     filter_horizontal = ["members"]
     readonly_fields = ["created_by", "created_at"]
 
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # A project's task-type options are the fields of the type's options form; the raw JSON
+        # stays readable (it also keeps records such as pair generations) but is not typed in.
+        task = get_task_type(obj.task_type) if obj is not None else None
+        if task is not None and task.options_form is not None:
+            kwargs["form"] = project_form_with_options(kwargs.get("form", self.form), task)
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "options"]
+
     def change_view(self, request, object_id, form_url="", extra_context=None):
         project = Project.objects.filter(pk=object_id).only("task_type").first()
         tools = get_task_type(project.task_type).item_tools if project else ()
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), "item_tools": tools})
 
     def save_model(self, request, obj, form, change):
+        obj.options = options_from_form(obj, form.cleaned_data)
         if not change:
             obj.created_by = request.user
             super().save_model(request, obj, form, change)

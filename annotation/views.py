@@ -119,6 +119,15 @@ def task_page_context(project: Project) -> dict:
     return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
 
 
+def presentation(project: Project, worker) -> dict:
+    """The project's options and the worker's variant, for the task type's template."""
+    task = get_task_type(project.task_type)
+    options = task.clean_options(project.options)
+    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk) if worker else ""
+    # Only the options of the type's form: other records in the options stay with the staff.
+    return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}
+
+
 def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
                   errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     task = get_task_type(project.task_type)
@@ -130,7 +139,8 @@ def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
     if assignment is not None:
         payload = assignment.item.payload
         initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
-        ctx.update(assignment=assignment, payload=payload, values=values if values is not None else initial)
+        ctx.update(assignment=assignment, payload=payload, values=values if values is not None else initial,
+                   **presentation(project, request.user))
     return ctx
 
 
@@ -145,6 +155,7 @@ def _edit_context(request: HttpRequest, project: Project, annotation: Annotation
         "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
         "values": values if values is not None else stored, "editing": annotation,
         "item_held": holds_open_assignment(project=project, worker=request.user),
+        **presentation(project, request.user),
     }
 
 
@@ -172,7 +183,7 @@ def annotate(request: HttpRequest, slug: str) -> HttpResponse:
     if access == "staff":
         # Researchers and admins see what annotators see, without taking an item.
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
-                                          "sample": preview_item(project=project)})
+                                          "sample": preview_item(project=project), **presentation(project, None)})
     if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)
@@ -190,7 +201,8 @@ def submit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
         outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.POST,
                                     client=client_meta(request))
     except AnswerInvalid as exc:
-        ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=request.POST)
+        values = get_task_type(project.task_type).form_values(request.POST)
+        ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=values)
         return _render_task(request, ctx)
     except WorkflowError as exc:
         return _after_action(request, project, str(exc), "error")
@@ -244,7 +256,8 @@ def revise(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
         outcome = annotation_revise(assignment=annotation.assignment, worker=request.user, data=request.POST,
                                     client=client_meta(request), version=version)
     except AnswerInvalid as exc:
-        return _render_task(request, _edit_context(request, project, annotation, errors=exc.errors, values=request.POST))
+        values = get_task_type(project.task_type).form_values(request.POST)
+        return _render_task(request, _edit_context(request, project, annotation, errors=exc.errors, values=values))
     except WorkflowError as exc:
         return _after_action(request, project, str(exc), "error")
     if not outcome.changed:

@@ -25,6 +25,7 @@ from annotation.views import (
     ANNOTATE,
     AUTH_BACKEND,
     not_found,
+    presentation,
     task_page_context,
 )
 
@@ -49,7 +50,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         except AccountError as exc:
             return _message(request, "Cannot start", str(exc), status=400)
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "mturk",
-                                          "sample": preview_item(project=project)})
+                                          "sample": preview_item(project=project), **presentation(project, None)})
     identity = marketplace_identity(request.GET)
     if identity is None:
         return _message(request, "This link is incomplete",

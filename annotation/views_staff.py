@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from analysis.reports import report_pages
+from analysis.reports import page_url, report_pages
 from annotation.access import permission_required
 from annotation.exports import FORMATS, export_response
 from annotation.models import Project
@@ -56,7 +56,7 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
         "project": project,
         "task": get_task_type(project.task_type),
         "progress": progress,
-        "report_pages": report_pages(project.task_type),
+        "report_pages": [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)],
         "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage")),
         "worker_columns": _sort_links(wsort, WORKER_COLUMNS),
         "last_sort": _sort_links(wsort, [("last", "Last answer", True)])[0],

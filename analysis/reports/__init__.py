@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import pandas as pd
@@ -78,6 +78,11 @@ class ReportInput:
     items: pd.DataFrame  # one row per item: item, gold and the task type's item columns
     task_type: str
     redundancy: int
+    # The task type's label level (nominal, ordinal, interval or set) and ordered categories.
+    level: str = "nominal"
+    categories: tuple = ()
+    # The project's options, cleaned by the task type.
+    options: Mapping[str, Any] = field(default_factory=dict)
 
 
 class Report(ABC):
@@ -86,10 +91,15 @@ class Report(ABC):
     params: ClassVar[tuple[Param, ...]] = ()
     # Task types the report applies to; None for all.
     task_types: ClassVar[tuple[str, ...] | None] = None
-    # The page that shows the report's results (a URL name taking the project's slug), and the
-    # link text that leads there: generic pages list them without naming task types.
-    page: ClassVar[str]
+    # The page that shows the report's results: a URL name taking the project's slug, or None
+    # for the generic report page, which renders ``template`` with ``page_context``; and the link
+    # text that leads there. Generic pages list them without naming task types.
+    page: ClassVar[str | None] = None
     page_label: ClassVar[str]
+    template: ClassVar[str | None] = None
+    # Figures (SVG) and files the generic page serves from a finished run: name → link text.
+    figures: ClassVar[dict[str, str]] = {}
+    files: ClassVar[dict[str, str]] = {}
 
     def applies_to(self, task_type: str) -> bool:
         return self.task_types is None or task_type in self.task_types
@@ -105,6 +115,23 @@ class Report(ABC):
     @abstractmethod
     def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
         """Compute the result (JSON-serialisable), calling ``progress(fraction, stage)`` now and then."""
+
+    @property
+    def page_key(self) -> str:
+        """What a form's ``next`` field names to come back to this report's page."""
+        return self.page or f"report:{self.kind}"
+
+    def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        """Extra context of the generic page's template for a finished run's result."""
+        return {}
+
+    def figure(self, name: str, result: Mapping[str, Any]) -> str:
+        """The SVG of one of ``figures``."""
+        raise KeyError(name)
+
+    def file(self, name: str, result: Mapping[str, Any]) -> tuple[str, list[str], list[dict[str, Any]]]:
+        """One of ``files``: (file name, columns, rows)."""
+        raise KeyError(name)
 
 
 _REPORTS: dict[str, Report] = {}
@@ -127,13 +154,33 @@ def report_kinds(task_type: str | None = None) -> list[tuple[str, str]]:
 
 
 def report_pages(task_type: str | None) -> list[tuple[str, str]]:
-    """(URL name, link text) of the result pages of the reports that apply to a task type (or of
-    all reports, for None), the reports for every task type first."""
+    """(page key, link text) of the result pages of the reports that apply to a task type (or of
+    all reports, for None), the reports for every task type first. A key is a URL name taking the
+    project's slug, or ``report:<kind>`` for the generic report page (see ``page_url``)."""
     pages: dict[str, str] = {}
     for report in sorted(_REPORTS.values(), key=lambda r: (r.task_types is not None, r.kind)):
         if task_type is None or report.applies_to(task_type):
-            pages.setdefault(report.page, report.page_label)
+            pages.setdefault(report.page_key, report.page_label)
     return list(pages.items())
 
 
-from analysis.reports import agreement, pairwise_gold  # noqa: E402, F401
+def page_url(key: str, slug: str) -> str:
+    """The address of a report page named by its key (see ``report_pages``)."""
+    from django.urls import reverse
+
+    if key.startswith("report:"):
+        return reverse("report-page", kwargs={"slug": slug, "kind": key.removeprefix("report:")})
+    return reverse(key, kwargs={"slug": slug})
+
+
+def _discover() -> None:
+    """Import every module of this package: each registers its reports, none is listed by hand."""
+    import importlib
+    import pkgutil
+
+    for module in pkgutil.iter_modules(__path__):
+        if not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+_discover()

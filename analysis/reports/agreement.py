@@ -1,6 +1,12 @@
 """The agreement report of any project: every agreement figure with bootstrap intervals, MACE
 worker competence, a worker table with flags, label votes per item, and agreement as the
-annotations accumulated."""
+annotations accumulated.
+
+The task type's label level decides how: nominal, ordinal and interval labels (in the order of
+the type's categories) are items' labels as they are; set-valued answers ("set") are read as one
+binary question per (item, option) for every figure, MACE and the worker table, and are also
+measured as whole sets (alpha with MASI and Jaccard distances) and option by option.
+"""
 
 from __future__ import annotations
 
@@ -21,8 +27,10 @@ from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
 from analysis.methods.mace_layout import RESTARTS_PER_BLOCK
 from analysis.reports import Param, Progress, Report, ReportInput, register
 
-# Task types whose labels are ordered, and the order.
-ORDERED_LABELS: dict[str, tuple] = {}
+# Separates item and option in the id of a binary question of a set-valued answer.
+QUESTION_SEPARATOR = " · "
+# Options listed one by one in a set-valued report: the most annotated ones.
+OPTIONS_SHOWN = 200
 # A worker is flagged when...
 LOW_COMPETENCE = 0.25  # MACE thinks they mostly guess,
 FAST_FACTOR = 1 / 3  # their median time is under a third of the project's median,
@@ -128,6 +136,44 @@ def label_votes(frame: pd.DataFrame) -> dict[str, dict[str, list[int]]]:
     return out
 
 
+def binary_questions(frame: pd.DataFrame) -> pd.DataFrame:
+    """A set-valued long frame (``option`` and a 0/1 ``label`` per row) as binary questions: the
+    item of each row becomes "item · option"."""
+    question = frame["item"].astype(str) + QUESTION_SEPARATOR + frame["option"].astype(str)
+    return frame.assign(item=question, label=frame["label"].astype(int))
+
+
+def answer_sets(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (item, worker) whose label is the set of options chosen (empty for None)."""
+    chosen = frame[frame["label"].astype(int) == 1]
+    sets = chosen.groupby(["item", "worker"], sort=False)["option"].agg(lambda s: frozenset(map(str, s)))
+    everyone = frame[["item", "worker"]].drop_duplicates()
+    out = everyone.merge(sets.rename("label").reset_index(), on=["item", "worker"], how="left")
+    out["label"] = [v if isinstance(v, frozenset) else frozenset() for v in out["label"]]
+    return out
+
+
+def option_table(frame: pd.DataFrame, *, limit: int = OPTIONS_SHOWN) -> list[dict[str, Any]]:
+    """Per option of a set-valued answer: items it was offered on, answers, the share that chose
+    it, and agreement on its binary questions (percent agreement, alpha) where it has two or more
+    answers on some item. The ``limit`` most answered options, most answered first."""
+    rows = []
+    counts = frame.groupby("option", sort=False).size().sort_values(ascending=False, kind="stable")
+    for option in counts.index[:limit]:
+        part = frame[frame["option"] == option]
+        binary = part.assign(label=part["label"].astype(int))[["item", "worker", "label"]]
+        multi = binary.groupby("item").size().max() >= 2
+        rows.append({
+            "option": str(option),
+            "items": int(part["item"].nunique()),
+            "answers": int(len(part)),
+            "chosen_share": _number(binary["label"].mean()),
+            "percent_agreement": _number(percent_agreement(binary).value) if multi else None,
+            "krippendorff_alpha": _number(krippendorff_alpha(binary, level="nominal").value) if multi else None,
+        })
+    return rows
+
+
 @register
 class AgreementReport(Report):
     kind = "agreement"
@@ -159,12 +205,24 @@ class AgreementReport(Report):
         if frame.empty:
             return {"empty": True, "n_annotations": 0}
         level = params["level"]
+        sets = data.level == "set" and "option" in frame.columns
         if level == "auto":
-            level = "ordinal" if data.task_type in ORDERED_LABELS else "nominal"
+            level = data.level if data.level in ("ordinal", "interval") else "nominal"
+        if sets:
+            frame = binary_questions(data.frame)
         labels = frame[["item", "worker", "label"]]
+        # Ordered levels rank labels by the task type's categories.
+        categories = list(data.categories) if level != "nominal" and data.categories and not sets else None
         progress(0.1, "agreement figures")
-        figures = agreement_report(labels, level=level, min_overlap=params["min_overlap"],
+        figures = agreement_report(labels, level=level, categories=categories, min_overlap=params["min_overlap"],
                                    n_boot=params["n_boot"], seed=params["seed"]).to_dict()
+        set_figures = None
+        if sets:
+            progress(0.3, "agreement on whole answers and per option")
+            whole = agreement_report(answer_sets(data.frame), level="nominal", min_overlap=params["min_overlap"],
+                                     n_boot=params["n_boot"], seed=params["seed"]).to_dict()
+            set_figures = {"figures": whole, "options": option_table(data.frame),
+                           "n_options": int(data.frame["option"].nunique())}
         progress(0.5, "MACE worker competence")
         mace = run_mace(labels, em=params["mace_em"], iterations=params["mace_iterations"],
                         restarts=params["mace_restarts"], seed=params["seed"])
@@ -189,4 +247,6 @@ class AgreementReport(Report):
             "curve": curve,
             "items_in_project": len(data.items),
             "redundancy": data.redundancy,
+            "level": data.level,
+            "sets": set_figures,
         }

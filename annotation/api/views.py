@@ -29,6 +29,7 @@ from annotation.selectors import consent_pending, project_progress, projects_for
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
+from annotation.views import presentation
 
 
 def has_perm(codename: str) -> type[BasePermission]:
@@ -163,7 +164,10 @@ class AssignmentNext(APIView):
         result = assignment_next(project=project, worker=request.user)
         if result.assignment is None:
             return Response({"assignment": None, "reason": result.reason})
-        return Response({"assignment": AssignmentSerializer(result.assignment).data, "resumed": result.resumed})
+        # The variant and options tell a client how to present the item (e.g. listening rules).
+        shown = presentation(project, request.user)
+        return Response({"assignment": AssignmentSerializer(result.assignment).data, "resumed": result.resumed,
+                         "variant": shown["variant"], "options": shown["options"]})
 
 
 class AssignmentSubmit(APIView):

@@ -20,6 +20,7 @@ from django.utils import timezone
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors import revision_refusal
 from annotation.services.errors import WorkflowError
+from annotation.services.submission import answer_context
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 
@@ -66,7 +67,9 @@ def annotation_revise(
             raise WorkflowError("This item has no answer yet to change.")
         refusal = revision_refusal(a, now=now)
         try:
-            clean = get_task_type(a.project.task_type).clean_answer(data, payload=a.item.payload)
+            task = get_task_type(a.project.task_type)
+            clean = task.clean_answer(data, payload=a.item.payload,
+                                      context=answer_context(task, a, revising=True))
         except AnswerInvalid:
             # Fixing the fields would not help when the answer cannot be changed at all.
             if refusal:
@@ -85,6 +88,10 @@ def annotation_revise(
             seconds=current.seconds, client=current.client, saved_at=current.saved_at, replaced_at=now,
         )
         client = dict(client or {})
+        # Metrics of how the item was first taken in (e.g. playback) stay with the answer.
+        metrics = {**current.client.get("metrics", {}), **clean.metrics}
+        if metrics:
+            client["metrics"] = metrics
         spent = _edit_seconds(client.pop("elapsed_ms", None), since=current.saved_at, now=now)
         current.answer, current.reason = clean.answer, clean.reason
         current.seconds = round((current.seconds or 0.0) + spent, 3)

@@ -17,7 +17,7 @@ from annotation.services.engine import set_status, worker_profile
 from annotation.services.errors import WorkflowError
 from annotation.storable import field_problems, scrubbed
 from annotation.task_types import get_task_type
-from annotation.task_types.base import AnswerInvalid
+from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 
 Status = Assignment.Status
 
@@ -43,6 +43,13 @@ def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
     return round(client, 3)
 
 
+def answer_context(task: TaskType, assignment: Assignment, *, revising: bool = False) -> AnswerContext:
+    """The project's options and the worker's variant, as the task type validates with them."""
+    options = task.clean_options(assignment.project.options)
+    variant = task.variant(options=options, project_id=assignment.project_id, worker_id=assignment.worker_id)
+    return AnswerContext(options=options, variant=variant, revising=revising)
+
+
 def annotation_submit(
     *,
     assignment: Assignment,
@@ -64,13 +71,16 @@ def annotation_submit(
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
         if worker_profile(worker).blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
-        clean = get_task_type(a.project.task_type).clean_answer(data, payload=a.item.payload)
+        task = get_task_type(a.project.task_type)
+        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
         # What is stored obeys one rule on both databases (annotation.storable): an answer that
         # breaks it is refused naming the field; client details are our own record, so cleaned.
-        problems = field_problems({**clean.answer, "reason": clean.reason})
+        problems = field_problems({**clean.answer, "reason": clean.reason, **clean.metrics})
         if problems:
             raise AnswerInvalid(problems)
         client = scrubbed(dict(client or {}))
+        if clean.metrics:
+            client["metrics"] = clean.metrics
         seconds = _seconds(client.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
         if a.status == Status.ASSIGNED:

@@ -1,8 +1,12 @@
 """Task types, registered by slug.
 
-``get_task_type("pairwise")`` returns the instance; an unknown slug raises ``UnknownTaskType``
-naming the known ones. A new task type is a module here that calls ``register``.
+``get_task_type(slug)`` returns the instance; an unknown slug raises ``UnknownTaskType`` naming
+the known ones. A new task type is a module of this package that calls ``register``: every module
+here is imported once, so nothing lists the types by hand.
 """
+
+import importlib
+import pkgutil
 
 from annotation.task_types.base import TaskType
 
@@ -38,5 +42,15 @@ def task_type_choices() -> list[tuple[str, str]]:
     return [(slug, t.name) for slug, t in sorted(_REGISTRY.items())]
 
 
-# Imported for their registration side effect; keep this list in slug order.
-from annotation.task_types import pairwise  # noqa: E402, F401
+def task_types() -> list[TaskType]:
+    """Every registered task type, in slug order."""
+    return [t for _, t in sorted(_REGISTRY.items())]
+
+
+def _discover() -> None:
+    for module in pkgutil.iter_modules(__path__):
+        if module.name != "base" and not module.name.startswith("_"):
+            importlib.import_module(f"{__name__}.{module.name}")
+
+
+_discover()

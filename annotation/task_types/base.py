@@ -1,17 +1,26 @@
 """The contract every task type fulfils.
 
 A task type owns everything that differs between kinds of annotation work: the schema of an
-item's payload (checked on import), the answer form and its server-side validation, the template
-partial that renders an item, the mapping of answers to the long frame, and the export columns.
-The assignment engine, the API and the dashboards only talk to this interface.
+item's payload (checked on import), the answer's fields (read the same way from a web form and
+from JSON), its server-side validation together with the client metrics it accepts (e.g. audio
+playback events), the template that renders an item, the label level and categories, the mapping
+of answers to the long frame, the export columns, a typed form for its project options, the
+media its items use, and a demo. The assignment engine, the API, the dashboards, the frame
+builder, the admin and ``load_demo`` only talk to this interface; task types are discovered
+(every module of this package that registers one), never listed by hand.
 """
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from django import forms
 
 
 class FieldError(ValueError):
@@ -42,6 +51,125 @@ class CleanItem:
 class CleanAnswer:
     answer: dict[str, Any]
     reason: str = ""
+    # Client metrics the task type accepted with the answer (e.g. playback events), stored with
+    # the annotation (``Annotation.client["metrics"]``) and exported beside it.
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+# Kinds of answer fields: one choice (text), several choices (a list of texts), free text, or a
+# JSON document (client metrics such as playback events; a form sends it as JSON text).
+FieldKind = Literal["choice", "choices", "text", "json"]
+LEVELS = ("nominal", "ordinal", "interval", "set")
+
+
+@dataclass(frozen=True)
+class AnswerField:
+    name: str
+    kind: FieldKind
+    description: str
+    required: bool = True
+
+
+@dataclass(frozen=True)
+class AnswerContext:
+    """What validation may depend on besides the answer and the item."""
+
+    # The project's options, cleaned by the task type (defaults filled in).
+    options: Mapping[str, Any] = field(default_factory=dict)
+    # The worker's presentation variant in this project (e.g. "listening" or "reading").
+    variant: str = ""
+    # True when the worker changes an answer given before (rules about how the item was taken in,
+    # such as hearing the audio to the end, were checked on the first answer).
+    revising: bool = False
+
+
+# The context of an answer checked on its own (tests, tools): no options, no variant.
+NO_CONTEXT = AnswerContext()
+
+
+class AnswerData:
+    """A submission read the same way whether it came as form fields (a QueryDict, where a
+    multi-valued field repeats) or as JSON (where it is a list), so that a task type has one
+    parser for both."""
+
+    def __init__(self, data: Mapping[str, Any] | None) -> None:
+        self._data = data if data is not None else {}
+        self._form = hasattr(self._data, "getlist")
+
+    @classmethod
+    def wrap(cls, data: Any) -> AnswerData:
+        return data if isinstance(data, AnswerData) else cls(data)
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._data
+
+    def keys(self):
+        return self._data.keys()
+
+    def raw(self, name: str) -> Any:
+        return self._data.get(name)
+
+    def text(self, name: str) -> str | None:
+        """The field as text ("" when absent); None when it is not text (a JSON list, say)."""
+        value = self._data.get(name)
+        if value is None:
+            return ""
+        # JSON clients can send any type; only text is text.
+        return value if isinstance(value, str) else None
+
+    def choices(self, name: str) -> list[str] | None:
+        """Every value of a multi-valued field, in order, blanks dropped; None when a JSON value
+        is neither a list of texts nor one text."""
+        if self._form:
+            values = self._data.getlist(name)
+        else:
+            value = self._data.get(name)
+            if value is None:
+                values = []
+            elif isinstance(value, str):
+                values = [value]
+            elif isinstance(value, list | tuple) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
+                values = [str(v) for v in value]
+            else:
+                return None
+        return [v.strip() for v in values if str(v).strip()]
+
+    def document(self, name: str) -> tuple[Any, str]:
+        """A JSON field: (value, "") or (None, problem). A form sends it as JSON text; an absent or
+        empty field is None without a problem."""
+        value = self._data.get(name)
+        if isinstance(value, str):
+            if not value.strip():
+                return None, ""
+            try:
+                return json.loads(value), ""
+            except (ValueError, RecursionError):
+                return None, "Must be a JSON document."
+        return value, ""
+
+    def read(self, fields: Iterable[AnswerField]) -> tuple[dict[str, Any], dict[str, str]]:
+        """Typed values of the declared fields, and a message per field of the wrong type."""
+        values: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for f in fields:
+            if f.kind in ("choice", "text"):
+                value = self.text(f.name)
+                if value is None:
+                    errors[f.name] = "Must be text."
+                    value = ""
+                values[f.name] = value.strip() if f.kind == "choice" else value
+            elif f.kind == "choices":
+                value = self.choices(f.name)
+                if value is None:
+                    errors[f.name] = "Must be a list of choices."
+                    value = []
+                values[f.name] = value
+            else:
+                value, problem = self.document(f.name)
+                if problem:
+                    errors[f.name] = problem
+                values[f.name] = value
+        return values, errors
 
 
 @dataclass(frozen=True)
@@ -112,6 +240,32 @@ class ExportContext:
     item_external_id: str
     payload: dict[str, Any]
     extra: dict[str, Any] = field(default_factory=dict)
+    # The client metrics stored with the annotation (CleanAnswer.metrics).
+    metrics: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Example:
+    """A small worked example of a task type: import records, a valid answer in both shapes (JSON
+    and form fields) and an invalid one. The API documentation shows it, and the contract test
+    runs every registered type through the whole workflow with it."""
+
+    records: list[dict[str, Any]]  # at least two import records (JSON)
+    answer: dict[str, Any]  # a valid answer as JSON
+    form: list[tuple[str, str]]  # the same answer as form fields (names may repeat)
+    invalid: dict[str, Any]  # an answer the type refuses
+    invalid_field: str  # the field its error names
+    options: dict[str, Any] = field(default_factory=dict)  # project options it needs
+
+
+@dataclass(frozen=True)
+class DemoContext:
+    """What a task type's demo hook gets from ``load_demo``."""
+
+    data_dir: Path  # the shared data folder (may be missing: fall back to fixtures)
+    owner: Any  # the demo admin, recorded as the projects' creator
+    annotators: list  # the demo annotators, made members of every demo project
+    log: Callable[[str], None]
 
 
 class TaskType(ABC):
@@ -134,14 +288,80 @@ class TaskType(ABC):
     # Whether long_rows reads the item payload (e.g. to list the options not chosen); when not,
     # the frame builder never loads payloads.
     long_rows_use_payload: ClassVar[bool] = False
+    # The answer's fields, read by one parser (AnswerData.read) from a form or from JSON.
+    answer_fields: ClassVar[tuple[AnswerField, ...]] = ()
+    # Level of measurement of the long frame's ``label``: nominal, ordinal or interval labels
+    # (ordinal and interval in the order of ``categories``), or "set": each option of an item is
+    # a binary question (rows with ``option`` and a 0/1 ``label``).
+    level: ClassVar[str] = "nominal"
+    # (value, text) of the labels in their order; empty when options differ per item (sets).
+    categories: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Answer fields that carry client metrics (e.g. playback events), documented for API users.
+    metric_fields: ClassVar[tuple[str, ...]] = ()
+    # Static scripts the item needs (e.g. an audio player), loaded by the annotation page.
+    scripts: ClassVar[tuple[str, ...]] = ()
+    # A form (django.forms.Form) whose fields are the project's options with their initial
+    # values as defaults; the admin shows it instead of a raw JSON box.
+    options_form: ClassVar[type[forms.Form] | None] = None
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         """Validate one import record; raise FieldError naming the offending field."""
 
     @abstractmethod
-    def clean_answer(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanAnswer:
-        """Validate a submitted answer; raise AnswerInvalid with a message per field."""
+    def clean_answer(self, data: Mapping[str, Any] | AnswerData, *, payload: Mapping[str, Any],
+                     context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
+        """Validate a submitted answer (form fields or JSON; read it with ``AnswerData.wrap``)
+        with its client metrics; raise AnswerInvalid with a message per field."""
+
+    def form_values(self, data: Mapping[str, Any] | AnswerData) -> dict[str, Any]:
+        """What the form shows again after a refused submission: the declared fields, typed."""
+        values, _ = AnswerData.wrap(data).read(self.answer_fields)
+        if "reason" in AnswerData.wrap(data) and "reason" not in values:
+            values["reason"] = AnswerData.wrap(data).text("reason") or ""
+        return values
+
+    # --- project options --------------------------------------------------------------------
+
+    def option_defaults(self) -> dict[str, Any]:
+        if self.options_form is None:
+            return {}
+        form = self.options_form()
+        return {name: form.get_initial_for_field(f, name) for name, f in form.fields.items()}
+
+    def clean_options(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The project's options with defaults filled in; raise ValueError naming bad ones.
+        Keys the form does not know (records kept by other tools) pass through unchanged."""
+        raw = dict(raw or {})
+        if self.options_form is None:
+            return raw
+        defaults = self.option_defaults()
+        data = {**defaults, **{k: v for k, v in raw.items() if k in defaults}}
+        form = self.options_form(data=data)
+        if not form.is_valid():
+            problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+            raise ValueError(f"project options of the {self.name} task type: {problems}")
+        return {**raw, **form.cleaned_data}
+
+    def variant(self, *, options: Mapping[str, Any], project_id: int, worker_id: int) -> str:
+        """The presentation a worker gets in a project (e.g. listening or reading); the same for
+        every item of the project, so one worker never sees both."""
+        return ""
+
+    # --- media ------------------------------------------------------------------------------
+
+    def media_keys(self, payload: Mapping[str, Any]) -> list[str]:
+        """Keys of the project's media files an item uses (checked on import)."""
+        return []
+
+    # --- demo -------------------------------------------------------------------------------
+
+    def demo(self, ctx: DemoContext) -> None:  # noqa: B027 (optional: a type may have no demo)
+        """Create (idempotently) the demo project(s) of this task type; optional."""
+
+    @abstractmethod
+    def example(self) -> Example:
+        """A worked example (see ``Example``); every task type has one."""
 
     def initial_answer(
         self, *, payload: Mapping[str, Any], previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None

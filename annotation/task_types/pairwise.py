@@ -10,15 +10,22 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from annotation.task_types import register
 from annotation.task_types.base import (
+    NO_CONTEXT,
+    AnswerContext,
+    AnswerData,
+    AnswerField,
     AnswerInvalid,
     CleanAnswer,
     CleanItem,
     CrowdAnswer,
     CrowdItemError,
+    DemoContext,
+    Example,
     ExportContext,
     FieldError,
     ImportField,
@@ -39,6 +46,18 @@ STANDPOINTS = {
 }
 REASON_MIN = 30
 REASON_MAX = 140
+
+# The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
+DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
+DEMO_FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "demo_arguments.tsv"
+DEMO_SLUG = "ukpconvarg-demo"
+DEMO_ARGUMENTS = 8  # arguments per topic; all their pairs are items
+# What a marketplace worker agrees to before the first item of the demo.
+DEMO_CONSENT = (
+    "This demo study stores your answers, the time you spend on each item and your marketplace "
+    "ids, for research on argument convincingness. It takes about 10 minutes; you may stop at any "
+    "time. The arguments come from the UKPConvArg1 corpus (CC BY-SA 4.0)."
+)
 
 GUIDELINES = """\
 ## Which argument is more convincing?
@@ -127,6 +146,13 @@ class PairwiseConvincingness(TaskType):
     item_tools = (("admin:annotation_project_pairs", "Generate pairs"),)
     export_columns = ("topic", "pair_id", "arg1", "arg2", "label", "reason", "worker_stance")
     answer_columns = ("label", "standpoint")
+    answer_fields = (
+        AnswerField("label", "choice", "a1, a2 or equal: which argument is more convincing."),
+        AnswerField("standpoint", "choice", "none, same or opposite: the worker's own standpoint on the topic."),
+        AnswerField("reason", "text", f"Why, in {REASON_MIN}–{REASON_MAX} characters."),
+    )
+    level = "nominal"
+    categories = tuple(LABELS.items())
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         topic = _text(record, "topic")
@@ -151,12 +177,10 @@ class PairwiseConvincingness(TaskType):
         }
         return CleanItem(external_id=external_id, payload=payload, gold=gold)
 
-    def clean_answer(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanAnswer:
-        errors: dict[str, str] = {}
+    def clean_answer(self, data, *, payload: Mapping[str, Any],
+                     context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
         # JSON clients can send any type; only text is an answer.
-        values = {k: data.get(k) or "" for k in ("label", "standpoint", "reason")}
-        errors.update({k: "Must be text." for k, v in values.items() if not isinstance(v, str)})
-        values = {k: v if isinstance(v, str) else "" for k, v in values.items()}
+        values, errors = AnswerData.wrap(data).read(self.answer_fields)
         label = values["label"].strip()
         if label not in LABELS:
             errors.setdefault("label", "Choose which argument is more convincing.")
@@ -211,6 +235,53 @@ class PairwiseConvincingness(TaskType):
         side = max((length - len("A1:  · A2: ")) // 2, 8)
         return (f"A1: {shorten(payload['arg1']['text'], side)} · "
                 f"A2: {shorten(payload['arg2']['text'], side)}")
+
+    def example(self) -> Example:
+        prompt, stance = "Is the school uniform a good or bad idea?", "Bad"
+        records = [
+            {"id": "u1_u2", "topic": "uniform_bad", "prompt": prompt, "stance": stance,
+             "arg1_id": "u1", "arg1_text": "Uniforms stop pupils from expressing who they are.",
+             "arg2_id": "u2", "arg2_text": "Uniforms cost families money they could spend on books."},
+            {"id": "u2_u3", "topic": "uniform_bad", "prompt": prompt, "stance": stance,
+             "arg1_id": "u2", "arg1_text": "Uniforms cost families money they could spend on books.",
+             "arg2_id": "u3", "arg2_text": "bad", "gold": "a1"},
+        ]
+        reason = "A1 names a concrete cost, A2 gives no reason at all."
+        answer = {"label": "a1", "standpoint": "none", "reason": reason}
+        return Example(records=records, answer=answer, form=list(answer.items()),
+                       invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
+
+    def demo(self, ctx: DemoContext) -> None:
+        # Imported here: the corpus services build on this module.
+        from annotation.corpus_services import arguments_import, pairs_generate
+        from annotation.importers import parse_arguments
+        from annotation.models import Project, Topic
+
+        source = ctx.data_dir / "ukpconvarg1" / "arguments.tsv"
+        if source.is_file():
+            topics, origin = DEMO_TOPICS, f"UKPConvArg1 ({source})"
+        else:
+            origin = f"the built-in sample ({DEMO_FIXTURE.name}); {source} was not found"
+            source, topics = DEMO_FIXTURE, DEMO_TOPICS[:1]
+        arguments_import(rows=[r for r in parse_arguments(source.read_bytes()) if r.topic in topics])
+        project, created = Project.objects.get_or_create(
+            slug=DEMO_SLUG,
+            defaults={
+                "name": "Which argument is more convincing? (UKPConvArg demo)", "task_type": self.slug,
+                "redundancy": 3, "state": Project.State.ACTIVE, "join_code": "DEMO-2016",
+                "external_entry": True, "completion_code": "C1A2B3D4", "consent_text": DEMO_CONSENT,
+                "created_by": ctx.owner,
+            },
+        )
+        project.members.add(*ctx.annotators)
+        made = 0
+        for topic in Topic.objects.filter(external_id__in=topics):
+            result = pairs_generate(project=project, topic=topic, seed=2016, min_words=10, max_words=110,
+                                    sample=DEMO_ARGUMENTS)
+            made += result.imported.created
+        ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
+                f"{project.items.count()} items from {origin}, {made} new. Join code: {project.join_code}; "
+                f"marketplace link: /start/{project.slug}/?PROLIFIC_PID=<worker id>")
 
     crowd_fields = (
         ImportField("pair_id", False, "Pair id; default `<arg1>_<arg2>`."),

@@ -59,6 +59,8 @@
   }
 
   function problem(container) {
+    // A task type's own script keeps the problem of a "state" container (e.g. audio not heard).
+    if (container.dataset.validate === "state") return container.dataset.problem || "";
     if (container.dataset.validate === "choice") {
       return container.querySelector("input:checked") ? "" : container.dataset.messageRequired;
     }
@@ -141,6 +143,20 @@
   }
   document.addEventListener("input", recheck);
   document.addEventListener("change", recheck);
+
+  // An exclusive checkbox ("None of these") unticks the others of its group when ticked, and is
+  // unticked when any other is (the server refuses both at once).
+  document.addEventListener("change", function (event) {
+    const box = event.target;
+    if (!box.matches || !box.matches('input[type="checkbox"]') || !box.checked) return;
+    const form = box.form;
+    if (!form) return;
+    form.querySelectorAll('input[type="checkbox"][name="' + CSS.escape(box.name) + '"]').forEach(function (other) {
+      if (other !== box && (box.hasAttribute("data-exclusive") || other.hasAttribute("data-exclusive"))) {
+        other.checked = false;
+      }
+    });
+  }, true);
 
   // --- htmx readiness: actions wait until htmx has taken the form on screen --------------------
   //
@@ -287,7 +303,8 @@
     const choice = form.querySelector('input[data-shortcut="' + CSS.escape(key) + '"]');
     if (!choice) return;
     input = "keyboard";
-    choice.checked = true;
+    // A checkbox's key ticks and unticks it; a radio button's key chooses it.
+    choice.checked = choice.type === "checkbox" ? !choice.checked : true;
     choice.dispatchEvent(new Event("change", { bubbles: true }));
     const next = choice.dataset.thenFocus && document.getElementById(choice.dataset.thenFocus);
     if (next) next.focus();

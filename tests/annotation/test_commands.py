@@ -54,10 +54,13 @@ def test_arguments_then_pairs(tmp_path):
 
 
 def test_load_demo_from_the_shared_data_is_idempotent(shared_data):
-    first = run("load_demo", "--data", str(shared_data / "ukpconvarg1"))
+    first = run("load_demo", "--data", str(shared_data))
     assert "56 items from UKPConvArg1" in first and "annotator1 / annotator1" in first
-    second = run("load_demo", "--data", str(shared_data / "ukpconvarg1"))
+    second = run("load_demo", "--data", str(shared_data))
     assert "already there" in second and ", 0 new." in second
+    assert "150 items from the IBM Debater" in first and "4 items from four clips" in first
+    listening = Project.objects.get(slug="comprehension-listening-demo")
+    assert listening.media_files.count() == 4 and listening.options["mode"] == "listening"
     project = Project.objects.get(slug="ukpconvarg-demo")
     assert project.items.count() == 56 and project.members.count() == 3
     words = [len(a.text.split()) for a in Argument.objects.filter(topic__external_id__contains="school-uniform")]
@@ -66,8 +69,8 @@ def test_load_demo_from_the_shared_data_is_idempotent(shared_data):
 
 def test_load_demo_falls_back_to_the_built_in_sample(tmp_path):
     out = run("load_demo", "--data", str(tmp_path / "missing"))
-    assert "28 items from the built-in sample" in out
-    assert Item.objects.count() == 28
+    assert "28 items from the built-in sample" in out and "4 items from the four built-in speeches" in out
+    assert Item.objects.count() == 28 + 4 + 4
 
 
 def test_export_annotations_command(tmp_path):

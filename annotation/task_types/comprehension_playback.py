@@ -1,0 +1,100 @@
+"""Playback reports of the listening mode: what the client sends, checked against the project's
+rules, and summed up for exports.
+
+The client reports each play, pause, seek and ended event with the position in the audio
+(``t``, seconds) and the time since the item was shown (``at``, milliseconds), plus the fraction
+of the audio heard (from the browser's played ranges) and the audio's duration. The server cannot
+hear what the worker heard; it refuses reports that show a rule was broken, and keeps every
+report with the annotation.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+EVENT_TYPES = ("play", "pause", "seek", "ended")
+MAX_EVENTS = 2000
+# A pause this close to the end is the browser's own pause as the audio ends, not the worker's.
+END_SLACK_SECONDS = 0.75
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def _parse(raw: Any) -> tuple[dict[str, Any] | None, str]:
+    """The report as {"events": [...], "heard": float, "duration": float|None}, or a problem."""
+    if not isinstance(raw, Mapping):
+        return None, "The playback report must be an object with events, heard and duration."
+    events = raw.get("events")
+    if not isinstance(events, list):
+        return None, "The playback report needs a list of events."
+    if len(events) > MAX_EVENTS:
+        return None, f"The playback report has more than {MAX_EVENTS} events."
+    clean = []
+    for i, event in enumerate(events, 1):
+        if not isinstance(event, Mapping) or event.get("type") not in EVENT_TYPES:
+            return None, f"Playback event {i} must have a type among {', '.join(EVENT_TYPES)}."
+        t, at = _number(event.get("t")), _number(event.get("at"))
+        if t is None or t < 0 or at is None or at < 0:
+            return None, f"Playback event {i} needs a position t and a time at, both numbers of at least 0."
+        entry = {"type": event["type"], "t": round(t, 3), "at": round(at)}
+        if event["type"] == "seek":
+            source = _number(event.get("from"))
+            if source is not None and source >= 0:
+                entry["from"] = round(source, 3)
+        clean.append(entry)
+    heard = _number(raw.get("heard"))
+    if heard is None or not 0 <= heard <= 1.0001:
+        return None, "The playback report needs heard, the fraction of the audio heard (0 to 1)."
+    duration = _number(raw.get("duration"))
+    if duration is not None and duration <= 0:
+        duration = None
+    return {"events": clean, "heard": round(min(heard, 1.0), 4), "duration": duration}, ""
+
+
+def playback_problem(raw: Any, *, options: Mapping[str, Any], checked: bool = True) -> tuple[str, dict | None]:
+    """(problem, report): the problem is empty when the report keeps the project's rules. With
+    ``checked`` false (an answer being changed) a missing report is accepted."""
+    if raw is None:
+        if not checked:
+            return "", None
+        return "Play the speech before answering.", None
+    report, problem = _parse(raw)
+    if problem:
+        return problem, None
+    events = report["events"]
+    types = [e["type"] for e in events]
+    if checked:
+        if "play" not in types:
+            return "Play the speech before answering.", None
+        if not options.get("allow_seek") and "seek" in types:
+            return "This project does not allow seeking in the speech.", None
+        if not options.get("allow_pause"):
+            near_end = report["duration"]
+            for e in events:
+                if e["type"] == "pause" and not (near_end and e["t"] >= near_end - END_SLACK_SECONDS):
+                    return "This project does not allow pausing the speech.", None
+        if not options.get("allow_replay"):
+            first_end = types.index("ended") if "ended" in types else None
+            if first_end is not None and "play" in types[first_end + 1:]:
+                return "This project plays the speech once: it was played again.", None
+        if options.get("require_end", True) and "ended" not in types:
+            return "Listen to the speech to its end before answering.", None
+    return "", report
+
+
+def playback_summary(report: Mapping[str, Any] | None) -> dict[str, Any]:
+    """Export columns of a stored report (empty values without one)."""
+    if not report:
+        return {"heard": "", "plays": "", "pauses": "", "seeks": "", "ended": "", "playback_events": ""}
+    events = report.get("events", [])
+    count = {kind: sum(1 for e in events if e.get("type") == kind) for kind in EVENT_TYPES}
+    compact = " ".join(f"{e['type']}@{e['t']}" for e in events)
+    return {"heard": report.get("heard", ""), "plays": count["play"], "pauses": count["pause"],
+            "seeks": count["seek"], "ended": count["ended"] > 0, "playback_events": compact}

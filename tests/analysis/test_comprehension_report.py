@@ -1,0 +1,135 @@
+"""The comprehension report on a project: the paper's figures from real submissions (checked by
+hand), listening vs reading, the machine reference, its page, figure and per-pair file."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.utils import timezone
+
+from analysis.models import AnalysisRun
+from analysis.services import analysis_run_create, analysis_run_execute
+from annotation.importers import ParsedItem
+from annotation.models import Assignment
+from annotation.services import annotation_submit, items_import
+from annotation.task_types import get_task_type
+from tests.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+TASK = get_task_type("comprehension")
+WHOLE = {"events": [{"type": "play", "t": 0, "at": 0}, {"type": "ended", "t": 20.0, "at": 20000}],
+         "heard": 1.0, "duration": 20.0}
+SPEECHES = [  # (id, motion, stance, transcript, titles)
+    ("s1", "m1", "pro", "Boxing damages the brain of every boxer.",
+     [("a", "boxing damages the brain"), ("b", "boxing glorifies violence")]),
+    ("s2", "m1", "con", "A ban drives boxing underground where nobody is safe.",
+     [("c", "a ban drives boxing underground"), ("d", "boxers choose their risks")]),
+    ("s3", "m2", "pro", "School uniforms are uncomfortable to wear all day.",
+     [("e", "uniforms are uncomfortable"), ("f", "uniforms stifle creativity")]),
+]
+
+
+def make_project(mode="reading"):
+    project = ProjectFactory(task_type="comprehension", redundancy=4, options=TASK.clean_options({"mode": mode}))
+    records = [{"id": sid, "motion_id": motion, "motion": f"motion {motion}", "gold": titles[0][0],
+                "speech": {"id": sid, "speaker": "x", "stance": stance, "transcript": text, "audio": ""},
+                "titles": [{"id": t, "title": title} for t, title in titles]}
+               for sid, motion, stance, text, titles in SPEECHES]
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    return project
+
+
+def answer_all(project, worker, answers, *, playback=None):
+    """``answers`` maps speech id → ticked title ids ([] for None)."""
+    now = timezone.now()
+    for item in project.items.order_by("position"):
+        a = Assignment.objects.create(item=item, project=project, worker=worker, assigned_at=now,
+                                      expires_at=now + timezone.timedelta(minutes=30))
+        item.n_active += 1
+        item.save(update_fields=["n_active"])
+        data = {"titles": answers[item.external_id] or ["none"]}
+        if playback:
+            data["playback"] = playback
+        annotation_submit(assignment=a, worker=worker, data=data)
+
+
+def run_report(project, **params):
+    run = analysis_run_create(project=project, kind="comprehension", params={"n_boot": 50, **params}, enqueue=False)
+    run = analysis_run_execute(run_id=run.pk)
+    assert run.status == AnalysisRun.Status.DONE, run.error
+    return run
+
+
+def test_figures_from_submissions_match_the_hand_count():
+    project = make_project()
+    # Three readers. Votes per pair: a 3/3, b 0/3, c 2/3, d 1/3, e 0/3, f 0/3 (s3: everyone says None).
+    answer_all(project, UserFactory(), {"s1": ["a"], "s2": ["c"], "s3": []})
+    answer_all(project, UserFactory(), {"s1": ["a"], "s2": ["c", "d"], "s3": []})
+    answer_all(project, UserFactory(), {"s1": ["a"], "s2": [], "s3": []})
+    result = run_report(project).result
+    f = result["modes"]["reading"]
+    assert list(result["modes"]) == ["reading"] and result["comparison"] is None
+    assert f["n_questions"] == 6 and f["n_speeches"] == 3
+    assert f["positive_share"]["value"] == pytest.approx(2 / 6)  # a and c
+    assert f["titles_per_speech"]["value"] == pytest.approx(2.0)
+    assert f["speeches_with_positive"]["value"] == pytest.approx(2 / 3)  # s1, s2
+    assert f["titles_positive_once"]["value"] == pytest.approx(2 / 6)
+    # Figure 1: questions with 0, 1, 2, 3 positive votes of m = 3.
+    assert f["positive_votes"]["counts"] == {"3": [3, 1, 1, 1]}
+    # Fleiss over the six questions: P_o = mean(1, 1, 1/3, 1/3, 1, 1) = 7/9; p_yes = 6/18 = 1/3,
+    # P_e = 1/9 + 4/9 = 5/9; kappa = (7/9 - 5/9) / (4/9) = 1/2.
+    assert f["fleiss_kappa"]["value"] == pytest.approx(0.5)
+    rows = result["pairs"]
+    assert [(r["title_id"], r["votes"], r["majority"]) for r in rows] == [
+        ("a", 3, 1), ("b", 0, 0), ("c", 2, 1), ("d", 1, 0), ("e", 0, 0), ("f", 0, 0)]
+
+
+def test_listening_and_reading_on_the_same_speeches(monkeypatch):
+    project = make_project(mode="both")
+    workers = [UserFactory() for _ in range(12)]
+    modes = {w.pk: TASK.variant(options=TASK.clean_options(project.options), project_id=project.pk, worker_id=w.pk)
+             for w in workers}
+    listeners = [w for w in workers if modes[w.pk] == "listening"][:2]
+    readers = [w for w in workers if modes[w.pk] == "reading"][:2]
+    assert len(listeners) == len(readers) == 2
+    for w in listeners:
+        answer_all(project, w, {"s1": ["a"], "s2": ["c"], "s3": []}, playback=WHOLE)
+    answer_all(project, readers[0], {"s1": ["a"], "s2": ["c"], "s3": ["e"]})
+    answer_all(project, readers[1], {"s1": ["a", "b"], "s2": ["c"], "s3": ["e"]})
+    result = run_report(project).result
+    assert set(result["modes"]) == {"listening", "reading"}
+    comparison = result["comparison"]
+    # Majorities: listening a c (b d e f negative); reading a c e (b is 1/2, a tie: negative). Same on 5 of 6.
+    assert comparison["n_questions"] == 6 and comparison["same_majority_share"] == pytest.approx(5 / 6)
+    assert comparison["listening"]["n_workers"] == 2
+
+
+def test_machine_reference_and_the_page(client):
+    project = make_project()
+    for ticks in ({"s1": ["a"], "s2": ["c"], "s3": ["e"]}, {"s1": ["a"], "s2": ["c"], "s3": ["e", "f"]}):
+        answer_all(project, UserFactory(), ticks)
+    run = run_report(project, reference_labels="gold", dev_share=0.5)
+    machine = run.result["machine"]
+    assert set(machine["configurations"]) == {"title_whole", "title_sentence", "text_whole", "text_sentence"}
+    # One motion per split; gold names one of the two titles of every speech, so all-yes is right
+    # on half of each speech's pairs, and a threshold tuned on the dev motion separates its pairs.
+    assert machine["dev"]["n_motions"] == machine["test"]["n_motions"] == 1
+    assert machine["all_yes"]["test"] == pytest.approx(0.5) and machine["all_yes"]["dev"] == pytest.approx(0.5)
+    assert machine["configurations"]["title_whole"]["dev_accuracy"] == pytest.approx(1.0)
+    assert machine["labels"] == "gold" and len(machine["dev_motions"]) == 1
+
+    client.force_login(UserFactory(role="admin"))
+    page = client.get(f"/projects/{project.slug}/reports/comprehension/")
+    text = page.content.decode()
+    assert page.status_code == 200 and "Pairs positive by majority" in text and "All-yes baseline" in text
+    svg = client.get(f"/projects/{project.slug}/reports/comprehension/runs/{run.pk}/votes.svg")
+    assert svg.status_code == 200 and svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
+    pairs = client.get(f"/projects/{project.slug}/reports/comprehension/runs/{run.pk}/files/pairs")
+    rows = list(csv.DictReader(io.StringIO(pairs.content.decode())))
+    assert len(rows) == 6 and rows[0]["title_id"] == "a" and rows[0]["votes"] == "2"
+    overview = client.get(f"/projects/{project.slug}/overview/").content.decode()
+    assert f"/projects/{project.slug}/reports/comprehension/" in overview
+    # The page of a report that does not apply to the project's type does not exist.
+    assert client.get(f"/projects/{ProjectFactory().slug}/reports/comprehension/").status_code == 404

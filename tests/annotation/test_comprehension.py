@@ -1,0 +1,195 @@
+"""Listening and reading comprehension: questions, the exclusive None, the playback rules, the
+variant of each worker, and the IBM Debater corpus as questions."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.http import QueryDict
+
+from annotation.task_types import get_task_type
+from annotation.task_types.base import AnswerContext, AnswerInvalid, FieldError
+from annotation.task_types.comprehension_corpus import (
+    fixture_questions,
+    ibm_questions,
+    questions_from_corpus,
+)
+
+TASK = get_task_type("comprehension")
+RULES = TASK.clean_options({"mode": "listening"})  # the defaults: once, no pause, no seek, to the end
+LISTENING = AnswerContext(options=RULES, variant="listening")
+READING = AnswerContext(options=TASK.clean_options({"mode": "reading"}), variant="reading")
+
+
+def payload(titles=("t1", "t2", "t3")):
+    record = {"id": "s1", "motion_id": "m1", "motion": "We should ban boxing",
+              "speech": {"id": "s1", "speaker": "rachel", "stance": "pro", "audio": "s1.mp3",
+                         "transcript": "Boxing harms the brain. It glorifies violence."},
+              "titles": [{"id": t, "title": f"title {t}"} for t in titles]}
+    return TASK.clean_item(record).payload
+
+
+def played(*events, heard=1.0, duration=30.0):
+    return {"events": [{"type": kind, "t": t, "at": 1000 * i} for i, (kind, t) in enumerate(events)],
+            "heard": heard, "duration": duration}
+
+
+WHOLE = played(("play", 0), ("ended", 30.0))
+
+
+def form(**fields) -> QueryDict:
+    q = QueryDict(mutable=True)
+    for name, values in fields.items():
+        for v in values if isinstance(values, list) else [values]:
+            q.appendlist(name, v)
+    return q
+
+
+# --- the None rule ---------------------------------------------------------------------------------
+
+def test_titles_or_none_and_never_both():
+    p = payload()
+    assert TASK.clean_answer({"titles": ["t3", "t1"]}, payload=p, context=READING).answer == {
+        "titles": ["t1", "t3"], "none": False, "mode": "reading"}
+    assert TASK.clean_answer({"titles": ["none"]}, payload=p, context=READING).answer == {
+        "titles": [], "none": True, "mode": "reading"}
+    for bad, message in ((["t1", "none"], "None cannot go with arguments"), ([], "Tick the arguments"),
+                         (["t9"], "Unknown argument id: t9"), ("t1 t2", "Unknown argument id")):
+        with pytest.raises(AnswerInvalid) as exc:
+            TASK.clean_answer({"titles": bad}, payload=p, context=READING)
+        assert message in exc.value.errors["titles"]
+    with pytest.raises(AnswerInvalid, match="list of choices"):
+        TASK.clean_answer({"titles": {"t1": True}}, payload=p, context=READING)
+
+
+def test_form_fields_and_json_give_the_same_answer():
+    p = payload()
+    from_form = TASK.clean_answer(form(titles=["t2", "t1"]), payload=p, context=READING)
+    from_json = TASK.clean_answer({"titles": ["t2", "t1"]}, payload=p, context=READING)
+    assert from_form == from_json
+    assert TASK.form_values(form(titles=["t2", "none"])) == {"titles": ["t2"], "none": True}
+
+
+def test_long_rows_are_one_binary_question_per_title():
+    p = payload()
+    answer = TASK.clean_answer({"titles": ["t2"]}, payload=p, context=READING).answer
+    assert TASK.long_rows(payload=p, answer=answer) == [
+        {"option": "t1", "label": 0, "mode": "reading"}, {"option": "t2", "label": 1, "mode": "reading"},
+        {"option": "t3", "label": 0, "mode": "reading"}]
+    none = TASK.clean_answer({"titles": ["none"]}, payload=p, context=READING).answer
+    assert [r["label"] for r in TASK.long_rows(payload=p, answer=none)] == [0, 0, 0]
+
+
+# --- playback rules --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("report", "options", "message"), [
+    (None, {}, "Play the speech before answering"),
+    (played(("play", 0)), {}, "to its end"),
+    (played(("play", 0), ("pause", 10.0), ("play", 10.0), ("ended", 30.0)), {}, "does not allow pausing"),
+    (played(("play", 0), ("seek", 25.0), ("ended", 30.0)), {}, "does not allow seeking"),
+    (played(("play", 0), ("ended", 30.0), ("play", 0.0), ("ended", 30.0)), {}, "plays the speech once"),
+    ({"events": "all of it", "heard": 1}, {}, "list of events"),
+    (played(("rewind", 0)), {}, "must have a type"),
+    (played(("play", -3)), {}, "numbers of at least 0"),
+    ({"events": [], "heard": 7}, {}, "fraction of the audio heard"),
+    ("not json at all", {}, "JSON document"),
+    ([1, 2], {}, "must be an object"),
+])
+def test_a_submit_that_breaks_a_playback_rule_is_refused(report, options, message):
+    context = AnswerContext(options={**RULES, **options}, variant="listening")
+    data = {"titles": ["t1"]} if report is None else {"titles": ["t1"], "playback": report}
+    with pytest.raises(AnswerInvalid) as exc:
+        TASK.clean_answer(data, payload=payload(), context=context)
+    assert message in exc.value.errors["playback"]
+
+
+@pytest.mark.parametrize(("report", "options"), [
+    (WHOLE, {}),
+    # The browser's own pause as the audio ends is not a pause.
+    (played(("play", 0), ("pause", 29.8), ("ended", 30.0)), {}),
+    (played(("play", 0), ("pause", 10.0), ("play", 10.0), ("ended", 30.0)), {"allow_pause": True}),
+    (played(("play", 0), ("seek", 25.0), ("ended", 30.0), heard=0.2), {"allow_seek": True}),
+    (played(("play", 0), ("ended", 30.0), ("play", 0.0), ("ended", 30.0)), {"allow_replay": True}),
+    (played(("play", 0), ("pause", 12.0), heard=0.4), {"allow_pause": True, "require_end": False}),
+])
+def test_what_the_project_allows_is_accepted_and_recorded(report, options):
+    context = AnswerContext(options={**RULES, **options}, variant="listening")
+    clean = TASK.clean_answer({"titles": ["t1"], "playback": report}, payload=payload(), context=context)
+    assert clean.metrics["playback"]["events"][0]["type"] == "play"
+    assert clean.metrics["playback"]["heard"] == report["heard"]
+
+
+def test_a_form_sends_the_report_as_json_text():
+    clean = TASK.clean_answer(form(titles="t1", playback=json.dumps(WHOLE)), payload=payload(), context=LISTENING)
+    assert clean.answer["mode"] == "listening" and len(clean.metrics["playback"]["events"]) == 2
+    with pytest.raises(AnswerInvalid, match="JSON document"):
+        TASK.clean_answer(form(titles="t1", playback="{not json"), payload=payload(), context=LISTENING)
+
+
+def test_reading_mode_needs_no_playback_and_a_change_keeps_the_first_one():
+    assert TASK.clean_answer({"titles": ["t1"]}, payload=payload(), context=READING).metrics == {}
+    changing = AnswerContext(options=RULES, variant="listening", revising=True)
+    assert TASK.clean_answer({"titles": ["t2"]}, payload=payload(), context=changing).metrics == {}
+
+
+def test_both_modes_split_workers_stably():
+    options = TASK.clean_options({"mode": "both"})
+    modes = [TASK.variant(options=options, project_id=7, worker_id=w) for w in range(200)]
+    assert set(modes) == {"listening", "reading"} and 70 < modes.count("listening") < 130
+    assert modes == [TASK.variant(options=options, project_id=7, worker_id=w) for w in range(200)]
+    assert TASK.variant(options=TASK.clean_options({"mode": "listening"}), project_id=1, worker_id=1) == "listening"
+
+
+# --- items and the corpus ----------------------------------------------------------------------------
+
+def test_item_records_name_the_bad_field():
+    good = {"motion": "M", "speech_id": "s", "stance": "pro", "transcript": "T.",
+            "titles": json.dumps([{"id": "a", "title": "A"}])}
+    assert TASK.clean_item(good).payload["speech"]["sentences"] == ["T."]
+    for change, field in (({"stance": "maybe"}, "stance"), ({"titles": "[]"}, "titles"),
+                          ({"titles": '[{"id": "none", "title": "x"}]'}, "titles[1].id"),
+                          ({"titles": '[{"id": "a"}]'}, "titles[1].title"), ({"gold": "zz"}, "gold"),
+                          ({"transcript": ""}, "transcript"), ({"titles": "{"}, "titles")):
+        with pytest.raises(FieldError) as exc:
+            TASK.clean_item({**good, **change})
+        assert exc.value.field == field
+    assert TASK.clean_item({**good, "gold": "none"}).gold == []
+    assert TASK.clean_item({**good, "gold": "a"}).gold == ["a"]
+    assert TASK.media_keys(TASK.clean_item({**good, "audio": "s.mp3"}).payload) == ["s.mp3"]
+
+
+def test_questions_take_every_title_of_the_motion_on_the_speech_side():
+    speeches = [{"id": "p", "motion_id": "1", "motion": "M", "stance": "pro", "transcript": "x"},
+                {"id": "c", "motion_id": "1", "motion": "M", "stance": "con", "transcript": "y"},
+                {"id": "other", "motion_id": "2", "motion": "N", "stance": "pro", "transcript": "z"}]
+    titles = [{"id": "a", "motion_id": "1", "stance": "pro", "title": "A"},
+              {"id": "b", "motion_id": "1", "stance": "pro", "title": "B"},
+              {"id": "c1", "motion_id": "1", "stance": "con", "title": "C"}]
+    records = questions_from_corpus(speeches, titles)
+    assert [(r["id"], [t["id"] for t in r["titles"]]) for r in records] == [("p", ["a", "b"]), ("c", ["c1"])]
+
+
+def test_the_built_in_clips_are_small_and_every_question_is_valid():
+    records = fixture_questions()
+    assert len(records) == 4
+    for r in records:
+        item = TASK.clean_item(r)
+        assert item.gold and set(item.gold) <= {t["id"] for t in item.payload["titles"]}
+    from annotation.task_types.comprehension_corpus import FIXTURES
+
+    assert sum(p.stat().st_size for p in FIXTURES.glob("*.mp3")) < 3 * 1024 * 1024
+
+
+@pytest.mark.shared_data
+def test_the_ibm_dataset_as_questions(shared_data):
+    records = ibm_questions(shared_data / "ibm_recorded_debating_v4")
+    assert len(records) == 150 and len({r["motion_id"] for r in records}) == 49
+    items = [TASK.clean_item(r) for r in records]
+    # 254 (speech, title) pairs carry sentence votes; offering every title of the side gives 332.
+    assert sum(len(i.payload["titles"]) for i in items) == 332
+    # Every title of a question is on the speech's side: no title is offered on both sides.
+    side = {}
+    for i in items:
+        for t in i.payload["titles"]:
+            assert side.setdefault(t["id"], i.payload["speech"]["stance"]) == i.payload["speech"]["stance"]

@@ -1,0 +1,138 @@
+"""Every registered task type through the whole workflow, with its own worked example: import →
+next → invalid and valid submit (web and API) → long frame → agreement → export → pages."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from django import forms
+from django.core.files.uploadedfile import SimpleUploadedFile
+from rest_framework.test import APIClient
+
+from analysis.frames import annotation_frame
+from analysis.reports import get_report, report_kinds
+from analysis.services import report_input
+from annotation.exports import export_columns
+from annotation.models import Annotation, Item
+from annotation.task_types import get_task_type, task_types
+from annotation.task_types.base import LEVELS, AnswerData
+from tests.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+SLUGS = [t.slug for t in task_types()]
+
+
+def test_task_types_are_discovered_not_listed():
+    import annotation.task_types as package
+
+    source = open(package.__file__, encoding="utf-8").read()
+    assert len(SLUGS) >= 2
+    for slug in SLUGS:
+        assert f"import {slug}" not in source and f'"{slug}"' not in source
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_declarations_are_complete(slug):
+    task = get_task_type(slug)
+    assert task.level in LEVELS
+    assert task.answer_fields and task.export_columns and task.import_fields
+    assert task.level == "set" or task.categories, "labels without a set need their categories in order"
+    if task.options_form is not None:
+        defaults = task.option_defaults()
+        assert task.clean_options({}) == defaults
+        choices = [n for n, f in task.options_form().fields.items() if isinstance(f, forms.ChoiceField)]
+        if choices:
+            with pytest.raises(ValueError, match=f"project options.*{choices[0]}"):
+                task.clean_options({choices[0]: "not a choice"})
+    assert report_kinds(slug), "at least the agreement report applies to every type"
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_one_parser_reads_forms_and_json_alike(slug):
+    from django.http import QueryDict
+
+    task = get_task_type(slug)
+    example = task.example()
+    form = QueryDict(mutable=True)
+    for name, value in example.form:
+        form.appendlist(name, value)
+    as_form, form_errors = AnswerData(form).read(task.answer_fields)
+    as_json, json_errors = AnswerData(example.answer).read(task.answer_fields)
+    assert form_errors == json_errors == {}
+    assert as_form == as_json
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_whole_workflow(slug, client):
+    task = get_task_type(slug)
+    example = task.example()
+    project = ProjectFactory(task_type=slug, redundancy=2, options=task.clean_options(example.options))
+    admin = UserFactory(role="admin")
+    api_admin = APIClient()
+    api_admin.force_authenticate(admin)
+
+    # Import: all of the example's records, through the API.
+    upload = SimpleUploadedFile("items.json", json.dumps(example.records).encode())
+    r = api_admin.post(f"/api/projects/{project.slug}/items/import/", {"file": upload}, format="multipart")
+    assert r.status_code == 201, r.content
+    assert Item.objects.filter(project=project).count() == len(example.records)
+
+    # The web: the page shows an item; an invalid answer comes back with the field's message and
+    # nothing stored; the valid one is stored.
+    web_worker = UserFactory()
+    client.force_login(web_worker)
+    page = client.get(f"/projects/{project.slug}/annotate/")
+    assert page.status_code == 200 and b'id="task-form"' in page.content
+    submit_url = page.content.decode().split('hx-post="')[1].split('"')[0]
+    invalid = [(k, v) for k, values in example.invalid.items()
+               for v in (values if isinstance(values, list) else [values])]
+    r = client.post(submit_url, _form(invalid), HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and b"invalid" in r.content and not Annotation.objects.exists()
+    r = client.post(submit_url, _form(example.form), HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and Annotation.objects.count() == 1
+
+    # The API: the same, as JSON; a repeat is answered with the stored annotation.
+    api_worker = APIClient()
+    api_worker.force_authenticate(UserFactory())
+    nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    assert nxt["assignment"]["item"]["payload"] and "variant" in nxt
+    url = f"/api/assignments/{nxt['assignment']['id']}/submit/"
+    r = api_worker.post(url, example.invalid, format="json")
+    assert r.status_code == 400 and example.invalid_field in r.json()
+    r = api_worker.post(url, example.answer, format="json")
+    assert r.status_code == 201, r.content
+    assert api_worker.post(url, example.answer, format="json").status_code == 200
+    assert Annotation.objects.count() == 2
+
+    # The long frame: rows with the common columns (and the option of set-valued answers).
+    frame = annotation_frame(project=project).frame
+    assert {"item", "worker", "label"} <= set(frame.columns) and frame["worker"].nunique() == 2
+    if task.level == "set":
+        assert "option" in frame.columns and set(frame["label"]) <= {0, 1}
+
+    # Agreement over every level.
+    result = get_report("agreement").run(report_input(project, frame), get_report("agreement").clean_params({"n_boot": 20}),
+                                         lambda *_: None)
+    assert result["figures"]["n_annotations"] == len(frame) and result["figures"]["n_workers"] == 2
+    assert result["level"] == task.level and (result["sets"] is not None) == (task.level == "set")
+
+    # Export: the type's columns, one row per annotation.
+    client.force_login(admin)
+    r = client.get(f"/projects/{project.slug}/export/annotations.csv")
+    rows = list(csv.DictReader(io.StringIO(b"".join(r.streaming_content).decode())))
+    assert r.status_code == 200 and len(rows) == 2 and list(rows[0]) == export_columns(project)
+
+    # Pages: the staff preview, the overview and every result page of the reports that apply.
+    for url in (f"/projects/{project.slug}/annotate/", f"/projects/{project.slug}/overview/",
+                f"/admin/annotation/project/{project.pk}/change/"):
+        assert client.get(url).status_code == 200, url
+
+
+def _form(fields) -> dict[str, list[str]]:
+    form: dict[str, list[str]] = {}
+    for name, value in fields:
+        form.setdefault(name, []).append(value)
+    return form
