@@ -82,12 +82,16 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
     arguments = pd.DataFrame(
         [{"option": t["id"], "title": t["title"], "text": t.get("text", "")} for ts in items["titles"] for t in ts]
     ).drop_duplicates("option")
+    motions = sorted(labels["motion"].unique())
+    if len(motions) < 2:
+        return {"problem": "the machine reference needs labelled speeches of at least two motions (one split "
+                           f"tunes the threshold, the other tests it); there are {len(motions)}"}
     scored = similarities(speeches, arguments, labels)
-    dev, test = split_motions(sorted(labels["motion"].unique()), dev_share=params["dev_share"], seed=params["split_seed"])
     try:
+        dev, test = split_motions(motions, dev_share=params["dev_share"], seed=params["split_seed"])
         result = machine_reference(scored, dev_motions=dev, test_motions=test).to_dict()
     except ValueError as exc:
-        return {"problem": str(exc)}
+        return {"problem": f"the machine reference could not be computed: {exc}"}
     return {**result, "labels": params["reference_labels"], "dev_motions": [str(m) for m in dev],
             "test_motions": [str(m) for m in test]}
 

@@ -133,3 +133,13 @@ def test_machine_reference_and_the_page(client):
     assert f"/projects/{project.slug}/reports/comprehension/" in overview
     # The page of a report that does not apply to the project's type does not exist.
     assert client.get(f"/projects/{ProjectFactory().slug}/reports/comprehension/").status_code == 404
+
+
+def test_one_motion_gives_figures_and_says_why_there_is_no_machine_reference():
+    project = make_project()
+    project.items.exclude(external_id__in=["s1", "s2"]).delete()
+    answer_all(project, UserFactory(), {"s1": ["a"], "s2": ["c"]})
+    answer_all(project, UserFactory(), {"s1": ["a"], "s2": []})
+    result = run_report(project).result
+    assert result["modes"]["reading"]["n_questions"] == 4
+    assert "at least two motions" in result["machine"]["problem"]
