@@ -181,6 +181,13 @@ def celery_worker_process(worker_processes):
     return app
 
 
+@pytest.fixture
+def media_root(settings, tmp_path):
+    """Stored media files go to a folder of the test's own."""
+    settings.MEDIA_ROOT = tmp_path / "media"
+    return settings.MEDIA_ROOT
+
+
 @pytest.fixture(scope="session")
 def chromium_path() -> str:
     path = shutil.which("chromium") or shutil.which("chromium-browser")

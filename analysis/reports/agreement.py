@@ -153,7 +153,15 @@ def answer_sets(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def option_table(frame: pd.DataFrame, *, limit: int = OPTIONS_SHOWN) -> list[dict[str, Any]]:
+def option_texts(items: pd.DataFrame) -> dict[str, str]:
+    """What each option says, from the ``options`` item column ({option: text}) a set-valued
+    task type may give."""
+    if "options" not in items.columns:
+        return {}
+    return {str(k): str(v) for options in items["options"] if isinstance(options, dict) for k, v in options.items()}
+
+
+def option_table(frame: pd.DataFrame, *, limit: int = OPTIONS_SHOWN, texts: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
     """Per option of a set-valued answer: items it was offered on, answers, the share that chose
     it, and agreement on its binary questions (percent agreement, alpha) where it has two or more
     answers on some item. The ``limit`` most answered options, most answered first."""
@@ -165,6 +173,7 @@ def option_table(frame: pd.DataFrame, *, limit: int = OPTIONS_SHOWN) -> list[dic
         multi = binary.groupby("item").size().max() >= 2
         rows.append({
             "option": str(option),
+            "text": (texts or {}).get(str(option), ""),
             "items": int(part["item"].nunique()),
             "answers": int(len(part)),
             "chosen_share": _number(binary["label"].mean()),
@@ -221,7 +230,7 @@ class AgreementReport(Report):
             progress(0.3, "agreement on whole answers and per option")
             whole = agreement_report(answer_sets(data.frame), level="nominal", min_overlap=params["min_overlap"],
                                      n_boot=params["n_boot"], seed=params["seed"]).to_dict()
-            set_figures = {"figures": whole, "options": option_table(data.frame),
+            set_figures = {"figures": whole, "options": option_table(data.frame, texts=option_texts(data.items)),
                            "n_options": int(data.frame["option"].nunique())}
         progress(0.5, "MACE worker competence")
         mace = run_mace(labels, em=params["mace_em"], iterations=params["mace_iterations"],

@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.comprehension import comprehension_figures, mode_comparison, question_votes
+from analysis.methods.comprehension_votes import vote_distribution
 from analysis.methods.text_reference import machine_reference, similarities, split_motions
 from analysis.reports import Param, Progress, Report, ReportInput, register
 
@@ -138,6 +139,8 @@ class ComprehensionReport(Report):
                 part.drop(columns="mode"), stance, min_overlap=params["min_overlap"],
                 high_confidence_min_annotators=params["high_confidence_min_annotators"],
                 n_boot=params["n_boot"], seed=params["seed"]).to_dict()
+            modes[mode]["figure1"] = vote_distribution(question_votes(part), n_boot=params["n_boot"],
+                                                       seed=params["seed"])
         comparison = None
         if len(present) == 2:
             progress(0.55, "listening vs reading")
@@ -169,7 +172,12 @@ class ComprehensionReport(Report):
                 else:
                     cells.append({"value": value, "low": None, "high": None, "n": None})
             table.append({"label": label, "note": note, "cells": cells, "count": key == "n_questions"})
-        return {"machine_rows": rows, "modes": modes, "figure_table": table,
+        distribution = [
+            {"mode": mode, "m": m, "rows": [{"votes": k, "count": c, "share": sh, "interval": iv}
+                                            for k, (c, sh, iv) in enumerate(zip(d["counts"], d["shares"], d["intervals"], strict=True))]}
+            for mode, figures in modes.items() for m, d in (figures.get("figure1") or {}).items()
+        ]
+        return {"machine_rows": rows, "modes": modes, "figure_table": table, "distribution": distribution,
                 "comparison": result.get("comparison"), "machine": machine}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:

@@ -4,6 +4,7 @@ from annotation.api import media, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
+    path("task-types/", views.TaskTypeList.as_view(), name="api-task-types"),
     path("projects/", views.ProjectList.as_view(), name="api-projects"),
     path("projects/<slug:slug>/", views.ProjectDetail.as_view(), name="api-project"),
     path("projects/<slug:slug>/progress/", views.ProjectProgressView.as_view(), name="api-progress"),

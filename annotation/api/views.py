@@ -27,6 +27,7 @@ from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.selectors import consent_pending, project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
+from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
 from annotation.views import presentation
@@ -204,3 +205,31 @@ class AnnotationExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
         return export_response(project=project, fmt=fmt, counted_only=request.query_params.get("all") != "1")
+
+
+class TaskTypeList(APIView):
+    """What every task type takes and gives: its answer fields (for form or JSON submits), label
+    level and categories, client metrics, import fields, export columns, project options with
+    their defaults, and a worked example (import records, a valid and an invalid answer)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: Request) -> Response:
+        return Response([_task_type_doc(t) for t in task_types()])
+
+
+def _task_type_doc(task) -> dict:
+    example = task.example()
+    return {
+        "slug": task.slug, "name": task.name, "description": task.description, "level": task.level,
+        "categories": [{"value": v, "text": t} for v, t in task.categories],
+        "answer_fields": [{"name": f.name, "kind": f.kind, "required": f.required, "description": f.description}
+                          for f in task.answer_fields],
+        "metric_fields": list(task.metric_fields),
+        "import_fields": [{"name": f.name, "required": f.required, "description": f.description}
+                          for f in task.import_fields],
+        "export_columns": list(task.export_columns),
+        "options": task.option_defaults(),
+        "example": {"records": example.records, "answer": example.answer, "invalid": example.invalid,
+                    "invalid_field": example.invalid_field, "options": example.options},
+    }

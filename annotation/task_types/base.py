@@ -383,7 +383,8 @@ class TaskType(ABC):
         return str(answer)
 
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
-        """Columns of the item frame that reports need besides the item id."""
+        """Columns of the item frame that reports need besides the item id. A set-valued type
+        may give ``options``, {option id: text}, which the agreement report shows by its options."""
         return {}
 
     def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:

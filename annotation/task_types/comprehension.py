@@ -62,12 +62,13 @@ class ComprehensionOptions(forms.Form):
         choices=[("listening", "Listening: annotators hear the speech"),
                  ("reading", "Reading: annotators read the transcript"),
                  ("both", "Both: each annotator is given one of the two, for every item")],
-        initial="reading",
+        initial="reading", label="Task-type option: mode",
         help_text="With both, an annotator's mode is fixed for the project (decided from the project and "
                   "the annotator), so that each speech is heard by some annotators and read by others.",
     )
     transcript = forms.ChoiceField(
         choices=[("manual", "Manual transcript"), ("asr", "Automatic (ASR) transcript")], initial="manual",
+        label="Reading: transcript shown",
         help_text="The transcript shown in reading mode (the other one when an item lacks it).",
     )
     allow_pause = forms.BooleanField(initial=False, required=False, label="Listening: allow pausing")
@@ -140,7 +141,8 @@ class Comprehension(TaskType):
         return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],
                 "transcript": speech.get("transcript") or speech.get("asr_transcript", ""),
                 "sentences": speech.get("sentences", []),
-                "titles": [{"id": t["id"], "title": t["title"], "text": t.get("text", "")} for t in payload["titles"]]}
+                "titles": [{"id": t["id"], "title": t["title"], "text": t.get("text", "")} for t in payload["titles"]],
+                "options": {t["id"]: t["title"] for t in payload["titles"]}}
 
     def item_summary(self, payload, *, length: int = 120) -> str:
         speech = payload["speech"]

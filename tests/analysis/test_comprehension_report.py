@@ -78,6 +78,9 @@ def test_figures_from_submissions_match_the_hand_count():
     assert f["titles_positive_once"]["value"] == pytest.approx(2 / 6)
     # Figure 1: questions with 0, 1, 2, 3 positive votes of m = 3.
     assert f["positive_votes"]["counts"] == {"3": [3, 1, 1, 1]}
+    shares = f["figure1"]["3"]
+    assert shares["counts"] == [3, 1, 1, 1] and shares["shares"] == pytest.approx([0.5, 1 / 6, 1 / 6, 1 / 6])
+    assert all(low <= share <= high for share, (low, high) in zip(shares["shares"], shares["intervals"], strict=True))
     # Fleiss over the six questions: P_o = mean(1, 1, 1/3, 1/3, 1, 1) = 7/9; p_yes = 6/18 = 1/3,
     # P_e = 1/9 + 4/9 = 5/9; kappa = (7/9 - 5/9) / (4/9) = 1/2.
     assert f["fleiss_kappa"]["value"] == pytest.approx(0.5)
@@ -124,6 +127,7 @@ def test_machine_reference_and_the_page(client):
     page = client.get(f"/projects/{project.slug}/reports/comprehension/")
     text = page.content.decode()
     assert page.status_code == 200 and "Pairs positive by majority" in text and "All-yes baseline" in text
+    assert 'data-testid="distribution"' in text
     svg = client.get(f"/projects/{project.slug}/reports/comprehension/runs/{run.pk}/votes.svg")
     assert svg.status_code == 200 and svg["Content-Type"] == "image/svg+xml" and b"<svg" in svg.content
     pairs = client.get(f"/projects/{project.slug}/reports/comprehension/runs/{run.pk}/files/pairs")

@@ -19,7 +19,7 @@ from annotation.task_types import get_task_type
 from tests.annotation.test_browser import open_page
 from tests.factories import ProjectFactory
 
-pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media_root")]
 TASK = get_task_type("comprehension")
 
 

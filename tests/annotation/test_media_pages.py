@@ -14,15 +14,9 @@ from tests.factories import ProjectFactory, UserFactory
 from tests.support import audio
 from tests.support.audio import stored_files, zip_of
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 CLIPS = zip_of({"s81.mp3": audio.mp3_frames(), "s82.wav": audio.wav()},
                manifest="key,file\nspeech_81_pro.mp3,s81.mp3\nspeech_82_con.wav,s82.wav\n")
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

@@ -18,15 +18,9 @@ from annotation.services import media_import_file
 from tests.factories import ProjectFactory, UserFactory
 from tests.support import audio
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 CLIP = audio.wav(frames=500)
 SIZE = len(CLIP)
-
-
-@pytest.fixture(autouse=True)
-def media_root(settings, tmp_path):
-    settings.MEDIA_ROOT = tmp_path / "media"
-    return settings.MEDIA_ROOT
 
 
 @pytest.fixture

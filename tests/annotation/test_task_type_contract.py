@@ -118,6 +118,9 @@ def test_whole_workflow(slug, client):
                                          lambda *_: None)
     assert result["figures"]["n_annotations"] == len(frame) and result["figures"]["n_workers"] == 2
     assert result["level"] == task.level and (result["sets"] is not None) == (task.level == "set")
+    if task.level == "set":
+        options = result["sets"]["options"]
+        assert options and all(o["text"] for o in options), "set-valued types name their options"
 
     # Export: the type's columns, one row per annotation.
     client.force_login(admin)
@@ -136,3 +139,15 @@ def _form(fields) -> dict[str, list[str]]:
     for name, value in fields:
         form.setdefault(name, []).append(value)
     return form
+
+
+def test_the_api_describes_every_type_with_its_example():
+    client = APIClient()
+    client.force_authenticate(UserFactory())
+    body = client.get("/api/task-types/").json()
+    assert [t["slug"] for t in body] == SLUGS
+    for doc in body:
+        task = get_task_type(doc["slug"])
+        assert [f["name"] for f in doc["answer_fields"]] == [f.name for f in task.answer_fields]
+        assert doc["example"]["answer"] == task.example().answer and doc["options"] == task.option_defaults()
+    assert APIClient().get("/api/task-types/").status_code in (401, 403)

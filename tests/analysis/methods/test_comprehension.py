@@ -319,3 +319,20 @@ def test_mode_comparison_needs_speeches_in_both_modes():
         mode_comparison(frame[frame["item"] == "s3"])
     with pytest.raises(ValueError, match="unknown mode"):
         mode_comparison(frame.assign(mode="watching"))
+
+
+def test_figure_one_shares_with_intervals_over_speeches():
+    from analysis.methods.comprehension_votes import vote_distribution
+
+    votes = pd.DataFrame({"item": ["s1", "s1", "s2", "s3", "s3", "s3"], "option": list("abcdef"),
+                          "votes": [0, 3, 3, 1, 0, 2], "annotators": [3, 3, 3, 3, 3, 2]})
+    dist = vote_distribution(votes, n_boot=300, seed=1)
+    # m = 3: five questions with 0, 3, 3, 1, 0 votes; m = 2: one question with 2 votes.
+    assert dist["3"]["counts"] == [2, 1, 0, 2] and dist["2"]["counts"] == [0, 0, 1]
+    assert dist["3"]["shares"] == pytest.approx([0.4, 0.2, 0.0, 0.4])
+    for share, (low, high) in zip(dist["3"]["shares"], dist["3"]["intervals"], strict=True):
+        assert low <= share <= high
+    # Only s3 has an m = 2 question: every resample that has it gives a share of 1.
+    assert dist["2"]["intervals"][2] == [1.0, 1.0]
+    assert vote_distribution(votes, n_boot=300, seed=1) == dist
+    assert vote_distribution(votes, n_boot=0)["3"]["intervals"] == [None] * 4
