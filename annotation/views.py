@@ -123,7 +123,8 @@ def presentation(project: Project, worker) -> dict:
     """The project's options and the worker's variant, for the task type's template."""
     task = get_task_type(project.task_type)
     options = task.clean_options(project.options)
-    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk) if worker else ""
+    # A preview (no worker) shows what the first worker would get.
+    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)
     # Only the options of the type's form: other records in the options stay with the staff.
     return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}
 

@@ -193,3 +193,41 @@ def test_the_ibm_dataset_as_questions(shared_data):
     for i in items:
         for t in i.payload["titles"]:
             assert side.setdefault(t["id"], i.payload["speech"]["stance"]) == i.payload["speech"]["stance"]
+
+
+# --- the pages -------------------------------------------------------------------------------------
+
+@pytest.mark.django_db
+def test_a_listener_changes_an_answer_without_hearing_the_speech_again(client, media_root):
+    import io
+
+    from annotation.importers import ParsedItem
+    from annotation.models import Annotation
+    from annotation.services import items_import
+    from annotation.services.media import media_import_file
+    from tests.factories import ProjectFactory, UserFactory
+    from tests.support import audio
+
+    project = ProjectFactory(task_type="comprehension", redundancy=1, options=TASK.clean_options({"mode": "listening"}))
+    clip = audio.wav()
+    media_import_file(project=project, data=io.BytesIO(clip), name="s1.wav", size=len(clip), key="s1.mp3")
+    record = {"id": "s1", "motion": "M", "speech": {"id": "s1", "stance": "pro", "audio": "s1.mp3", "transcript": "x"},
+              "titles": [{"id": "t1", "title": "A"}, {"id": "t2", "title": "B"}]}
+    items_import(project=project, parsed=[ParsedItem(1, TASK.clean_item(record))])
+    client.force_login(UserFactory())
+    page = client.get(f"/projects/{project.slug}/annotate/").content.decode()
+    assert "data-player" in page and f"/projects/{project.slug}/media/s1.mp3" in page
+    submit = page.split('hx-post="')[1].split('"')[0]
+    # Skipping the audio is refused by the server too, naming the field.
+    refused = client.post(submit, {"titles": ["t1"]}, HTTP_HX_REQUEST="true").content.decode()
+    assert "Play the speech before answering." in refused and not Annotation.objects.exists()
+    client.post(submit, {"titles": ["t1"], "playback": json.dumps(WHOLE)}, HTTP_HX_REQUEST="true")
+    annotation = Annotation.objects.get()
+    edit = client.get(f"/projects/{project.slug}/annotate/{annotation.assignment_id}/edit/").content.decode()
+    assert 'data-testid="heard-before"' in edit and "data-player" not in edit
+    client.post(f"/projects/{project.slug}/annotate/{annotation.assignment_id}/revise/",
+                {"titles": ["t2"], "version": "1"}, HTTP_HX_REQUEST="true")
+    annotation.refresh_from_db()
+    assert annotation.answer["titles"] == ["t2"] and annotation.version == 2
+    # The playback of the first answer stays with the annotation.
+    assert [e["type"] for e in annotation.client["metrics"]["playback"]["events"]] == ["play", "ended"]
