@@ -20,6 +20,7 @@ from annotation.models import (
     MediaFile,
     Project,
 )
+from annotation.task_types import get_task_type
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -216,3 +217,13 @@ def media_keys_missing(*, project: Project, keys: Iterable[str]) -> list[str]:
         chunk = wanted[start:start + 5000]
         found.update(MediaFile.objects.filter(project=project, key__in=chunk).values_list("key", flat=True))
     return [key for key in wanted if key not in found]
+
+
+def presentation(project: Project, worker: AbstractBaseUser | None) -> dict:
+    """The project's options and the worker's variant, for the task type's template."""
+    task = get_task_type(project.task_type)
+    options = task.clean_options(project.options)
+    # A preview (no worker) shows what the first worker would get.
+    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)
+    # Only the options of the type's form: other records in the options stay with the staff.
+    return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}

@@ -31,6 +31,7 @@ from annotation.selectors import (
     consent_pending,
     holds_open_assignment,
     media_file_for,
+    presentation,
     preview_item,
     previous_answer,
     project_access,
@@ -117,16 +118,6 @@ def guidelines(request: HttpRequest, slug: str) -> HttpResponse:
 def task_page_context(project: Project) -> dict:
     task = get_task_type(project.task_type)
     return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
-
-
-def presentation(project: Project, worker) -> dict:
-    """The project's options and the worker's variant, for the task type's template."""
-    task = get_task_type(project.task_type)
-    options = task.clean_options(project.options)
-    # A preview (no worker) shows what the first worker would get.
-    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)
-    # Only the options of the type's form: other records in the options stay with the staff.
-    return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}
 
 
 def _task_context(request: HttpRequest, project: Project, result: NextResult, *,

@@ -19,13 +19,18 @@ from annotation.accounts import (
 )
 from annotation.models import Project
 from annotation.request_text import refuse_nul_fields
-from annotation.selectors import MARKETPLACE_PROJECT, consent_needed, preview_item, project_access
+from annotation.selectors import (
+    MARKETPLACE_PROJECT,
+    consent_needed,
+    presentation,
+    preview_item,
+    project_access,
+)
 from annotation.throttles import StartThrottle, throttle
 from annotation.views import (
     ANNOTATE,
     AUTH_BACKEND,
     not_found,
-    presentation,
     task_page_context,
 )
 

@@ -6,6 +6,7 @@ from django.utils import timezone
 
 from annotation.accounts import role_set
 from annotation.models import Argument, Assignment, Item, Project, Topic
+from annotation.task_types import get_task_type
 
 REASON = "A1 gives a concrete example, A2 only repeats its claim."
 
@@ -46,13 +47,22 @@ class ProjectFactory(factory.django.DjangoModelFactory):
     open_to_all = True
 
 
+def item_payload(project: Project, n: int) -> dict:
+    """A payload of the project's task type: the pairwise ones numbered, any other type's taken
+    from the first record of its worked example."""
+    if project.task_type == "pairwise":
+        return pair_payload(n)
+    task = get_task_type(project.task_type)
+    return task.clean_item(task.example().records[0]).payload
+
+
 class ItemFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Item
 
     project = factory.SubFactory(ProjectFactory)
     external_id = factory.Sequence(lambda n: f"pair{n}")
-    payload = factory.Sequence(pair_payload)
+    payload = factory.LazyAttributeSequence(lambda o, n: item_payload(o.project, n))
     position = factory.Sequence(lambda n: n + 1)
     redundancy = factory.SelfAttribute("project.redundancy")
 

@@ -67,10 +67,15 @@ def _number(value: Any) -> float | None:
 
 
 def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Series,
-                 ranking: pd.Index, n_labels: int, *, min_annotations: int = 10) -> list[dict[str, Any]]:
+                 ranking: pd.Index, n_labels: int, *, min_annotations: int = 10,
+                 answers: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One row per worker: volume, MACE competence and rank, agreement with the MACE label,
     median seconds, and flags that deserve a look. A rank from fewer than ``min_annotations``
-    annotations is flagged: MACE's competence for such a worker is mostly its prior."""
+    annotations is flagged: MACE's competence for such a worker is mostly its prior.
+
+    ``answers`` (columns ``worker``, ``label``: one row per answer) counts whole answers when the
+    frame holds several rows per answer (binary questions of sets): the volume, the "few" flag
+    and the "one label" flag then read answers, not rows."""
     gold = frame["item"].map(mace_labels)
     match = (frame["label"] == gold).where(gold.notna()).astype(float)
     by_worker = frame.assign(match=match).groupby("worker", sort=False)
@@ -79,8 +84,11 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
         "median_seconds": by_worker["seconds"].median(),
         "agreement_with_mace": by_worker["match"].mean(),
     })
-    top = frame.groupby(["worker", "label"], sort=False).size().groupby(level=0).max()
-    table["top_share"] = top / table["annotations"]
+    volume = frame if answers is None else answers
+    if answers is not None:
+        table["annotations"] = answers.groupby("worker", sort=False).size().reindex(table.index).fillna(0)
+    top = volume.groupby(["worker", "label"], sort=False).size().groupby(level=0).max()
+    table["top_share"] = top.reindex(table.index) / table["annotations"]
     table["competence"] = competence.reindex(table.index)
     table["rank"] = pd.Series(np.arange(1, len(ranking) + 1), index=ranking).reindex(table.index)
     overall_median = frame["seconds"].median()
@@ -105,7 +113,8 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
     return rows
 
 
-def accumulation_curve(frame: pd.DataFrame, *, points: int, level: str) -> list[dict[str, Any]]:
+def accumulation_curve(frame: pd.DataFrame, *, points: int, level: str,
+                       categories: list | None = None) -> list[dict[str, Any]]:
     """Agreement on the first k annotations in submission order, for ``points`` values of k."""
     n = len(frame)
     if n == 0:
@@ -114,7 +123,7 @@ def accumulation_curve(frame: pd.DataFrame, *, points: int, level: str) -> list[
     curve = []
     for k in sizes:
         head = frame.iloc[:k]
-        alpha = krippendorff_alpha(head, level=level)
+        alpha = krippendorff_alpha(head, level=level, categories=categories)
         pct = percent_agreement(head)
         curve.append({
             "annotations": k,
@@ -138,8 +147,13 @@ def label_votes(frame: pd.DataFrame) -> dict[str, dict[str, list[int]]]:
 
 def binary_questions(frame: pd.DataFrame) -> pd.DataFrame:
     """A set-valued long frame (``option`` and a 0/1 ``label`` per row) as binary questions: the
-    item of each row becomes "item · option"."""
+    item of each row becomes "item · option", made unique by a number when two (item, option)
+    pairs would read the same (ids may hold the separator)."""
     question = frame["item"].astype(str) + QUESTION_SEPARATOR + frame["option"].astype(str)
+    pairs = frame.groupby(["item", "option"], sort=False).ngroup()
+    clashing = pairs.groupby(question).transform("nunique") > 1
+    if clashing.any():
+        question = question.where(~clashing, question + " #" + pairs.astype(str))
     return frame.assign(item=question, label=frame["label"].astype(int))
 
 
@@ -151,6 +165,15 @@ def answer_sets(frame: pd.DataFrame) -> pd.DataFrame:
     out = everyone.merge(sets.rename("label").reset_index(), on=["item", "worker"], how="left")
     out["label"] = [v if isinstance(v, frozenset) else frozenset() for v in out["label"]]
     return out
+
+
+def answer_shapes(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per set-valued answer, labelled by its shape: "none" (no option chosen), "all" or
+    "some", so that a worker who always says none (or always all) stands out as "one label"."""
+    per = frame.assign(label=frame["label"].astype(int)).groupby(["item", "worker"], sort=False)["label"]
+    chosen, offered = per.sum(), per.size()
+    shape = np.where(chosen == 0, "none", np.where(chosen == offered, "all", "some"))
+    return pd.DataFrame({"worker": chosen.index.get_level_values("worker"), "label": shape})
 
 
 def option_texts(items: pd.DataFrame) -> dict[str, str]:
@@ -220,8 +243,11 @@ class AgreementReport(Report):
         if sets:
             frame = binary_questions(data.frame)
         labels = frame[["item", "worker", "label"]]
+        if level in ("interval", "ratio") and not sets:
+            # Answers sent as form fields are text; distances need their numbers.
+            labels = labels.assign(label=pd.to_numeric(labels["label"], errors="raise"))
         # Ordered levels rank labels by the task type's categories.
-        categories = list(data.categories) if level != "nominal" and data.categories and not sets else None
+        categories = (list(data.categories) if level == "ordinal" and data.categories and not sets else None)
         progress(0.1, "agreement figures")
         figures = agreement_report(labels, level=level, categories=categories, min_overlap=params["min_overlap"],
                                    n_boot=params["n_boot"], seed=params["seed"]).to_dict()
@@ -234,16 +260,19 @@ class AgreementReport(Report):
             whole = agreement_report(answer_sets(data.frame), level="nominal", min_overlap=params["min_overlap"],
                                      n_boot=0).to_dict()
             set_figures = {"figures": whole, "options": option_table(data.frame, texts=option_texts(data.items)),
-                           "n_options": int(data.frame["option"].nunique())}
+                           "n_options": int(data.frame["option"].nunique()),
+                           "n_answers": int(whole["n_annotations"])}
         progress(0.5, "MACE worker competence")
         mace = run_mace(labels, em=params["mace_em"], iterations=params["mace_iterations"],
                         restarts=params["mace_restarts"], seed=params["seed"])
         progress(0.7, "worker table")
         n_labels = int(labels["label"].nunique())
-        workers = worker_table(frame, mace.labels, mace.competence, mace.ranking, n_labels,
-                               min_annotations=params["min_annotations"])
+        shapes = answer_shapes(data.frame) if sets else None
+        workers = worker_table(frame, mace.labels, mace.competence, mace.ranking,
+                               n_labels if not sets else int(shapes["label"].nunique()),
+                               min_annotations=params["min_annotations"], answers=shapes)
         progress(0.8, "agreement as annotations accumulate")
-        curve = accumulation_curve(labels, points=params["curve_points"], level=level)
+        curve = accumulation_curve(labels, points=params["curve_points"], level=level, categories=categories)
         mace_counts = mace.labels.dropna().value_counts()
         return {
             "figures": figures,

@@ -44,17 +44,38 @@ def _mode_of(frame: pd.DataFrame) -> pd.Series:
     return mode.fillna("reading").replace("", "reading")
 
 
+# Title ids are only unique within a motion's side: inside the report a title is known by
+# motion, stance and id together, joined by this separator.
+SIDE = "\x1f"
+
+
+def side_keys(items: pd.DataFrame) -> pd.Series:
+    """item → "motion␟stance", the side of the motion a speech (and its titles) belongs to."""
+    meta = items.set_index("item")
+    return meta["motion"].astype(str) + SIDE + meta["stance"].astype(str)
+
+
+def title_table(items: pd.DataFrame) -> pd.DataFrame:
+    """One row per title of a side: ``key`` (side and id), ``id``, ``title``, ``text``."""
+    sides = side_keys(items)
+    rows = [{"key": sides[item] + SIDE + str(t["id"]), "id": str(t["id"]), "title": t["title"], "text": t.get("text", "")}
+            for item, titles in zip(items["item"], items["titles"], strict=True) for t in (titles or [])]
+    return pd.DataFrame(rows, columns=["key", "id", "title", "text"]).drop_duplicates("key")
+
+
 def pair_rows(frame: pd.DataFrame, items: pd.DataFrame) -> list[dict[str, Any]]:
     """Per (speech, title, mode): the positive votes, the annotators and the majority label."""
-    titles = {t["id"]: t["title"] for ts in items.get("titles", []) for t in (ts or [])}
+    titles = title_table(items).set_index("key")
     meta = items.set_index("item")
     rows = []
     for mode, part in frame.groupby("mode", sort=True):
         for r in question_votes(part).itertuples(index=False):
+            known = r.option in titles.index
             rows.append({
                 "speech": r.item, "motion": meta.at[r.item, "motion"] if r.item in meta.index else "",
                 "stance": meta.at[r.item, "stance"] if r.item in meta.index else "",
-                "title_id": r.option, "title": titles.get(r.option, ""), "mode": mode, "votes": int(r.votes),
+                "title_id": titles.at[r.option, "id"] if known else r.option.rsplit(SIDE, 1)[-1],
+                "title": titles.at[r.option, "title"] if known else "", "mode": mode, "votes": int(r.votes),
                 "annotators": int(r.annotators), "share": round(float(r.share), 6), "majority": int(r.majority),
                 "high_confidence": bool(r.high_confidence),
             })
@@ -63,10 +84,11 @@ def pair_rows(frame: pd.DataFrame, items: pd.DataFrame) -> list[dict[str, Any]]:
 
 def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
     """The TF-IDF machine reference against the crowd's majority (or the items' gold)."""
+    sides = side_keys(items)
     if params["reference_labels"] == "gold":
         known = items[items["gold"].notna()]
         labels = pd.DataFrame(
-            [{"item": r.item, "option": t["id"], "label": int(t["id"] in (r.gold or []))}
+            [{"item": r.item, "option": sides[r.item] + SIDE + str(t["id"]), "label": int(t["id"] in (r.gold or []))}
              for r in known.itertuples(index=False) for t in r.titles],
             columns=["item", "option", "label"])
     else:
@@ -80,9 +102,7 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
     labels["motion"] = labels["item"].map(meta["motion"]).astype(str)
     speeches = pd.DataFrame({"item": meta.index, "text": meta["transcript"].fillna(""),
                              "sentences": meta["sentences"]}).reset_index(drop=True)
-    arguments = pd.DataFrame(
-        [{"option": t["id"], "title": t["title"], "text": t.get("text", "")} for ts in items["titles"] for t in ts]
-    ).drop_duplicates("option")
+    arguments = title_table(items).drop(columns="id").rename(columns={"key": "option"})
     motions = sorted(labels["motion"].unique())
     if len(motions) < 2:
         return {"problem": "the machine reference needs labelled speeches of at least two motions (one split "
@@ -127,7 +147,9 @@ class ComprehensionReport(Report):
         frame = data.frame
         if frame.empty:
             return {"empty": True, "n_annotations": 0}
-        frame = frame.assign(mode=_mode_of(frame), label=frame["label"].astype(int))[
+        sides = frame["item"].map(side_keys(data.items))
+        frame = frame.assign(mode=_mode_of(frame), label=frame["label"].astype(int),
+                             option=sides + SIDE + frame["option"].astype(str))[
             ["item", "option", "worker", "label", "mode"]]
         stance = data.items.set_index("item")["stance"]
         modes = {}

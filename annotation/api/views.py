@@ -25,12 +25,16 @@ from annotation.exports import FORMATS, export_response
 from annotation.import_jobs import import_job_cancel, import_upload
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
-from annotation.selectors import consent_pending, project_progress, projects_for_worker
+from annotation.selectors import (
+    consent_pending,
+    presentation,
+    project_progress,
+    projects_for_worker,
+)
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
-from annotation.views import presentation
 
 
 def has_perm(codename: str) -> type[BasePermission]:
@@ -182,6 +186,8 @@ class AssignmentSubmit(APIView):
         assignment = get_object_or_404(Assignment, pk=pk)
         if assignment.worker_id != request.user.pk:
             raise PermissionDenied("This assignment belongs to someone else.")
+        if not hasattr(request.data, "get"):
+            raise ValidationError({"body": "send the answer as a JSON object (or form fields)"})
         client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
         try:
             outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.data, client=client)

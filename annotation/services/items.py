@@ -33,16 +33,17 @@ class ImportResult:
     unchanged: int
 
 
-def _refuse_missing_media(project: Project, parsed: Sequence[ParsedItem], unit: str) -> None:
-    """Items whose media (e.g. a speech's audio) the project does not hold are refused: upload
-    the files first, so that no annotator meets an item that cannot play."""
+def _refuse_unfit_items(project: Project, parsed: Sequence[ParsedItem], unit: str) -> None:
+    """Items the project's options cannot show, or whose media (e.g. a speech's audio) the
+    project does not hold, are refused: no annotator meets an item that cannot play."""
     task = get_task_type(project.task_type)
+    options = task.clean_options(project.options)
+    errors = [RowError(p.line, name, message, unit=unit) for p in parsed
+              for name, message in task.item_problems(p.item.payload, options=options).items()]
     wanted = [(p, key) for p in parsed for key in task.media_keys(p.item.payload)]
-    if not wanted:
-        return
-    missing = set(media_keys_missing(project=project, keys=[key for _, key in wanted]))
-    errors = [RowError(p.line, "media", f"no media file {key!r} in this project: upload it first", unit=unit)
-              for p, key in wanted if key in missing]
+    missing = set(media_keys_missing(project=project, keys=[key for _, key in wanted])) if wanted else set()
+    errors += [RowError(p.line, "media", f"no media file {key!r} in this project: upload it first", unit=unit)
+               for p, key in wanted if key in missing]
     if errors:
         raise ImportFailed(errors[:50], total=len(errors))
 
@@ -61,7 +62,7 @@ def items_import(
     if on_duplicate not in ("reject", "update"):
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'update'")])
     report = progress or (lambda fraction, stage: None)
-    _refuse_missing_media(project, parsed, unit)
+    _refuse_unfit_items(project, parsed, unit)
     with transaction.atomic():
         # Lock the project row: two imports into one project run one after the other.
         Project.objects.select_for_update().filter(pk=project.pk).first()

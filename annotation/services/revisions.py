@@ -21,6 +21,7 @@ from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors import revision_refusal
 from annotation.services.errors import WorkflowError
 from annotation.services.submission import answer_context
+from annotation.storable import field_problems
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 
@@ -75,6 +76,9 @@ def annotation_revise(
             if refusal:
                 raise WorkflowError(refusal) from None
             raise
+        problems = field_problems({**clean.answer, "reason": clean.reason})
+        if problems:
+            raise AnswerInvalid(problems)
         if clean.answer == current.answer and clean.reason == current.reason:
             return ReviseResult(current, changed=False)
         if refusal:

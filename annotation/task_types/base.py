@@ -354,6 +354,11 @@ class TaskType(ABC):
         """Keys of the project's media files an item uses (checked on import)."""
         return []
 
+    def item_problems(self, payload: Mapping[str, Any], *, options: Mapping[str, Any]) -> dict[str, str]:
+        """What makes a valid item unfit for this project's options ({field: message}), e.g. a
+        speech without audio in a listening project; checked on import."""
+        return {}
+
     # --- demo -------------------------------------------------------------------------------
 
     def demo(self, ctx: DemoContext) -> None:  # noqa: B027 (optional: a type may have no demo)

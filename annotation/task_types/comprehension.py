@@ -11,6 +11,7 @@ the end).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -136,6 +137,11 @@ class Comprehension(TaskType):
         audio = payload.get("speech", {}).get("audio")
         return [audio] if audio else []
 
+    def item_problems(self, payload, *, options) -> dict[str, str]:
+        if options.get("mode", "reading") != "reading" and not payload["speech"].get("audio"):
+            return {"audio": f"the project's mode is {options.get('mode')}: a speech that is heard needs its audio"}
+        return {}
+
     def item_columns(self, payload) -> dict[str, Any]:
         speech = payload["speech"]
         return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],
@@ -175,10 +181,11 @@ class Comprehension(TaskType):
                 errors["titles"] = f"Unknown argument id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown[:5])}."
         mode = context.variant or self.variant(options=context.options, project_id=0, worker_id=0)
         metrics: dict[str, Any] = {}
-        if mode == "listening":
+        # A changed answer keeps the playback of the first one: a new report is not taken.
+        if mode == "listening" and not context.revising:
             raw = values["playback"]
             if "playback" not in errors:
-                problem, summary = playback_problem(raw, options=context.options, checked=not context.revising)
+                problem, summary = playback_problem(raw, options=context.options)
                 if problem:
                     errors["playback"] = problem
                 elif summary is not None:
@@ -189,9 +196,15 @@ class Comprehension(TaskType):
         return CleanAnswer(answer={"titles": picked, "none": NONE in chosen, "mode": mode}, metrics=metrics)
 
     def form_values(self, data) -> dict[str, Any]:
-        values, _ = AnswerData.wrap(data).read(self.answer_fields[:1])
+        data = AnswerData.wrap(data)
+        values, _ = data.read(self.answer_fields[:1])
         titles = values["titles"]
-        return {"titles": [t for t in titles if t != NONE], "none": NONE in titles}
+        # The playback report goes back into the form, so that a refusal of another field does
+        # not make the worker hear the speech again (nor lets them).
+        playback = data.raw("playback")
+        if playback is not None and not isinstance(playback, str):
+            playback = json.dumps(playback)
+        return {"titles": [t for t in titles if t != NONE], "none": NONE in titles, "playback": playback or ""}
 
     def long_rows(self, *, payload, answer) -> list[dict]:
         chosen = set(answer.get("titles", []))

@@ -27,6 +27,7 @@ from annotation.task_types.base import FieldError
 NONE = "none"
 STANCES = ("pro", "con")
 MAX_TITLES = 30
+MAX_ID = 200
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "comprehension"
 IBM_FOLDER = "ibm_recorded_debating_v4"
 
@@ -37,7 +38,7 @@ def _text(record: Mapping[str, Any], name: str, *, required: bool = False) -> st
         if required:
             raise FieldError(name, "is missing")
         return ""
-    if not isinstance(value, str | int):
+    if isinstance(value, bool) or not isinstance(value, str | int):
         raise FieldError(name, f"must be text, got {type(value).__name__}")
     return str(value).strip()
 
@@ -120,6 +121,8 @@ def clean_question(record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
             raise FieldError(f"titles[{i}].{exc.field}", exc.message) from None
         if tid == NONE:
             raise FieldError(f"titles[{i}].id", "'none' is reserved for the None answer")
+        if len(tid) > MAX_ID or "|" in tid:
+            raise FieldError(f"titles[{i}].id", f"must have at most {MAX_ID} characters and no '|' (it separates ids)")
         if tid in seen:
             raise FieldError(f"titles[{i}].id", f"title id {tid!r} appears twice")
         seen.add(tid)

@@ -18,6 +18,10 @@ EVENT_TYPES = ("play", "pause", "seek", "ended")
 MAX_EVENTS = 2000
 # A pause this close to the end is the browser's own pause as the audio ends, not the worker's.
 END_SLACK_SECONDS = 0.75
+# Heard to the end without seeking: most of the audio was played, and it took most of its length
+# in time (a report that plays 40 s of speech in 2 s was not made by a listener).
+MIN_HEARD = 0.9
+MIN_LISTENING_TIME = 0.9
 
 
 def _number(value: Any) -> float | None:
@@ -58,35 +62,56 @@ def _parse(raw: Any) -> tuple[dict[str, Any] | None, str]:
     return {"events": clean, "heard": round(min(heard, 1.0), 4), "duration": duration}, ""
 
 
-def playback_problem(raw: Any, *, options: Mapping[str, Any], checked: bool = True) -> tuple[str, dict | None]:
-    """(problem, report): the problem is empty when the report keeps the project's rules. With
-    ``checked`` false (an answer being changed) a missing report is accepted."""
+def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict | None]:
+    """(problem, report): the problem is empty when the report keeps the project's rules."""
     if raw is None:
-        if not checked:
-            return "", None
         return "Play the speech before answering.", None
     report, problem = _parse(raw)
     if problem:
         return problem, None
     events = report["events"]
     types = [e["type"] for e in events]
-    if checked:
-        if "play" not in types:
-            return "Play the speech before answering.", None
-        if not options.get("allow_seek") and "seek" in types:
-            return "This project does not allow seeking in the speech.", None
-        if not options.get("allow_pause"):
-            near_end = report["duration"]
-            for e in events:
-                if e["type"] == "pause" and not (near_end and e["t"] >= near_end - END_SLACK_SECONDS):
-                    return "This project does not allow pausing the speech.", None
-        if not options.get("allow_replay"):
-            first_end = types.index("ended") if "ended" in types else None
-            if first_end is not None and "play" in types[first_end + 1:]:
-                return "This project plays the speech once: it was played again.", None
-        if options.get("require_end", True) and "ended" not in types:
+    if any(later["at"] < earlier["at"] for earlier, later in zip(events, events[1:], strict=False)):
+        return "The playback events must be in the order they happened (times never decreasing).", None
+    if "play" not in types:
+        return "Play the speech before answering.", None
+    if "ended" in types and types.index("ended") < types.index("play"):
+        return "The playback report ends the speech before playing it.", None
+    if not options.get("allow_seek") and "seek" in types:
+        return "This project does not allow seeking in the speech.", None
+    if not options.get("allow_pause"):
+        near_end = report["duration"]
+        for e in events:
+            if e["type"] == "pause" and not (near_end and e["t"] >= near_end - END_SLACK_SECONDS):
+                return "This project does not allow pausing the speech.", None
+    if not options.get("allow_replay"):
+        first_end = types.index("ended") if "ended" in types else None
+        if first_end is not None and "play" in types[first_end + 1:]:
+            return "This project plays the speech once: it was played again.", None
+    if options.get("require_end", True):
+        if "ended" not in types:
             return "Listen to the speech to its end before answering.", None
+        problem = _heard_to_the_end(report, seeking=bool(options.get("allow_seek")))
+        if problem:
+            return problem, None
     return "", report
+
+
+def _heard_to_the_end(report: Mapping[str, Any], *, seeking: bool) -> str:
+    """What is wrong with a report that claims the speech was heard to its end, if anything."""
+    duration = report["duration"]
+    if duration is None:
+        return "The playback report needs the audio's duration."
+    ended = next(e for e in report["events"] if e["type"] == "ended")
+    if ended["t"] < duration - END_SLACK_SECONDS:
+        return "The playback report ends the speech before its end."
+    if not seeking:
+        if report["heard"] < MIN_HEARD:
+            return "Listen to the whole speech before answering."
+        first_play = next(e for e in report["events"] if e["type"] == "play")
+        if ended["at"] - first_play["at"] < MIN_LISTENING_TIME * duration * 1000:
+            return "The playback report is shorter than the speech."
+    return ""
 
 
 def playback_summary(report: Mapping[str, Any] | None) -> dict[str, Any]:

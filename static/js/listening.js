@@ -42,7 +42,17 @@
     const events = [];
     let ended = false;
     let lastTime = 0;
-    let seeking = false;
+    // Set while the player puts the position back after a seek the project does not allow: the
+    // "seeking" event that this causes comes later and is not the worker's.
+    let restoring = false;
+    // Re-shown after the server refused another field: the speech was heard, keep its report.
+    const earlier = readEarlier(field.value);
+    let offset = 0;
+    if (earlier) {
+      earlier.events.forEach(function (e) { events.push(e); });
+      ended = earlier.events.some(function (e) { return e.type === "ended"; });
+      offset = Math.max.apply(null, earlier.events.map(function (e) { return e.at; }).concat([0])) + 1;
+    }
 
     function problem() {
       if (!events.some(function (e) { return e.type === "play"; })) return NOT_PLAYED;
@@ -51,15 +61,16 @@
     }
 
     function record(type, extra) {
-      const event = { type: type, t: Math.round(audio.currentTime * 1000) / 1000, at: Math.round(performance.now() - shown) };
+      const event = { type: type, t: Math.round(audio.currentTime * 1000) / 1000, at: offset + Math.round(performance.now() - shown) };
       if (extra) Object.assign(event, extra);
       events.push(event);
       write();
     }
 
     function write() {
-      const duration = isFinite(audio.duration) ? audio.duration : null;
-      field.value = JSON.stringify({ events: events, heard: Math.round(heard(audio) * 10000) / 10000, duration: duration });
+      const duration = isFinite(audio.duration) ? audio.duration : (earlier ? earlier.duration : null);
+      const fraction = Math.max(heard(audio), earlier ? earlier.heard : 0);
+      field.value = JSON.stringify({ events: events, heard: Math.round(fraction * 10000) / 10000, duration: duration });
       section.dataset.problem = problem();
       // A problem the worker has now solved stops being shown.
       if (section.classList.contains("invalid") && !section.dataset.problem) {
@@ -109,12 +120,18 @@
       if (status) status.textContent = rules.replay ? "The speech ended. You may play it again." : "The speech ended.";
     });
     audio.addEventListener("seeking", function () {
-      if (seeking) return;
-      if (!rules.seek && Math.abs(audio.currentTime - lastTime) > 0.5) {
+      if (restoring) {
+        restoring = false;
+        return;
+      }
+      const target = audio.currentTime;
+      // Playing again after the end starts from the beginning: part of the replay, not a seek.
+      if (ended && rules.replay && target < 0.5) return;
+      if (Math.abs(target - lastTime) <= 0.5) return;
+      if (!rules.seek) {
         // Put the position back where it was (media keys or a browser feature moved it).
-        seeking = true;
+        restoring = true;
         audio.currentTime = lastTime;
-        seeking = false;
         return;
       }
       record("seek", { from: Math.round(lastTime * 1000) / 1000 });
@@ -145,7 +162,19 @@
       bar.style.cursor = "pointer";
     }
     section.dataset.problem = problem();
+    if (earlier) write();
     refreshButton();
+    if (ended && status) status.textContent = rules.replay ? "You heard the speech. You may play it again." : "You heard the speech.";
+  }
+
+  function readEarlier(text) {
+    if (!text) return null;
+    try {
+      const report = JSON.parse(text);
+      return report && Array.isArray(report.events) && report.events.length ? report : null;
+    } catch (e) {
+      return null;
+    }
   }
 
   function setUpAll() {

@@ -90,7 +90,10 @@ def test_figures_from_submissions_match_the_hand_count():
 
 
 def test_listening_and_reading_on_the_same_speeches(monkeypatch):
-    project = make_project(mode="both")
+    # The report does not play audio: items imported for reading, then the project asks for both.
+    project = make_project()
+    project.options = TASK.clean_options({"mode": "both"})
+    project.save(update_fields=["options"])
     workers = [UserFactory() for _ in range(12)]
     modes = {w.pk: TASK.variant(options=TASK.clean_options(project.options), project_id=project.pk, worker_id=w.pk)
              for w in workers}
@@ -147,3 +150,19 @@ def test_one_motion_gives_figures_and_says_why_there_is_no_machine_reference():
     result = run_report(project).result
     assert result["modes"]["reading"]["n_questions"] == 4
     assert "at least two motions" in result["machine"]["problem"]
+
+
+def test_title_ids_reused_by_other_motions_stay_apart():
+    project = ProjectFactory(task_type="comprehension", redundancy=2, options=TASK.clean_options({"mode": "reading"}))
+    records = [{"id": f"s{m}", "motion_id": f"m{m}", "motion": f"motion {m}", "speech": {"id": f"s{m}", "stance": "pro",
+                "transcript": text}, "titles": [{"id": "1", "title": title}]}
+               for m, text, title in ((1, "Boxing harms the brain.", "boxing harms the brain"),
+                                      (2, "Uniforms cost money.", "uniforms cost money"))]
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    answer_all(project, UserFactory(), {"s1": ["1"], "s2": []})
+    answer_all(project, UserFactory(), {"s1": ["1"], "s2": []})
+    result = run_report(project).result
+    # Title "1" of motion 1 was argued, title "1" of motion 2 was not: two titles, one positive.
+    assert result["modes"]["reading"]["titles_positive_once"]["value"] == pytest.approx(0.5)
+    assert [(r["speech"], r["title_id"], r["title"], r["majority"]) for r in result["pairs"]] == [
+        ("s1", "1", "boxing harms the brain", 1), ("s2", "1", "uniforms cost money", 0)]

@@ -67,3 +67,52 @@ def test_empty_frame_gives_an_empty_result():
     data = ReportInput(frame=pd.DataFrame(columns=["item", "worker", "label"]),
                        items=pd.DataFrame(columns=["item"]), task_type="pairwise", redundancy=3)
     assert get_report("agreement").run(data, get_report("agreement").clean_params({}), lambda f, s: None)["empty"]
+
+
+def scores(kind: str):
+    """Ratings 1-4 as text (as form fields send them), three raters close to a true score."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for i in range(40):
+        truth = rng.integers(1, 5)
+        for w in range(3):
+            value = int(np.clip(truth + rng.choice([-1, 0, 0, 1]), 1, 4))
+            rows.append((f"r{i}", f"w{w}", str(value) if kind != "ordinal" else ["low", "fair", "good", "top"][value - 1], 10.0))
+    return pd.DataFrame(rows, columns=["item", "worker", "label", "seconds"])
+
+
+@pytest.mark.parametrize(("level", "categories"), [("ordinal", ("low", "fair", "good", "top")),
+                                                   ("interval", ("1", "2", "3", "4"))])
+def test_agreement_report_on_ordered_levels(level, categories):
+    frame = scores(level)
+    data = ReportInput(frame=frame, items=pd.DataFrame({"item": frame["item"].unique()}), task_type="scores",
+                       redundancy=3, level=level, categories=categories)
+    result = get_report("agreement").run(data, get_report("agreement").clean_params({"n_boot": 20}), lambda *a: None)
+    figures = result["figures"]
+    assert figures["krippendorff_alpha_level"] == level and figures["quadratic_weighted_kappa"] is not None
+    assert result["curve"][-1]["krippendorff_alpha"] == pytest.approx(figures["krippendorff_alpha"], abs=1e-6)
+    # Ordered distances give partial credit, so alpha beats the nominal reading of the same labels.
+    nominal = get_report("agreement").run(data, get_report("agreement").clean_params({"n_boot": 0, "level": "nominal"}),
+                                          lambda *a: None)
+    assert figures["krippendorff_alpha"] > nominal["figures"]["krippendorff_alpha"]
+
+
+def test_set_valued_answers_count_whole_answers_and_ids_never_collide():
+    # Two items whose "item · option" read the same: "a · b" with option "c", and "a" with "b · c".
+    rows = []
+    for w, (first, second) in enumerate([(1, 0), (1, 0), (0, 1)]):
+        rows += [("a · b", f"w{w}", "c", first), ("a", f"w{w}", "b · c", second), ("a", f"w{w}", "d", 0)]
+    for i in range(12):  # a worker who says None to everything
+        rows += [(f"x{i}", "none-sayer", "o1", 0), (f"x{i}", "none-sayer", "o2", 0)]
+    frame = pd.DataFrame(rows, columns=["item", "worker", "option", "label"]).assign(seconds=5.0)
+    items = pd.DataFrame({"item": frame["item"].unique(), "options": [{"c": "C"}, {"b · c": "BC", "d": "D"}]
+                          + [{"o1": "O1", "o2": "O2"}] * 12})
+    data = ReportInput(frame=frame, items=items, task_type="sets", redundancy=3, level="set")
+    result = get_report("agreement").run(data, get_report("agreement").clean_params({"n_boot": 0}), lambda *a: None)
+    assert result["figures"]["n_items"] == 3 + 24  # yes/no questions
+    assert result["sets"]["n_answers"] == 6 + 12
+    workers = {w["worker"]: w for w in result["workers"]}
+    assert workers["w0"]["annotations"] == 2 and workers["none-sayer"]["annotations"] == 12
+    assert "one label" in workers["none-sayer"]["flags"] and "one label" not in workers["w0"]["flags"]
+    texts = {o["option"]: o["text"] for o in result["sets"]["options"]}
+    assert texts["b · c"] == "BC" and texts["o1"] == "O1"

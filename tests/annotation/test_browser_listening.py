@@ -35,9 +35,9 @@ def tone(seconds: float = 1.5, rate: int = 8000) -> bytes:
     return buffer.getvalue()
 
 
-def listening_project():
+def listening_project(**options):
     project = ProjectFactory(task_type="comprehension", redundancy=1, name="Listening project",
-                             options=TASK.clean_options({"mode": "listening"}))
+                             options=TASK.clean_options({"mode": "listening", **options}))
     clip = tone()
     media_import_file(project=project, data=io.BytesIO(clip), name="clip.wav", size=len(clip), key="clip.wav")
     record = {"id": "s1", "motion": "We should ban boxing",
@@ -96,4 +96,44 @@ def test_a_non_member_gets_no_audio(live_server, browser):
     page = open_page(browser, live_server, ProjectFactory(), username="outsider")
     response = page.request.get(f"{live_server.url}/projects/{project.slug}/media/clip.wav")
     assert response.status == 404
+    page.close()
+
+
+def test_replaying_is_not_seeking_and_a_refused_answer_keeps_what_was_heard(live_server, browser):
+    project = listening_project(allow_replay=True)
+    page = open_page(browser, live_server, project, username="replayer")
+    play = page.get_by_test_id("play")
+    play.click()
+    expect(play).to_contain_text("Play again", timeout=15_000)
+    play.click()  # the replay starts from the beginning: no seek is recorded
+    expect(play).to_contain_text("Playing")
+    expect(play).to_contain_text("Play again", timeout=15_000)
+    # An id the item does not have gets past the page but not the server; the form comes back
+    # with the speech marked as heard, so it need not (and cannot) be heard from scratch.
+    page.locator('input[name="titles"]').first.evaluate("box => { box.value = 'forged'; box.checked = true; }")
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text("Unknown argument id: forged.")).to_be_visible()
+    expect(page.get_by_text("You heard the speech. You may play it again.")).to_be_visible()
+    page.locator('input[name="titles"]').nth(1).check()
+    page.locator('input[name="titles"]').first.uncheck()
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    playback = Annotation.objects.get().client["metrics"]["playback"]
+    assert [e["type"] for e in playback["events"]] == ["play", "ended", "play", "ended"]
+    assert page.errors == []
+    page.close()
+
+
+def test_a_seek_the_project_does_not_allow_is_undone_and_not_reported(live_server, browser):
+    project = listening_project(allow_pause=True)
+    page = open_page(browser, live_server, project, username="seeker")
+    page.get_by_test_id("play").click()
+    page.wait_for_timeout(300)
+    page.locator("audio").evaluate("a => { a.currentTime = 1.2; }")  # as media keys would
+    expect(page.get_by_text("The speech ended.")).to_be_visible(timeout=15_000)
+    page.keyboard.press("1")
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    events = Annotation.objects.get().client["metrics"]["playback"]["events"]
+    assert "seek" not in [e["type"] for e in events]
     page.close()

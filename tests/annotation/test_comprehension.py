@@ -31,8 +31,14 @@ def payload(titles=("t1", "t2", "t3")):
 
 
 def played(*events, heard=1.0, duration=30.0):
-    return {"events": [{"type": kind, "t": t, "at": 1000 * i} for i, (kind, t) in enumerate(events)],
-            "heard": heard, "duration": duration}
+    """A report of ``events`` (type, position), timed as a listener at normal speed makes them:
+    the time moves on by the audio played since the previous event."""
+    out, at, position = [], 0, 0.0
+    for kind, t in events:
+        at += round(max(t - position, 0) * 1000) + 1
+        position = t
+        out.append({"type": kind, "t": t, "at": at})
+    return {"events": out, "heard": heard, "duration": duration}
 
 
 WHOLE = played(("play", 0), ("ended", 30.0))
@@ -68,7 +74,8 @@ def test_form_fields_and_json_give_the_same_answer():
     from_form = TASK.clean_answer(form(titles=["t2", "t1"]), payload=p, context=READING)
     from_json = TASK.clean_answer({"titles": ["t2", "t1"]}, payload=p, context=READING)
     assert from_form == from_json
-    assert TASK.form_values(form(titles=["t2", "none"])) == {"titles": ["t2"], "none": True}
+    assert TASK.form_values(form(titles=["t2", "none"])) == {"titles": ["t2"], "none": True, "playback": ""}
+    assert json.loads(TASK.form_values({"titles": [], "playback": WHOLE})["playback"]) == WHOLE
 
 
 def test_long_rows_are_one_binary_question_per_title():
@@ -95,6 +102,14 @@ def test_long_rows_are_one_binary_question_per_title():
     ({"events": [], "heard": 7}, {}, "fraction of the audio heard"),
     ("not json at all", {}, "JSON document"),
     ([1, 2], {}, "must be an object"),
+    # Reports that no listener makes: out of order, ended before the end or before playing,
+    # most of the speech unheard, or heard faster than it lasts.
+    ({**WHOLE, "events": WHOLE["events"][::-1]}, {}, "in the order they happened"),
+    (played(("play", 0), ("ended", 12.0)), {}, "before its end"),
+    (played(("play", 0), ("ended", 30.0), heard=0.5), {}, "Listen to the whole speech"),
+    ({"events": [{"type": "play", "t": 0, "at": 0}, {"type": "ended", "t": 30.0, "at": 2000}], "heard": 1,
+      "duration": 30.0}, {}, "shorter than the speech"),
+    ({**WHOLE, "duration": None}, {}, "needs the audio's duration"),
 ])
 def test_a_submit_that_breaks_a_playback_rule_is_refused(report, options, message):
     context = AnswerContext(options={**RULES, **options}, variant="listening")
@@ -131,6 +146,9 @@ def test_reading_mode_needs_no_playback_and_a_change_keeps_the_first_one():
     assert TASK.clean_answer({"titles": ["t1"]}, payload=payload(), context=READING).metrics == {}
     changing = AnswerContext(options=RULES, variant="listening", revising=True)
     assert TASK.clean_answer({"titles": ["t2"]}, payload=payload(), context=changing).metrics == {}
+    # A report sent with a change is not taken: the first answer's playback stands.
+    forged = {"events": [{"type": "seek", "t": 5, "at": 1e25}], "heard": 0}
+    assert TASK.clean_answer({"titles": ["t2"], "playback": forged}, payload=payload(), context=changing).metrics == {}
 
 
 def test_both_modes_split_workers_stably():
@@ -150,7 +168,10 @@ def test_item_records_name_the_bad_field():
     for change, field in (({"stance": "maybe"}, "stance"), ({"titles": "[]"}, "titles"),
                           ({"titles": '[{"id": "none", "title": "x"}]'}, "titles[1].id"),
                           ({"titles": '[{"id": "a"}]'}, "titles[1].title"), ({"gold": "zz"}, "gold"),
-                          ({"transcript": ""}, "transcript"), ({"titles": "{"}, "titles")):
+                          ({"transcript": ""}, "transcript"), ({"titles": "{"}, "titles"),
+                          ({"titles": [{"id": "a|b", "title": "A"}]}, "titles[1].id"),
+                          ({"titles": [{"id": "x" * 201, "title": "A"}]}, "titles[1].id"),
+                          ({"titles": [{"id": True, "title": "A"}]}, "titles[1].id")):
         with pytest.raises(FieldError) as exc:
             TASK.clean_item({**good, **change})
         assert exc.value.field == field
@@ -231,3 +252,24 @@ def test_a_listener_changes_an_answer_without_hearing_the_speech_again(client, m
     assert annotation.answer["titles"] == ["t2"] and annotation.version == 2
     # The playback of the first answer stays with the annotation.
     assert [e["type"] for e in annotation.client["metrics"]["playback"]["events"]] == ["play", "ended"]
+
+
+@pytest.mark.django_db
+def test_a_listening_project_refuses_speeches_without_audio_or_with_audio_it_lacks():
+    from annotation.importers import ImportFailed, ParsedItem
+    from annotation.services import items_import
+    from tests.factories import ProjectFactory
+
+    record = {"id": "s1", "motion": "M", "speech": {"id": "s1", "stance": "pro", "transcript": "x"},
+              "titles": [{"id": "t1", "title": "A"}]}
+    listening = ProjectFactory(task_type="comprehension", options=TASK.clean_options({"mode": "both"}))
+    with pytest.raises(ImportFailed) as exc:
+        items_import(project=listening, parsed=[ParsedItem(7, TASK.clean_item(record))])
+    assert [(e.line, e.field) for e in exc.value.errors] == [(7, "audio")]
+    with_audio = {**record, "speech": {**record["speech"], "audio": "s1.mp3"}}
+    with pytest.raises(ImportFailed) as exc:
+        items_import(project=listening, parsed=[ParsedItem(3, TASK.clean_item(with_audio))])
+    assert [(e.line, e.field) for e in exc.value.errors] == [(3, "media")] and "'s1.mp3'" in exc.value.errors[0].message
+    assert not listening.items.exists()
+    reading = ProjectFactory(task_type="comprehension", options=TASK.clean_options({"mode": "reading"}))
+    assert items_import(project=reading, parsed=[ParsedItem(1, TASK.clean_item(record))]).created == 1

@@ -13,8 +13,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
 from analysis.frames import annotation_frame
-from analysis.reports import get_report, report_kinds
-from analysis.services import report_input
+from analysis.reports import get_report, page_url, report_kinds
+from analysis.services import analysis_run_create, analysis_run_execute, report_input
 from annotation.exports import export_columns
 from annotation.models import Annotation, Item
 from annotation.task_types import get_task_type, task_types
@@ -69,7 +69,8 @@ def test_one_parser_reads_forms_and_json_alike(slug):
 def test_whole_workflow(slug, client):
     task = get_task_type(slug)
     example = task.example()
-    project = ProjectFactory(task_type=slug, redundancy=2, options=task.clean_options(example.options))
+    project = ProjectFactory(task_type=slug, redundancy=2, options=task.clean_options(example.options),
+                             open_to_all=False)
     admin = UserFactory(role="admin")
     api_admin = APIClient()
     api_admin.force_authenticate(admin)
@@ -82,7 +83,8 @@ def test_whole_workflow(slug, client):
 
     # The web: the page shows an item; an invalid answer comes back with the field's message and
     # nothing stored; the valid one is stored.
-    web_worker = UserFactory()
+    web_worker, api_user = UserFactory(), UserFactory()
+    project.members.add(web_worker, api_user)
     client.force_login(web_worker)
     page = client.get(f"/projects/{project.slug}/annotate/")
     assert page.status_code == 200 and b'id="task-form"' in page.content
@@ -96,7 +98,7 @@ def test_whole_workflow(slug, client):
 
     # The API: the same, as JSON; a repeat is answered with the stored annotation.
     api_worker = APIClient()
-    api_worker.force_authenticate(UserFactory())
+    api_worker.force_authenticate(api_user)
     nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
     assert nxt["assignment"]["item"]["payload"] and "variant" in nxt
     url = f"/api/assignments/{nxt['assignment']['id']}/submit/"
@@ -128,10 +130,19 @@ def test_whole_workflow(slug, client):
     rows = list(csv.DictReader(io.StringIO(b"".join(r.streaming_content).decode())))
     assert r.status_code == 200 and len(rows) == 2 and list(rows[0]) == export_columns(project)
 
-    # Pages: the staff preview, the overview and every result page of the reports that apply.
-    for url in (f"/projects/{project.slug}/annotate/", f"/projects/{project.slug}/overview/",
-                f"/admin/annotation/project/{project.pk}/change/"):
-        assert client.get(url).status_code == 200, url
+    # Pages: the staff preview (the admin is no member), the overview, the admin page with the
+    # type's option fields, and every report's page before and after its run.
+    preview = client.get(f"/projects/{project.slug}/annotate/")
+    assert preview.status_code == 200 and b'data-testid="preview"' in preview.content
+    assert client.get(f"/projects/{project.slug}/overview/").status_code == 200
+    change = client.get(f"/admin/annotation/project/{project.pk}/change/").content.decode()
+    assert all(f'name="option_{name}"' in change for name in task.option_defaults())
+    for kind, _ in report_kinds(slug):
+        page = page_url(get_report(kind).page_key, project.slug)
+        assert client.get(page).status_code == 200, page
+        run = analysis_run_execute(run_id=analysis_run_create(project=project, kind=kind, enqueue=False).pk)
+        assert run.status == "done", run.error
+        assert client.get(page).status_code == 200, page
 
 
 def _form(fields) -> dict[str, list[str]]:
