@@ -117,8 +117,8 @@ def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None,
 
 
 def votes_by_m_svg(series: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
-    """Questions by number of positive votes (the comprehension paper's Figure 1): one panel per
-    number of answers m, one bar colour per series (e.g. listening and reading)."""
+    """Binary questions by number of positive votes: one panel per number of answers m, one bar
+    colour per series (e.g. two ways the same questions were asked)."""
     ms = sorted({int(m) for counts in series.values() for m in counts})
     if not ms:
         return _empty("No question has answers yet.")

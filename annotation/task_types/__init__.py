@@ -49,7 +49,8 @@ def task_types() -> list[TaskType]:
 
 def _discover() -> None:
     for module in pkgutil.iter_modules(__path__):
-        if module.name != "base" and not module.name.startswith("_"):
+        # Command-line tools (``*_cli``) are run, not registered.
+        if module.name != "base" and not module.name.startswith("_") and not module.name.endswith("_cli"):
             importlib.import_module(f"{__name__}.{module.name}")
 
 

@@ -4,19 +4,15 @@ A question is one speech with every argument title of its motion on the speech's
 files hold one question per row (the titles inline); ``questions_from_corpus`` builds them from a
 list of speeches and a list of titles, and ``ibm_questions`` from the IBM Debater Recorded
 Debating Dataset (V4), with the iDebate points as titles and, as gold, the titles that the
-dataset's sentence-level annotation finds in the speech. As a command it writes an import file:
-
-    python -m annotation.task_types.comprehension_corpus ibm ../shared/data/ibm_recorded_debating_v4 > items.jsonl
-    python -m annotation.task_types.comprehension_corpus corpus speeches.json titles.json > items.jsonl
+dataset's sentence-level annotation finds in the speech. ``comprehension_cli`` writes either as
+an import file.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import re
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -211,26 +207,3 @@ def fixture_questions() -> list[dict[str, Any]]:
     titles = json.loads((FIXTURES / "titles.json").read_text(encoding="utf-8"))
     gold = json.loads((FIXTURES / "gold.json").read_text(encoding="utf-8"))
     return questions_from_corpus(speeches, titles, gold)
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write comprehension questions as JSON lines for the item import.")
-    sub = parser.add_subparsers(dest="source", required=True)
-    ibm = sub.add_parser("ibm", help="from the IBM Debater Recorded Debating Dataset V4 folder")
-    ibm.add_argument("folder", type=Path)
-    corpus = sub.add_parser("corpus", help="from a JSON list of speeches and a JSON list of titles")
-    corpus.add_argument("speeches", type=Path)
-    corpus.add_argument("titles", type=Path)
-    args = parser.parse_args(argv)
-    if args.source == "ibm":
-        records = ibm_questions(args.folder)
-    else:
-        records = questions_from_corpus(json.loads(args.speeches.read_text(encoding="utf-8")),
-                                        json.loads(args.titles.read_text(encoding="utf-8")))
-    for record in records:
-        sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

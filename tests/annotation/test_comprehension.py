@@ -273,3 +273,30 @@ def test_a_listening_project_refuses_speeches_without_audio_or_with_audio_it_lac
     assert not listening.items.exists()
     reading = ProjectFactory(task_type="comprehension", options=TASK.clean_options({"mode": "reading"}))
     assert items_import(project=reading, parsed=[ParsedItem(1, TASK.clean_item(record))]).created == 1
+
+
+@pytest.mark.django_db
+def test_a_csv_corpus_becomes_an_import_file_the_project_takes(tmp_path, capsys):
+    from annotation.importers import parse_items
+    from annotation.services import items_import
+    from annotation.task_types.comprehension_cli import main
+    from tests.factories import ProjectFactory
+
+    (tmp_path / "speeches.csv").write_text(
+        "id,motion_id,motion,speaker,stance,audio,transcript,asr_transcript,sentences\n"
+        's1,1,We should ban boxing,rachel,pro,,"Boxing harms the brain. It glorifies violence.",,\n'
+        's2,1,We should ban boxing,james,con,,"A ban drives it underground.",asr text,"[""A ban drives it underground.""]"\n'
+        "s3,2,We should ban zoos,kim,pro,,Zoos confine animals.,,\n", encoding="utf-8")
+    (tmp_path / "titles.json").write_text(json.dumps([
+        {"id": "t1", "motion_id": "1", "stance": "pro", "title": "boxing harms the brain"},
+        {"id": "t2", "motion_id": "1", "stance": "pro", "title": "boxing glorifies violence"},
+        {"id": "t3", "motion_id": "1", "stance": "con", "title": "a ban drives boxing underground"}]), encoding="utf-8")
+    assert main(["corpus", str(tmp_path / "speeches.csv"), str(tmp_path / "titles.json")]) == 0
+    lines = capsys.readouterr().out
+    project = ProjectFactory(task_type="comprehension", options=TASK.clean_options({"mode": "reading"}))
+    parsed = parse_items(lines.encode(), fmt="jsonl", task_type=TASK)
+    assert items_import(project=project, parsed=parsed).created == 2  # s3's motion has no titles
+    s1, s2 = project.items.order_by("position")
+    assert [t["id"] for t in s1.payload["titles"]] == ["t1", "t2"] and s1.payload["speech"]["sentences"] == [
+        "Boxing harms the brain.", "It glorifies violence."]
+    assert s2.payload["speech"]["asr_transcript"] == "asr text" and [t["id"] for t in s2.payload["titles"]] == ["t3"]
