@@ -142,7 +142,11 @@ def test_whole_workflow(slug, client):
         assert client.get(page).status_code == 200, page
         run = analysis_run_execute(run_id=analysis_run_create(project=project, kind=kind, enqueue=False).pk)
         assert run.status == "done", run.error
-        assert client.get(page).status_code == 200, page
+        shown = client.get(page)
+        assert shown.status_code == 200, page
+        if kind == "agreement" and task.level == "set":
+            text = shown.content.decode()
+            assert "Whole answers and options" in text and "MASI distance" in text
 
 
 def _form(fields) -> dict[str, list[str]]:
