@@ -2,7 +2,7 @@
 
 Every task type maps an answer to rows through ``TaskType.long_rows``; here those rows get the
 common columns. Columns: ``item`` (external id), ``worker`` (user name), ``label``, whatever the
-task type adds (``standpoint`` for pairwise; ``option`` for binary questions of multi-select
+task type adds (e.g. the worker's standpoint; ``option`` for binary questions of multi-select
 answers), and ``reason``, ``seconds``, ``submitted_at``, ``annotation`` (id).
 """
 
@@ -92,7 +92,7 @@ def _frame_from_long_rows(project, task, qs, lookups, common) -> pd.DataFrame:
 
 def item_frame(*, project: Project) -> pd.DataFrame:
     """One row per item in import order: ``item`` (external id), ``gold`` (known answer or None)
-    and the task type's item columns (pairwise: ``topic``, ``arg1``, ``arg2``)."""
+    and the task type's item columns (``TaskType.item_columns``)."""
     task = get_task_type(project.task_type)
     rows = [
         {"item": external_id, "gold": gold, **task.item_columns(payload)}
