@@ -140,6 +140,23 @@ def votes_by_m_svg(series: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
     return _svg(fig)
 
 
+def paired_shares_svg(labels: Sequence[str], series: Mapping[str, Sequence[float]], *, ylabel: str) -> str:
+    """Horizontal bars: for each label, one bar per series (e.g. correct and wrong answers)."""
+    if not labels or not any(any(v for v in values) for values in series.values()):
+        return _empty("Nothing to show yet.")
+    fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1))
+    height = 0.8 / max(len(series), 1)
+    for i, (name, values) in enumerate(series.items()):
+        ys = [k + (i - (len(series) - 1) / 2) * height for k in range(len(labels))]
+        ax.barh(ys, values, height=height, color=COLOURS[i % len(COLOURS)], label=name)
+    ax.set_yticks(range(len(labels)), labels)
+    ax.invert_yaxis()
+    ax.set_xlabel(ylabel)
+    ax.legend(frameon=False, fontsize=8)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 FIGURES = {
     "curve": lambda result: curve_svg(result.get("curve", [])),
     "votes": lambda result: votes_svg(result.get("label_votes", {})),

@@ -242,6 +242,8 @@ class ExportContext:
     extra: dict[str, Any] = field(default_factory=dict)
     # The client metrics stored with the annotation (CleanAnswer.metrics).
     metrics: dict[str, Any] = field(default_factory=dict)
+    # The item's known answer (e.g. a true counter known by design), for "correct" columns.
+    gold: Any = None
 
 
 @dataclass(frozen=True)
@@ -298,8 +300,10 @@ class TaskType(ABC):
     categories: ClassVar[tuple[tuple[str, str], ...]] = ()
     # Answer fields that carry client metrics (e.g. playback events), documented for API users.
     metric_fields: ClassVar[tuple[str, ...]] = ()
-    # Static scripts the item needs (e.g. an audio player), loaded by the annotation page.
+    # Static scripts and style sheets the item needs (e.g. an audio player, columns of long
+    # texts), loaded by the annotation page.
     scripts: ClassVar[tuple[str, ...]] = ()
+    styles: ClassVar[tuple[str, ...]] = ()
     # A form (django.forms.Form) whose fields are the project's options with their initial
     # values as defaults; the admin shows it instead of a raw JSON box.
     options_form: ClassVar[type[forms.Form] | None] = None

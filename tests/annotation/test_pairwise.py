@@ -13,7 +13,7 @@ PAIRWISE = get_task_type("pairwise")
 def test_unknown_task_type_names_the_known_ones():
     with pytest.raises(UnknownTaskType) as exc:
         get_task_type("ranking")
-    assert str(exc.value) == "unknown task type 'ranking'; known task types: comprehension, pairwise"
+    assert str(exc.value) == "unknown task type 'ranking'; known task types: comprehension, counter_speech, pairwise"
 
 
 @pytest.mark.parametrize("length,ok", [(29, False), (30, True), (140, True), (141, False)])

@@ -1,0 +1,141 @@
+"""Counter-speech questions (Orbach et al., ACL 2020) from a corpus of speeches.
+
+A speech has a motion, a stance (pro or con), a speaker and, for an opposing speech, the
+supporting speech it was recorded in response to (``counters``, empty for none) with the kind of
+counter (``explicit`` rebuttal, ``implicit``, or empty when unknown). A question is a supporting
+speech with at least one counter and at least one other opposing speech on its motion; its
+candidates are the motion's opposing speeches except those by the supporting speech's own
+speaker, 3 to 5 of them (sampled when more, always keeping a true counter), shown in a random
+order that the question records. The true counters are the question's gold, never its payload.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+SETTINGS = ("all", "explicit", "implicit")
+KINDS = ("explicit", "implicit")
+IBM_FOLDER = "ibm_recorded_debating_v4"
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    """What the builder made and left out, in numbers a researcher can quote."""
+
+    questions: int
+    below_minimum: int  # questions kept with fewer candidates than asked for (min_candidates)
+    skipped: dict[str, int] = field(default_factory=dict)  # reason → supporting speeches left out
+    candidates: dict[int, int] = field(default_factory=dict)  # candidates shown → questions
+
+    def lines(self, *, min_candidates: int) -> list[str]:
+        out = [f"{self.questions} question{'s' * (self.questions != 1)}; candidates per question: "
+               + (", ".join(f"{k}: {v}" for k, v in sorted(self.candidates.items())) or "none")]
+        if self.below_minimum:
+            out.append(f"{self.below_minimum} of them {'have' if self.below_minimum != 1 else 'has'} "
+                       f"fewer than {min_candidates} candidates")
+        out += [f"left out, {reason}: {n}" for reason, n in sorted(self.skipped.items())]
+        return out
+
+
+def _norm(speech: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "id": str(speech["id"]).strip(), "motion_id": str(speech.get("motion_id", "")).strip(),
+        "motion": str(speech.get("motion", "")).strip(), "speaker": str(speech.get("speaker", "")).strip(),
+        "stance": str(speech.get("stance", "")).strip().lower(), "counters": str(speech.get("counters") or "").strip(),
+        "counter_kind": str(speech.get("counter_kind") or "").strip().lower(),
+        "transcript": str(speech.get("transcript", "")).strip(), "audio": str(speech.get("audio") or "").strip(),
+    }
+
+
+def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "all", min_candidates: int = 3,
+                    max_candidates: int = 5, seed: int = 0) -> tuple[list[dict[str, Any]], BuildReport]:
+    """Import records of the questions, and what was built and left out. ``setting`` keeps the
+    counters of one kind (explicit or implicit) or all; ``min_candidates`` below 3 lets smaller
+    questions through (counted in the report), and a question always needs 2."""
+    if setting not in SETTINGS:
+        raise ValueError(f"setting must be one of {', '.join(SETTINGS)}, got {setting!r}")
+    if not 2 <= min_candidates <= max_candidates:
+        raise ValueError("need 2 <= min_candidates <= max_candidates")
+    rng = random.Random(seed)
+    all_speeches = [_norm(s) for s in speeches]
+    opposing: dict[str, list[dict]] = defaultdict(list)
+    for s in all_speeches:
+        if s["stance"] == "con":
+            opposing[s["motion_id"]].append(s)
+    records, skipped, sizes, below = [], defaultdict(int), defaultdict(int), 0
+    for s in sorted((s for s in all_speeches if s["stance"] == "pro"), key=lambda s: s["id"]):
+        counters = [c for c in opposing[s["motion_id"]] if c["counters"] == s["id"]
+                    and (setting == "all" or c["counter_kind"] == setting)]
+        if not counters:
+            skipped["no counter" + ("" if setting == "all" else f" of kind {setting}")] += 1
+            continue
+        pool = [c for c in opposing[s["motion_id"]] if c["speaker"] != s["speaker"] or not s["speaker"]]
+        true_ids = {c["id"] for c in counters if c in pool}
+        if not true_ids:
+            skipped["every counter is by the same speaker"] += 1
+            continue
+        if len(pool) < max(min_candidates, 2):
+            skipped[f"fewer than {max(min_candidates, 2)} candidates"] += 1
+            continue
+        pool = sorted(pool, key=lambda c: c["id"])
+        if len(pool) > max_candidates:
+            keep = rng.choice(sorted(true_ids))
+            others = rng.sample([c for c in pool if c["id"] != keep], max_candidates - 1)
+            pool = [c for c in pool if c["id"] == keep] + others
+        rng.shuffle(pool)
+        shown_true = [c for c in pool if c["id"] in true_ids]
+        sizes[len(pool)] += 1
+        below += len(pool) < 3
+        records.append({
+            "id": f"{s['id']}__{setting}", "motion_id": s["motion_id"], "motion": s["motion"], "setting": setting,
+            "speech": {key: s[key] for key in ("id", "speaker", "transcript", "audio")},
+            "candidates": [{key: c[key] for key in ("id", "speaker", "transcript", "audio")} for c in pool],
+            "gold": {"counters": [c["id"] for c in shown_true],
+                     "kind": shown_true[0]["counter_kind"] if len({c["counter_kind"] for c in shown_true}) == 1 else ""},
+        })
+    return records, BuildReport(questions=len(records), below_minimum=below, skipped=dict(skipped),
+                                candidates=dict(sizes))
+
+
+def ibm_speeches(folder: Path) -> list[dict[str, Any]]:
+    """The 200 speeches of the IBM Debater Recorded Debating Dataset V4: each CON speech names the
+    PRO speaker it responds to, on the same motion. The release does not say whether a counter is
+    an explicit rebuttal or implicit, so their kind is left empty (only the "all" setting applies)."""
+    with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f))
+    motions = _motion_texts(folder)
+    pro_by_speaker = {(r["motion-id"], r["speaker-name"]): r["speech-id"] for r in rows
+                      if r["speech-to-motion-polarity"].strip().upper() == "PRO"}
+    out = []
+    for r in rows:
+        stance = r["speech-to-motion-polarity"].strip().lower()
+        responds = (r.get("responds-to-speaker-name") or "").strip()
+        out.append({
+            "id": r["speech-id"], "motion_id": r["motion-id"], "motion": motions.get(r["motion-id"], ""),
+            "speaker": r["speaker-name"], "stance": stance, "transcript": r["speech-text"].strip(),
+            "counters": pro_by_speaker.get((r["motion-id"], responds), "") if stance == "con" else "",
+            "counter_kind": "",
+        })
+    return out
+
+
+def _motion_texts(folder: Path) -> dict[str, str]:
+    """Motion texts, which the transcripts file lacks, from the other files of the release."""
+    texts: dict[str, str] = {}
+    for name in ("idebate-claim-to-sentence-matching.csv", "GP-claims-mentioned-in-speeches.csv"):
+        path = folder / name
+        if path.is_file():
+            with path.open(encoding="utf-8", newline="") as f:
+                for r in csv.DictReader(f):
+                    texts.setdefault(r["motion-id"], r["motion-text"].strip())
+    return texts
+
+
+def candidate_texts(payload: Mapping[str, Any]) -> Sequence[str]:
+    return [c.get("transcript", "") for c in payload.get("candidates", [])]

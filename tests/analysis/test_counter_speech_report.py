@@ -1,0 +1,77 @@
+"""The counter-speech report on a project: accuracy against the true counters (by hand), the
+reasons of accurate annotators, the automatic baselines, and its page, figure and file."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+from django.utils import timezone
+
+from analysis.services import analysis_run_create, analysis_run_execute
+from annotation.importers import ParsedItem
+from annotation.models import Assignment
+from annotation.services import annotation_submit, items_import
+from annotation.task_types import get_task_type
+from tests.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+TASK = get_task_type("counter_speech")
+
+
+def make_project():
+    project = ProjectFactory(task_type="counter_speech", redundancy=3)
+    records = TASK.example().records  # q1: c1 is the (explicit) counter of 2; q2: c3 of 2, kind unknown
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    return project
+
+
+def answer(project, worker, choices):
+    now = timezone.now()
+    for item in project.items.order_by("position"):
+        a = Assignment.objects.create(item=item, project=project, worker=worker, assigned_at=now,
+                                      expires_at=now + timezone.timedelta(minutes=30))
+        item.n_active += 1
+        item.save(update_fields=["n_active"])
+        choice, reasons = choices[item.external_id]
+        annotation_submit(assignment=a, worker=worker, data={"choice": choice, "reasons": reasons})
+
+
+def test_accuracy_reasons_and_baselines_by_hand(client):
+    project = make_project()
+    # w1 right twice, w2 right once (q1), w3 wrong twice.
+    answer(project, UserFactory(username="w1"), {"q1": ("c1", ["quote"]), "q2": ("c3", ["main_issue", "quote"])})
+    answer(project, UserFactory(username="w2"), {"q1": ("c1", ["quote"]), "q2": ("c4", ["guess"])})
+    answer(project, UserFactory(username="w3"), {"q1": ("c2", ["guess"]), "q2": ("c4", ["similar"])})
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech", enqueue=False).pk)
+    assert run.status == "done", run.error
+    human = run.result["human"]
+    workers = {w["worker"]: w for w in human["workers"]}
+    assert [workers[w]["accuracy"] for w in ("w1", "w2", "w3")] == [1.0, 0.5, 0.0]
+    overall = human["settings"]["all"]
+    assert overall["answers"] == 6 and overall["accuracy"] == pytest.approx(3 / 6)
+    assert overall["random_baseline"] == pytest.approx(0.5)  # every question has 2 candidates
+    # q1's counter is an explicit rebuttal (3 answers, 2 right); q2's kind is unknown (1 of 3).
+    assert human["settings"]["explicit"]["accuracy"] == pytest.approx(2 / 3)
+    assert human["settings"]["unknown"]["accuracy"] == pytest.approx(1 / 3)
+    # Reasons among annotators with at least 60%: w1 only (w2 has 50%): 2 correct answers, both
+    # cite "quote", one "main_issue"; no wrong answer.
+    reasons = run.result["reasons"]
+    assert reasons["workers"] == ["w1"] and reasons["n_correct"] == 2 and reasons["n_wrong"] == 0
+    assert reasons["correct"]["quote"] == pytest.approx(1.0) and reasons["correct"]["main_issue"] == pytest.approx(0.5)
+    machine = run.result["machine"]
+    assert set(machine["methods"]) == {"js", "cosine", "mi", "cmi", "ngrs"}
+    assert machine["all"]["questions"] == 2 and machine["all"]["random_accuracy"] == pytest.approx(0.5)
+    # q1's counter repeats the supporting speech's words ("boxing harms the brain"): every method finds it.
+    assert all(m["settings"]["explicit"]["accuracy"] == 1.0 for m in machine["methods"].values())
+
+    client.force_login(UserFactory(role="admin"))
+    page = client.get(f"/projects/{project.slug}/reports/counter_speech/")
+    text = page.content.decode()
+    assert page.status_code == 200 and 'data-testid="accuracy"' in text and 'data-testid="baselines"' in text
+    svg = client.get(f"/projects/{project.slug}/reports/counter_speech/runs/{run.pk}/reasons.svg")
+    assert svg.status_code == 200 and b"<svg" in svg.content
+    rows = list(csv.DictReader(io.StringIO(
+        client.get(f"/projects/{project.slug}/reports/counter_speech/runs/{run.pk}/files/workers").content.decode())))
+    assert [(r["worker"], r["correct"]) for r in rows] == [("w1", "2"), ("w2", "1"), ("w3", "0")]

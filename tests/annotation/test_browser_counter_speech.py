@@ -1,0 +1,61 @@
+"""An annotator in Chromium picks the counter-speech and its reasons with the keyboard."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from annotation.importers import ParsedItem
+from annotation.models import Annotation
+from annotation.services import items_import
+from annotation.task_types import get_task_type
+from tests.annotation.test_browser import open_page
+from tests.factories import ProjectFactory
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+TASK = get_task_type("counter_speech")
+
+
+def project_with_questions(layout):
+    project = ProjectFactory(task_type="counter_speech", redundancy=1, name="Counter project",
+                             options=TASK.clean_options({"layout": layout}))
+    records = TASK.example().records
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    return project
+
+
+def test_choose_the_counter_and_say_why_with_the_keyboard(live_server, browser):
+    project = project_with_questions("side_by_side")
+    page = open_page(browser, live_server, project, username="chooser")
+    expect(page.get_by_test_id("candidate")).to_have_count(2)
+    expect(page.get_by_test_id("supporting")).to_contain_text("Boxing harms the brain")
+    # Nothing chosen yet: the page names both missing fields.
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_text("Choose the speech that responds to the supporting speech.")).to_be_visible()
+    page.locator("body").click(position={"x": 5, "y": 5})
+    page.keyboard.press("1")
+    page.keyboard.press("q")
+    page.keyboard.press("x")  # "other" ticks and moves to its text box
+    page.keyboard.type("It answers the helmet point")
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_test_id("done-count")).to_have_text("1")
+    annotation = Annotation.objects.get()
+    assert annotation.answer == {"choice": "c1", "reasons": ["quote", "other"]}
+    assert annotation.reason == "It answers the helmet point" and annotation.client["input"] == "keyboard"
+    # The second question: a guess, said so.
+    page.keyboard.press("2")
+    page.keyboard.press("g")
+    page.keyboard.press("Control+Enter")
+    expect(page.get_by_test_id("nothing-left")).to_be_visible()
+    assert Annotation.objects.order_by("pk").last().answer == {"choice": "c4", "reasons": ["guess"]}
+    assert page.errors == []
+    page.close()
+
+
+def test_one_at_a_time_opens_only_the_first_candidate(live_server, browser):
+    project = project_with_questions("one_at_a_time")
+    page = open_page(browser, live_server, project, username="reader")
+    candidates = page.get_by_test_id("candidate")
+    expect(candidates.nth(0)).to_have_attribute("open", "")
+    expect(candidates.nth(1)).not_to_have_attribute("open", "")
+    page.close()

@@ -1,0 +1,145 @@
+"""Counter-speech selection: the question builder's rules, exactly one choice with reasons, the
+gold kept out of the payload, the bonus per correct answer, and the IBM speeches as questions."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from annotation.task_types import get_task_type
+from annotation.task_types.base import AnswerInvalid, FieldError
+from annotation.task_types.counter_speech_corpus import build_questions, ibm_speeches
+
+TASK = get_task_type("counter_speech")
+
+
+def speech(sid, speaker, stance, *, motion="m1", counters="", kind=""):
+    return {"id": sid, "motion_id": motion, "motion": f"motion {motion}", "speaker": speaker, "stance": stance,
+            "counters": counters, "counter_kind": kind, "transcript": f"text of {sid}"}
+
+
+CORPUS = [
+    speech("p1", "ann", "pro"),
+    speech("p2", "bob", "pro"),
+    speech("c1", "cat", "con", counters="p1", kind="explicit"),
+    speech("c2", "dan", "con", counters="p2", kind="implicit"),
+    speech("c3", "ann", "con"),  # by p1's own speaker: never a candidate of p1
+    speech("c4", "eve", "con"),
+    speech("c5", "fay", "con"),
+    speech("c6", "gus", "con"),
+    speech("c7", "hal", "con"),
+    speech("p3", "ivy", "pro", motion="m2"),  # no counter on its motion
+    speech("c8", "jon", "con", motion="m2"),
+]
+
+
+def test_builder_rules():
+    records, report = build_questions(CORPUS, seed=3)
+    by_speech = {r["speech"]["id"]: r for r in records}
+    assert set(by_speech) == {"p1", "p2"} and report.skipped == {"no counter": 1}
+    for sid, counter in (("p1", "c1"), ("p2", "c2")):
+        ids = [c["id"] for c in by_speech[sid]["candidates"]]
+        assert 3 <= len(ids) <= 5 and counter in ids  # sampled down from 6, the true counter kept
+        assert by_speech[sid]["gold"]["counters"] == [counter]
+    assert "c3" not in [c["id"] for c in by_speech["p1"]["candidates"]]  # not by ann herself
+    assert "c3" in [c["id"] for c in by_speech["p2"]["candidates"]] or len(by_speech["p2"]["candidates"]) == 5
+    # The order is random but recorded: the same seed gives the same questions.
+    assert build_questions(CORPUS, seed=3)[0] == records
+    orders = {tuple(c["id"] for c in build_questions(CORPUS, seed=s)[0][0]["candidates"]) for s in range(8)}
+    assert len(orders) > 1
+
+
+def test_settings_keep_one_kind_of_counter():
+    explicit, _ = build_questions(CORPUS, setting="explicit")
+    implicit, _ = build_questions(CORPUS, setting="implicit")
+    assert [r["speech"]["id"] for r in explicit] == ["p1"] and [r["speech"]["id"] for r in implicit] == ["p2"]
+    assert explicit[0]["gold"]["kind"] == "explicit" and explicit[0]["id"] == "p1__explicit"
+    with pytest.raises(ValueError, match="setting"):
+        build_questions(CORPUS, setting="loud")
+
+
+def test_fewer_candidates_are_left_out_or_counted_honestly():
+    small = [speech("p1", "ann", "pro"), speech("c1", "cat", "con", counters="p1"), speech("c2", "dan", "con"),
+             speech("p2", "bob", "pro"), speech("c3", "eve", "con", counters="p2", motion="m3"),
+             speech("p4", "zed", "pro", motion="m3")]
+    records, report = build_questions(small)
+    assert records == [] and report.skipped["fewer than 3 candidates"] == 1
+    records, report = build_questions(small, min_candidates=2)
+    assert len(records) == 1 and report.below_minimum == 1 and report.candidates == {2: 1}
+    assert report.lines(min_candidates=3) == ["1 question; candidates per question: 2: 1",
+                                              "1 of them has fewer than 3 candidates",
+                                              "left out, no counter: 2"]
+
+
+def test_the_gold_stays_out_of_the_payload():
+    records, _ = build_questions(CORPUS)
+    item = TASK.clean_item(records[0])
+    assert "gold" not in item.payload and "counters" not in str(item.payload)
+    assert item.gold["counters"] == records[0]["gold"]["counters"]
+    with pytest.raises(FieldError) as exc:
+        TASK.clean_item({**records[0], "gold": {"counters": ["zz"]}})
+    assert exc.value.field == "gold"
+    with pytest.raises(FieldError) as exc:
+        TASK.clean_item({**records[0], "candidates": records[0]["candidates"][:1]})
+    assert exc.value.field == "candidates"
+
+
+def payload():
+    return TASK.clean_item(TASK.example().records[0]).payload
+
+
+@pytest.mark.parametrize(("data", "field", "message"), [
+    ({"reasons": ["guess"]}, "choice", "Choose the speech"),
+    ({"choice": ["c1", "c2"], "reasons": ["guess"]}, "choice", "Must be text"),
+    ({"choice": "zz", "reasons": ["guess"]}, "choice", "Choose the speech"),
+    ({"choice": "c1"}, "reasons", "at least one reason"),
+    ({"choice": "c1", "reasons": ["telepathy"]}, "reasons", "Unknown reason"),
+    ({"choice": "c1", "reasons": ["other"], "reason": "   "}, "reason", "Say what your other reason is"),
+    ({"choice": "c1", "reasons": ["other"], "reason": "x" * 301}, "reason", "At most 300"),
+])
+def test_exactly_one_choice_and_reasons(data, field, message):
+    with pytest.raises(AnswerInvalid) as exc:
+        TASK.clean_answer(data, payload=payload())
+    assert message in exc.value.errors[field]
+
+
+def test_a_valid_answer_and_its_export():
+    clean = TASK.clean_answer({"choice": "c1", "reasons": ["other", "quote"], "reason": " same  example "},
+                              payload=payload())
+    assert clean.answer == {"choice": "c1", "reasons": ["quote", "other"]} and clean.reason == "same example"
+    # Free text is kept only with "other".
+    assert TASK.clean_answer({"choice": "c2", "reasons": ["guess"], "reason": "hm"}, payload=payload()).reason == ""
+    from annotation.task_types.base import ExportContext
+
+    row = TASK.export_row(ExportContext("q1", payload(), gold={"counters": ["c1"], "kind": "explicit"}),
+                          clean.answer, clean.reason)
+    assert row["correct"] is True and row["choice_position"] == 1 and row["counter_kind"] == "explicit"
+    assert row["reasons"] == "quote|other"
+
+
+def test_a_bonus_for_each_correct_choice_when_the_project_pays_one():
+    options = TASK.clean_options({"bonus_per_correct": "0.25"})
+    assert options["bonus_per_correct"] == "0.25"
+    gold = {"counters": ["c1"], "kind": ""}
+    assert TASK.bonus_for(answer={"choice": "c1"}, gold=gold, options=options) == (Decimal("0.25"), "correct counter-speech choice")
+    assert TASK.bonus_for(answer={"choice": "c2"}, gold=gold, options=options) is None
+    assert TASK.bonus_for(answer={"choice": "c1"}, gold=gold, options=TASK.clean_options({})) is None
+    with pytest.raises(ValueError, match="bonus_per_correct"):
+        TASK.clean_options({"bonus_per_correct": "-1"})
+
+
+@pytest.mark.shared_data
+def test_the_ibm_speeches_as_questions(shared_data):
+    speeches = ibm_speeches(shared_data / "ibm_recorded_debating_v4")
+    assert len(speeches) == 200 and all(s["motion"] for s in speeches)
+    assert sum(1 for s in speeches if s["counters"]) == 99
+    # Two opposing speeches per motion: no question reaches 3 candidates, and that is said.
+    records, report = build_questions(speeches)
+    assert records == [] and report.skipped["fewer than 3 candidates"] == 99
+    records, report = build_questions(speeches, min_candidates=2, seed=2020)
+    assert len(records) == 78 == report.below_minimum and report.candidates == {2: 78}
+    for r in records:
+        item = TASK.clean_item(r)
+        speakers = {c["speaker"] for c in item.payload["candidates"]}
+        assert item.payload["speech"]["speaker"] not in speakers and item.gold["counters"]
