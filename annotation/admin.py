@@ -1,6 +1,6 @@
 """Django admin for everything, plus project pages to import items, create annotators and
-generate pairs (audio files: ``annotation.admin_media``). State changes go through the services,
-never through raw model saves."""
+generate pairs (audio files: ``annotation.admin_media``; bonuses: ``annotation.admin_bonuses``).
+State changes go through the services, never through raw model saves."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django_htmx.http import HttpResponseClientRefresh
 
+from annotation import admin_bonuses  # noqa: F401 (registers the bonus admin)
 from annotation.accounts import annotators_create
 from annotation.admin_media import ProjectMediaPages
 from annotation.admin_options import options_from_form, project_form_with_options

@@ -1,4 +1,4 @@
-"""Raw annotation exports (CSV, JSON, JSONL), streamed row by row."""
+"""Raw annotation exports (CSV, JSON, JSONL) and the bonus ledger (CSV), streamed row by row."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 
 from annotation.models import Annotation, Assignment, Project
+from annotation.selectors_bonuses import bonuses_of
 from annotation.spreadsheet import safe_row
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext
@@ -18,6 +19,12 @@ from annotation.task_types.base import ExportContext
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
     "accepted_at", "submitted_at", "seconds", "version", "revised_at",
+)
+# Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
+# assignment and item are empty (None) for bonuses granted by hand, paid_at while unpaid.
+BONUS_COLUMNS = (
+    "worker", "worker_source", "worker_external_id", "assignment", "item", "amount", "currency", "reason",
+    "created_at", "paid_at",
 )
 FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
 
@@ -92,4 +99,32 @@ def export_response(*, project: Project, fmt: str, counted_only: bool = True) ->
         stream(rows, fmt=fmt, columns=export_columns(project)), content_type=f"{FORMATS[fmt]}; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{project.slug}-annotations.{fmt}"'
+    return response
+
+
+def bonus_rows(*, project: Project) -> Iterator[dict]:
+    """One dict per bonus of the project, in the order they were granted."""
+    for bonus in bonuses_of(project=project).iterator(chunk_size=2000):
+        profile = getattr(bonus.worker, "profile", None)
+        assignment = bonus.annotation.assignment if bonus.annotation else None
+        yield {
+            "worker": bonus.worker.get_username(),
+            "worker_source": profile.source if profile else "",
+            "worker_external_id": (profile.external_id or "") if profile else "",
+            "assignment": assignment.pk if assignment else None,
+            "item": assignment.item.external_id if assignment else None,
+            "amount": str(bonus.amount),
+            "currency": bonus.currency,
+            "reason": bonus.reason,
+            "created_at": bonus.created_at.isoformat(),
+            "paid_at": bonus.paid_at.isoformat() if bonus.paid_at else None,
+        }
+
+
+def bonus_export_response(*, project: Project) -> StreamingHttpResponse:
+    """A streamed CSV of the project's bonuses (cells safe for spreadsheets, like every CSV here)."""
+    response = StreamingHttpResponse(
+        stream(bonus_rows(project=project), fmt="csv", columns=list(BONUS_COLUMNS)), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{project.slug}-bonuses.csv"'
     return response

@@ -16,6 +16,7 @@ urlpatterns = [
     path("projects/<slug:slug>/welcome/", views_marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", views_staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", views_staff.export, name="export"),
+    path("projects/<slug:slug>/export/bonuses.csv", views_staff.export_bonuses, name="export-bonuses"),
     path("start/<slug:slug>/", views_marketplace.start, name="start"),
     path("invite/<str:token>/", views.invite, name="invite"),
     path("accounts/password_change/", views.PasswordChange.as_view(), name="password_change"),

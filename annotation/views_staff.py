@@ -9,9 +9,10 @@ from django.shortcuts import get_object_or_404, render
 
 from analysis.reports import page_url, report_pages
 from annotation.access import permission_required
-from annotation.exports import FORMATS, export_response
+from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors import project_progress
+from annotation.selectors_bonuses import bonus_totals
 from annotation.selectors_staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.task_types import get_task_type
 
@@ -64,6 +65,7 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
         "item_states": ITEM_STATES,
         "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),
+        "bonus_totals": bonus_totals(project=project),
     }
     return render(request, OVERVIEW, ctx)
 
@@ -74,3 +76,8 @@ def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
     return export_response(project=project, fmt=fmt, counted_only=request.GET.get("all") != "1")
+
+
+@permission_required("annotation.export_annotations")
+def export_bonuses(request: HttpRequest, slug: str) -> HttpResponse:
+    return bonus_export_response(project=get_object_or_404(Project, slug=slug))

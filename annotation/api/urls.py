@@ -18,4 +18,5 @@ urlpatterns = [
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
+    path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
 ]

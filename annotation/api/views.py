@@ -1,4 +1,4 @@
-"""REST API: projects, items and their import, the annotation loop, and exports."""
+"""REST API: projects, items and their import, the annotation loop, exports and bonuses."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from annotation.api.serializers import (
     ItemSerializer,
     ProjectSerializer,
 )
-from annotation.exports import FORMATS, export_response
+from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.import_jobs import import_job_cancel, import_upload
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
@@ -31,6 +31,7 @@ from annotation.selectors import (
     project_progress,
     projects_for_worker,
 )
+from annotation.selectors_bonuses import bonus_ledger
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
@@ -211,6 +212,20 @@ class AnnotationExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
         return export_response(project=project, fmt=fmt, counted_only=request.query_params.get("all") != "1")
+
+
+class BonusList(APIView):
+    """The project's bonus ledger: every bonus (``rows``, the columns of the CSV export) and what
+    each worker was granted, paid and is owed per currency (``workers``). Amounts are decimal
+    strings, as money should be."""
+
+    permission_classes = [has_perm("annotation.export_annotations")]
+
+    def get(self, request: Request, slug: str) -> Response:
+        project = _project(slug)
+        workers = [{**w.__dict__, "total": str(w.total), "paid": str(w.paid), "unpaid": str(w.unpaid)}
+                   for w in bonus_ledger(project=project)]
+        return Response({"rows": list(bonus_rows(project=project)), "workers": workers})
 
 
 class TaskTypeList(APIView):

@@ -1,3 +1,4 @@
+from annotation.models.bonus import Bonus
 from annotation.models.corpus import Argument, Topic
 from annotation.models.crowd import (
     Annotation,
@@ -17,6 +18,7 @@ __all__ = [
     "AnnotationRevision",
     "Argument",
     "Assignment",
+    "Bonus",
     "Consent",
     "Invite",
     "ImportJob",

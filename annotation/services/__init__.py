@@ -1,6 +1,12 @@
 """Writes of the crowd workflow, one module per concern: items, the assignment engine,
-submission, review, workers and media files. Import them from here."""
+submission, review, bonuses, workers and media files. Import them from here."""
 
+from annotation.services.bonuses import (
+    bonus_grant,
+    bonus_grant_for,
+    bonus_revoke_for,
+    bonuses_mark_paid,
+)
 from annotation.services.engine import (
     NextResult,
     assignment_next,
@@ -41,6 +47,10 @@ __all__ = [
     "assignment_return",
     "assignment_review",
     "assignments_review",
+    "bonus_grant",
+    "bonus_grant_for",
+    "bonus_revoke_for",
+    "bonuses_mark_paid",
     "can_work_on",
     "items_import",
     "items_import_file",

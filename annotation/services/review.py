@@ -1,4 +1,5 @@
-"""Reviewing work: approving, rejecting (which frees the slot), rejecting all of a worker's."""
+"""Reviewing work: approving, rejecting (which frees the slot and removes an unpaid bonus),
+rejecting all of a worker's."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Project
+from annotation.models import Annotation, Assignment, Item, Project
+from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
 
@@ -35,6 +37,13 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "") 
             a.status = target
         else:
             set_status([a], target, now=now, reviewed_at=now, review_note=note)
+        if target == Status.REJECTED:
+            bonus_revoke_for(assignment=a)
+        else:
+            # Approving rejected work makes its answer count again, and with it its bonus.
+            annotation = Annotation.objects.filter(assignment=a).first()
+            if annotation is not None:
+                bonus_grant_for(annotation=annotation)
     return a
 
 

@@ -19,6 +19,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors import revision_refusal
+from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.errors import WorkflowError
 from annotation.services.submission import answer_context
 from annotation.storable import field_problems
@@ -103,4 +104,7 @@ def annotation_revise(
         current.version += 1
         current.revised_at = now
         current.save(update_fields=["answer", "reason", "seconds", "client", "version", "revised_at"])
+        # The bonus follows the answer the worker now gives, not the one they replaced.
+        bonus_revoke_for(assignment=a)
+        bonus_grant_for(annotation=current)
     return ReviseResult(current, changed=True)

@@ -13,6 +13,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Item
+from annotation.services.bonuses import bonus_grant_for
 from annotation.services.engine import set_status, worker_profile
 from annotation.services.errors import WorkflowError
 from annotation.storable import field_problems, scrubbed
@@ -99,4 +100,7 @@ def annotation_submit(
         annotation = Annotation.objects.create(
             assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds, client=client
         )
+        # In the same transaction: an answer is never stored without the bonus it earned.
+        if counted:
+            bonus_grant_for(annotation=annotation)
     return SubmitResult(annotation, created=True, counted=counted)

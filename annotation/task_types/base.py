@@ -16,6 +16,7 @@ import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
@@ -362,6 +363,17 @@ class TaskType(ABC):
         """What makes a valid item unfit for this project's options ({field: message}), e.g. a
         speech without audio in a listening project; checked on import."""
         return {}
+
+    # --- bonuses ----------------------------------------------------------------------------
+
+    def bonus_for(self, *, answer: Mapping[str, Any], gold: Any,
+                  options: Mapping[str, Any]) -> tuple[Decimal, str] | None:
+        """The bonus an answer earns, as (amount > 0, reason shown to staff and in the ledger),
+        or None. Called once per counted answer when it is submitted, with the item's ``gold``
+        (None when the item has none) and the project's cleaned options, where a type keeps its
+        bonus rate. Types whose answers are right or wrong by design (a selection whose true
+        answer is the item's gold) override it; the default grants nothing."""
+        return None
 
     # --- demo -------------------------------------------------------------------------------
 

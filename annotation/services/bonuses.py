@@ -1,0 +1,96 @@
+"""Writes of the bonus ledger: granting a bonus for an answer (asking its task type) or by
+hand, removing an unpaid one when its answer stops counting, and marking bonuses paid.
+
+A bonus per annotation at most is a database constraint; granting is idempotent on top of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+from decimal import Decimal, InvalidOperation
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import Annotation, Assignment, Bonus, Project
+from annotation.task_types import get_task_type
+
+REASON_LENGTH = Bonus._meta.get_field("reason").max_length
+CENT = Decimal("0.01")
+
+
+def _amount(value: Decimal | int | str) -> Decimal:
+    """The amount in cents; refuses what is not a positive amount with a message for the admin."""
+    try:
+        amount = Decimal(str(value)).quantize(CENT)
+    except (InvalidOperation, ValueError):
+        raise ValueError(f"a bonus amount must be a number, got {value!r}") from None
+    if amount <= 0:
+        raise ValueError(f"a bonus amount must be positive, got {amount}")
+    return amount
+
+
+def bonus_grant(
+    *,
+    project: Project,
+    worker: AbstractBaseUser,
+    amount: Decimal | int | str,
+    reason: str,
+    annotation: Annotation | None = None,
+    currency: str = "USD",
+) -> Bonus:
+    """Record a bonus by hand (an admin rewarding good work). With ``annotation``, the one bonus
+    that annotation may have: a second grant for it raises IntegrityError."""
+    if annotation is not None and (annotation.assignment.project_id != project.pk
+                                   or annotation.assignment.worker_id != worker.pk):
+        raise ValueError("a bonus for an annotation goes to its worker in its project")
+    reason = " ".join(str(reason).split())
+    if not reason:
+        raise ValueError("a bonus needs a reason")
+    return Bonus.objects.create(
+        project=project, worker=worker, annotation=annotation, amount=_amount(amount),
+        currency=currency.upper(), reason=reason[:REASON_LENGTH],
+    )
+
+
+def bonus_grant_for(*, annotation: Annotation) -> Bonus | None:
+    """The bonus the project's task type grants for a counted answer, recorded once: a second call
+    returns the bonus recorded first (even when the type would now decide otherwise)."""
+    existing = Bonus.objects.filter(annotation=annotation).first()
+    if existing is not None:
+        return existing
+    a = Assignment.objects.select_related("item", "project").get(pk=annotation.assignment_id)
+    # Rejected work and late answers that did not count earn nothing.
+    if a.status not in Assignment.COUNTED_STATUSES:
+        return None
+    task = get_task_type(a.project.task_type)
+    earned = task.bonus_for(answer=annotation.answer, gold=a.item.gold, options=task.clean_options(a.project.options))
+    if earned is None:
+        return None
+    amount, reason = earned
+    try:
+        # A savepoint, so that losing a race to a concurrent grant leaves the caller's transaction usable.
+        with transaction.atomic():
+            return bonus_grant(project=a.project, worker=a.worker, amount=amount, reason=reason, annotation=annotation)
+    except IntegrityError:
+        existing = Bonus.objects.filter(annotation=annotation).first()
+        if existing is None:
+            raise
+        return existing
+
+
+def bonus_revoke_for(*, assignment: Assignment) -> int:
+    """Remove the unpaid bonus of an assignment's answer (rejected, or changed by the worker);
+    a paid bonus stays in the ledger, since the money is gone. Returns how many were removed."""
+    removed, _ = Bonus.objects.filter(annotation__assignment=assignment, paid_at__isnull=True).delete()
+    return removed
+
+
+def bonuses_mark_paid(*, bonuses: Iterable[Bonus], note: str = "", now: datetime | None = None) -> int:
+    """Mark unpaid bonuses paid (a queryset or a list); bonuses paid before keep their date and
+    note. Returns how many were marked."""
+    now = now or timezone.now()
+    ids = [b.pk for b in bonuses]
+    return Bonus.objects.filter(pk__in=ids, paid_at__isnull=True).update(paid_at=now, paid_note=note[:300])
