@@ -69,11 +69,12 @@ def bonus_grant_for(*, annotation: Annotation) -> Bonus | None:
     earned = task.bonus_for(answer=annotation.answer, gold=a.item.gold, options=task.clean_options(a.project.options))
     if earned is None:
         return None
-    amount, reason = earned
+    amount, reason, *currency = earned
     try:
         # A savepoint, so that losing a race to a concurrent grant leaves the caller's transaction usable.
         with transaction.atomic():
-            return bonus_grant(project=a.project, worker=a.worker, amount=amount, reason=reason, annotation=annotation)
+            return bonus_grant(project=a.project, worker=a.worker, amount=amount, reason=reason, annotation=annotation,
+                               currency=currency[0] if currency else "USD")
     except IntegrityError:
         existing = Bonus.objects.filter(annotation=annotation).first()
         if existing is None:

@@ -367,9 +367,9 @@ class TaskType(ABC):
     # --- bonuses ----------------------------------------------------------------------------
 
     def bonus_for(self, *, answer: Mapping[str, Any], gold: Any,
-                  options: Mapping[str, Any]) -> tuple[Decimal, str] | None:
+                  options: Mapping[str, Any]) -> tuple[Decimal, str] | tuple[Decimal, str, str] | None:
         """The bonus an answer earns, as (amount > 0, reason shown to staff and in the ledger),
-        or None. Called once per counted answer when it is submitted, with the item's ``gold``
+        optionally with its currency (ISO code; USD when left out), or None. Called once per counted answer when it is submitted, with the item's ``gold``
         (None when the item has none) and the project's cleaned options, where a type keeps its
         bonus rate. Types whose answers are right or wrong by design (a selection whose true
         answer is the item's gold) override it; the default grants nothing."""

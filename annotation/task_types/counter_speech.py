@@ -74,7 +74,8 @@ class CounterSpeechOptions(forms.Form):
     bonus_per_correct = forms.DecimalField(
         initial="0.00", min_value=Decimal("0"), max_digits=8, decimal_places=2, required=False,
         label="Bonus per correct answer", help_text="Recorded in the bonus ledger for each correct choice; 0 for none.")
-    currency = forms.CharField(initial="USD", max_length=3, min_length=3, label="Bonus currency")
+    currency = forms.RegexField(regex=r"^[A-Za-z]{3}$", initial="USD", label="Bonus currency",
+                                help_text="ISO code, e.g. USD or GBP (Prolific pays in GBP).")
 
     def clean_bonus_per_correct(self) -> str:
         # Kept as text in the project's options (JSON), read back as a Decimal: money is exact.
@@ -240,7 +241,7 @@ class CounterSpeech(TaskType):
     def bonus_for(self, *, answer, gold, options):
         amount = Decimal(str(options.get("bonus_per_correct") or 0))
         if amount > 0 and gold and answer.get("choice") in gold.get("counters", []):
-            return amount, "correct counter-speech choice"
+            return amount, "correct counter-speech choice", str(options.get("currency") or "USD").upper()
         return None
 
     def example(self) -> Example:

@@ -122,7 +122,8 @@ def test_a_bonus_for_each_correct_choice_when_the_project_pays_one():
     options = TASK.clean_options({"bonus_per_correct": "0.25"})
     assert options["bonus_per_correct"] == "0.25"
     gold = {"counters": ["c1"], "kind": ""}
-    assert TASK.bonus_for(answer={"choice": "c1"}, gold=gold, options=options) == (Decimal("0.25"), "correct counter-speech choice")
+    assert TASK.bonus_for(answer={"choice": "c1"}, gold=gold, options=options) == (
+        Decimal("0.25"), "correct counter-speech choice", "USD")
     assert TASK.bonus_for(answer={"choice": "c2"}, gold=gold, options=options) is None
     assert TASK.bonus_for(answer={"choice": "c1"}, gold=gold, options=TASK.clean_options({})) is None
     with pytest.raises(ValueError, match="bonus_per_correct"):
@@ -143,3 +144,25 @@ def test_the_ibm_speeches_as_questions(shared_data):
         item = TASK.clean_item(r)
         speakers = {c["speaker"] for c in item.payload["candidates"]}
         assert item.payload["speech"]["speaker"] not in speakers and item.gold["counters"]
+
+
+@pytest.mark.django_db
+def test_correct_answers_earn_the_project_bonus_in_its_currency():
+    from django.utils import timezone
+
+    from annotation.importers import ParsedItem
+    from annotation.models import Assignment, Bonus
+    from annotation.services import annotation_submit, items_import
+    from tests.factories import ProjectFactory, UserFactory
+
+    project = ProjectFactory(task_type="counter_speech", redundancy=2,
+                             options=TASK.clean_options({"bonus_per_correct": "0.30", "currency": "gbp"}))
+    records = TASK.example().records
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    worker, now = UserFactory(), timezone.now()
+    for item, choice in zip(project.items.order_by("position"), ("c1", "c4"), strict=True):
+        a = Assignment.objects.create(item=item, project=project, worker=worker, assigned_at=now,
+                                      expires_at=now + timezone.timedelta(minutes=30))
+        annotation_submit(assignment=a, worker=worker, data={"choice": choice, "reasons": ["guess"]})
+    bonus = Bonus.objects.get()  # c1 is q1's counter; c4 is not q2's
+    assert (bonus.amount, bonus.currency, bonus.worker) == (Decimal("0.30"), "GBP", worker)
