@@ -228,7 +228,8 @@ class RankingScore:
 @dataclass(frozen=True)
 class BaselineResult:
     """``scores[method][setting]`` (setting ``"all"`` first); ``ranks`` has one row per
-    (question, method): question index, setting, n_candidates, method, rank (1 = top)."""
+    (question, method): question index, setting, n_candidates, method, the expected rank of the
+    true counter (1 = top), and its expected top-1 and reciprocal rank under random tie-breaking."""
 
     methods: tuple[str, ...]
     settings: tuple[str, ...]
@@ -259,8 +260,22 @@ def _settings_order(settings: Iterable[str]) -> tuple[str, ...]:
 Question = tuple[str, Sequence[str], int, str]
 
 
+def _tie_aware(scores: np.ndarray, true: int) -> tuple[float, float, float]:
+    """(expected rank, top-1, reciprocal rank) of the true candidate when ties are broken at
+    random: a method that cannot tell the true counter from t others gets 1/t of a top-1, not the
+    credit of whichever was shown first."""
+    target = scores[true]
+    tied = np.isclose(scores, target, rtol=0, atol=1e-12)
+    better = int(np.sum((scores > target) & ~tied))
+    ties = int(np.sum(tied))
+    top1 = 1 / ties if better == 0 else 0.0
+    rr = float(np.mean([1 / (better + j) for j in range(1, ties + 1)]))
+    return better + (ties + 1) / 2, top1, rr
+
+
 def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS) -> BaselineResult:
-    """Top-1 accuracy and MRR of each method per setting and over all questions.
+    """Top-1 accuracy and MRR of each method per setting and over all questions, ties broken at
+    random in expectation (see ``_tie_aware``).
 
     ``questions``: (supporting text, candidate texts, index of the true counter, setting)."""
     for m in methods:
@@ -271,9 +286,8 @@ def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS)
             raise ValueError(f"question {number}: true index {true} outside its {len(candidates)} candidates")
         q = _Question.of(supporting, candidates)
         for m in methods:
-            rank = _ranking(_SCORERS[m](q)).index(true) + 1
-            rows.append((number, str(setting), len(candidates), m, rank))
-    ranks = pd.DataFrame(rows, columns=["question", "setting", "n_candidates", "method", "rank"])
+            rows.append((number, str(setting), len(candidates), m, *_tie_aware(_SCORERS[m](q), true)))
+    ranks = pd.DataFrame(rows, columns=["question", "setting", "n_candidates", "method", "rank", "top1", "rr"])
     settings = _settings_order(ranks["setting"])
     scores: dict[str, dict[str, RankingScore]] = {}
     for m in methods:
@@ -284,8 +298,8 @@ def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS)
             k = group["n_candidates"].to_numpy()
             scores[m][s] = RankingScore(
                 questions=len(group),
-                accuracy=float((group["rank"] == 1).mean()) if len(group) else math.nan,
-                mrr=float((1 / group["rank"]).mean()) if len(group) else math.nan,
+                accuracy=float(group["top1"].mean()) if len(group) else math.nan,
+                mrr=float(group["rr"].mean()) if len(group) else math.nan,
                 random_accuracy=float(np.mean(1 / k)) if len(k) else math.nan,
                 random_mrr=float(np.mean([_harmonic(int(n)) / n for n in k])) if len(k) else math.nan,
             )

@@ -153,7 +153,11 @@ class AnswerData:
         values: dict[str, Any] = {}
         errors: dict[str, str] = {}
         for f in fields:
-            if f.kind in ("choice", "text"):
+            if f.kind == "choice" and self._form and len(self._data.getlist(f.name)) > 1:
+                # A form that sends one choice twice asks for two answers: refuse, never pick one.
+                errors[f.name] = "Choose one only."
+                values[f.name] = ""
+            elif f.kind in ("choice", "text"):
                 value = self.text(f.name)
                 if value is None:
                     errors[f.name] = "Must be text."

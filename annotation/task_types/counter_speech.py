@@ -134,12 +134,13 @@ class CounterSpeech(TaskType):
         ImportField("motion", True, "The motion's text."),
         ImportField("setting", False, "Which counters the question was built from: all (default), explicit or implicit."),
         ImportField("speech", True, "The supporting speech: `{\"id\", \"speaker\", \"transcript\", \"audio\"}`."),
-        ImportField("candidates", True, "2–5 opposing speeches in the order shown, each like `speech`."),
-        ImportField("gold", True, "The true counter(s): `{\"counters\": [candidate ids], \"kind\": explicit|implicit|\"\"}` "
-                    "or candidate ids separated by `|`."),
+        ImportField("candidates", True, "2–5 opposing speeches in the order shown, each like `speech`; their ids "
+                    "are in the page, so they must not give the answer away (the builder uses a, b, c …)."),
+        ImportField("gold", True, "The true counter: `{\"counters\": [candidate id], \"kind\": explicit|implicit|\"\", "
+                    "\"sources\": {candidate id: corpus id}}`, or the candidate id."),
     )
-    export_columns = ("speech", "motion_id", "setting", "choice", "choice_position", "n_candidates", "correct",
-                      "counter_kind", "reasons", "reason")
+    export_columns = ("speech", "motion_id", "setting", "choice", "choice_speech", "choice_position", "n_candidates",
+                      "correct", "counter_kind", "reasons", "reason")
     shortcuts = (
         Shortcut("1 … 5", "choose a candidate"),
         Shortcut(" ".join(key for _, key in REASONS.values()), "tick a reason (x: other, then type)"),
@@ -167,22 +168,31 @@ class CounterSpeech(TaskType):
             raise FieldError("setting", f"must be one of {', '.join(SETTINGS)}, got {setting!r}")
         gold = record.get("gold")
         if isinstance(gold, str) and gold.strip().startswith("{"):
-            gold = json.loads(gold)
+            try:
+                gold = json.loads(gold)
+            except ValueError:
+                raise FieldError("gold", "must be a JSON object or a candidate id") from None
+        sources = {}
         if isinstance(gold, Mapping):
             counters, kind = gold.get("counters"), str(gold.get("kind") or "")
+            sources = gold.get("sources") or {}
+            if not isinstance(sources, Mapping) or set(map(str, sources)) - set(ids):
+                raise FieldError("gold", "sources must map candidate ids to corpus ids")
         else:
             counters, kind = gold, str(record.get("counter_kind") or "")
         if isinstance(counters, str | int):
             counters = [c.strip() for c in str(counters).split("|") if c.strip()]
-        if not isinstance(counters, list) or not counters or any(str(c) not in ids for c in counters):
-            raise FieldError("gold", "must name at least one true counter among the candidates' ids")
+        # Exactly one: accuracy, its random baseline (1/k) and the rankings all assume it.
+        if not isinstance(counters, list) or len(counters) != 1 or str(counters[0]) not in ids:
+            raise FieldError("gold", "must name exactly one true counter among the candidates' ids")
         if kind and kind not in KINDS:
             raise FieldError("gold", f"kind must be explicit, implicit or empty, got {kind!r}")
         payload = {"motion_id": _text(record, "motion_id", required=False), "motion": _text(record, "motion", limit=500),
                    "setting": setting, "speech": speech, "candidates": candidates}
         external_id = _text(record, "id", required=False) or f"{speech['id']}__{setting}"
         return CleanItem(external_id=external_id, payload=payload,
-                         gold={"counters": [str(c) for c in counters], "kind": kind})
+                         gold={"counters": [str(c) for c in counters], "kind": kind,
+                               "sources": {str(k): str(v) for k, v in sources.items()}})
 
     def media_keys(self, payload) -> list[str]:
         return [s["audio"] for s in (payload["speech"], *payload["candidates"]) if s.get("audio")]
@@ -231,7 +241,8 @@ class CounterSpeech(TaskType):
         ids = [c["id"] for c in p["candidates"]]
         gold = ctx.gold or {}
         return {"speech": p["speech"]["id"], "motion_id": p.get("motion_id", ""), "setting": p.get("setting", "all"),
-                "choice": answer["choice"], "choice_position": ids.index(answer["choice"]) + 1 if answer["choice"] in ids else "",
+                "choice": answer["choice"], "choice_speech": (gold.get("sources") or {}).get(answer["choice"], answer["choice"]),
+                "choice_position": ids.index(answer["choice"]) + 1 if answer["choice"] in ids else "",
                 "n_candidates": len(ids), "correct": answer["choice"] in gold.get("counters", []) if gold else "",
                 "counter_kind": gold.get("kind", ""), "reasons": "|".join(answer.get("reasons", [])), "reason": reason}
 

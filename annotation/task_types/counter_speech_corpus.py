@@ -5,8 +5,9 @@ supporting speech it was recorded in response to (``counters``, empty for none) 
 counter (``explicit`` rebuttal, ``implicit``, or empty when unknown). A question is a supporting
 speech with at least one counter and at least one other opposing speech on its motion; its
 candidates are the motion's opposing speeches except those by the supporting speech's own
-speaker, 3 to 5 of them (sampled when more, always keeping a true counter), shown in a random
-order that the question records. The true counters are the question's gold, never its payload.
+speaker, 3 to 5 of them (sampled when more), exactly one of them a true counter, shown in a
+random order that the question records under neutral ids (a, b, c …). The true counter and the
+corpus ids behind the letters are the question's gold, never its payload.
 """
 
 from __future__ import annotations
@@ -75,29 +76,36 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
         if not counters:
             skipped["no counter" + ("" if setting == "all" else f" of kind {setting}")] += 1
             continue
-        pool = [c for c in opposing[s["motion_id"]] if c["speaker"] != s["speaker"] or not s["speaker"]]
-        true_ids = {c["id"] for c in counters if c in pool}
-        if not true_ids:
+        eligible = [c for c in opposing[s["motion_id"]] if c["speaker"] != s["speaker"] or not s["speaker"]]
+        true = sorted((c for c in counters if c in eligible), key=lambda c: c["id"])
+        if not true:
             skipped["every counter is by the same speaker"] += 1
             continue
-        if len(pool) < max(min_candidates, 2):
+        # One true counter per question: the others that answer this speech (another of the
+        # same kind, or one of another kind in a one-kind setting) are not shown, since they
+        # would be right answers scored as wrong.
+        counter = rng.choice(true)
+        others = [c for c in eligible if c["counters"] != s["id"]]
+        if 1 + len(others) < max(min_candidates, 2):
             skipped[f"fewer than {max(min_candidates, 2)} candidates"] += 1
             continue
-        pool = sorted(pool, key=lambda c: c["id"])
-        if len(pool) > max_candidates:
-            keep = rng.choice(sorted(true_ids))
-            others = rng.sample([c for c in pool if c["id"] != keep], max_candidates - 1)
-            pool = [c for c in pool if c["id"] == keep] + others
+        others = sorted(others, key=lambda c: c["id"])
+        if 1 + len(others) > max_candidates:
+            others = rng.sample(others, max_candidates - 1)
+        pool = [counter, *others]
         rng.shuffle(pool)
-        shown_true = [c for c in pool if c["id"] in true_ids]
         sizes[len(pool)] += 1
         below += len(pool) < 3
+        # Shown ids are letters: corpus ids can give the answer away (IBM's name the speaker a
+        # speech responds to). The gold keeps what each letter stands for.
+        letters = "abcde"[: len(pool)]
         records.append({
             "id": f"{s['id']}__{setting}", "motion_id": s["motion_id"], "motion": s["motion"], "setting": setting,
             "speech": {key: s[key] for key in ("id", "speaker", "transcript", "audio")},
-            "candidates": [{key: c[key] for key in ("id", "speaker", "transcript", "audio")} for c in pool],
-            "gold": {"counters": [c["id"] for c in shown_true],
-                     "kind": shown_true[0]["counter_kind"] if len({c["counter_kind"] for c in shown_true}) == 1 else ""},
+            "candidates": [{"id": letter, **{key: c[key] for key in ("speaker", "transcript", "audio")}}
+                           for letter, c in zip(letters, pool, strict=True)],
+            "gold": {"counters": [letters[pool.index(counter)]], "kind": counter["counter_kind"],
+                     "sources": {letter: c["id"] for letter, c in zip(letters, pool, strict=True)}},
         })
     return records, BuildReport(questions=len(records), below_minimum=below, skipped=dict(skipped),
                                 candidates=dict(sizes))

@@ -6,6 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
+from django.http import QueryDict
 
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid, FieldError
@@ -16,7 +17,7 @@ TASK = get_task_type("counter_speech")
 
 def speech(sid, speaker, stance, *, motion="m1", counters="", kind=""):
     return {"id": sid, "motion_id": motion, "motion": f"motion {motion}", "speaker": speaker, "stance": stance,
-            "counters": counters, "counter_kind": kind, "transcript": f"text of {sid}"}
+            "counters": counters, "counter_kind": kind, "transcript": f"a speech by {speaker}"}
 
 
 CORPUS = [
@@ -34,20 +35,41 @@ CORPUS = [
 ]
 
 
+def shown(record):
+    """The corpus ids of a question's candidates, in the order shown, and of its true counter."""
+    sources = record["gold"]["sources"]
+    return [sources[c["id"]] for c in record["candidates"]], sources[record["gold"]["counters"][0]]
+
+
 def test_builder_rules():
     records, report = build_questions(CORPUS, seed=3)
     by_speech = {r["speech"]["id"]: r for r in records}
     assert set(by_speech) == {"p1", "p2"} and report.skipped == {"no counter": 1}
     for sid, counter in (("p1", "c1"), ("p2", "c2")):
-        ids = [c["id"] for c in by_speech[sid]["candidates"]]
-        assert 3 <= len(ids) <= 5 and counter in ids  # sampled down from 6, the true counter kept
-        assert by_speech[sid]["gold"]["counters"] == [counter]
-    assert "c3" not in [c["id"] for c in by_speech["p1"]["candidates"]]  # not by ann herself
-    assert "c3" in [c["id"] for c in by_speech["p2"]["candidates"]] or len(by_speech["p2"]["candidates"]) == 5
+        ids, true = shown(by_speech[sid])
+        assert 3 <= len(ids) <= 5 and true == counter and counter in ids  # sampled from 6, counter kept
+        # Shown ids are neutral letters: nothing in the page names a speech or whom it answers.
+        assert [c["id"] for c in by_speech[sid]["candidates"]] == list("abcde")[: len(ids)]
+    assert "c3" not in shown(by_speech["p1"])[0]  # not by ann herself
     # The order is random but recorded: the same seed gives the same questions.
     assert build_questions(CORPUS, seed=3)[0] == records
-    orders = {tuple(c["id"] for c in build_questions(CORPUS, seed=s)[0][0]["candidates"]) for s in range(8)}
+    orders = {tuple(shown(build_questions(CORPUS, seed=s)[0][0])[0]) for s in range(8)}
     assert len(orders) > 1
+
+
+def test_exactly_one_true_counter_is_shown():
+    # p1 is answered by c1 (explicit) and c2 (implicit); c3 answers nobody.
+    corpus = [speech("p1", "ann", "pro"), speech("c1", "cat", "con", counters="p1", kind="explicit"),
+              speech("c2", "dan", "con", counters="p1", kind="implicit"), speech("c3", "eve", "con"),
+              speech("c4", "fay", "con")]
+    for setting, counter in (("explicit", "c1"), ("implicit", "c2")):
+        (record,), _ = build_questions(corpus, setting=setting)
+        ids, true = shown(record)
+        assert true == counter and sorted(ids) == sorted([counter, "c3", "c4"])  # the other counter is not shown
+        assert record["gold"]["kind"] == setting
+    (record,), _ = build_questions(corpus, setting="all", seed=1)
+    ids, true = shown(record)
+    assert true in ("c1", "c2") and len({"c1", "c2"} & set(ids)) == 1
 
 
 def test_settings_keep_one_kind_of_counter():
@@ -67,6 +89,7 @@ def test_fewer_candidates_are_left_out_or_counted_honestly():
     assert records == [] and report.skipped["fewer than 3 candidates"] == 1
     records, report = build_questions(small, min_candidates=2)
     assert len(records) == 1 and report.below_minimum == 1 and report.candidates == {2: 1}
+    assert sorted(shown(records[0])[0]) == ["c1", "c2"]
     assert report.lines(min_candidates=3) == ["1 question; candidates per question: 2: 1",
                                               "1 of them has fewer than 3 candidates",
                                               "left out, no counter: 2"]
@@ -76,10 +99,13 @@ def test_the_gold_stays_out_of_the_payload():
     records, _ = build_questions(CORPUS)
     item = TASK.clean_item(records[0])
     assert "gold" not in item.payload and "counters" not in str(item.payload)
+    # No corpus id of a candidate (which could name whom it answers) reaches the payload.
+    assert not any(source in str(item.payload) for source in item.gold["sources"].values())
     assert item.gold["counters"] == records[0]["gold"]["counters"]
-    with pytest.raises(FieldError) as exc:
-        TASK.clean_item({**records[0], "gold": {"counters": ["zz"]}})
-    assert exc.value.field == "gold"
+    for gold in ({"counters": ["zz"]}, {"counters": ["a", "b"]}, "{broken", {"counters": ["a"], "sources": {"q": "x"}}):
+        with pytest.raises(FieldError) as exc:
+            TASK.clean_item({**records[0], "gold": gold})
+        assert exc.value.field == "gold"
     with pytest.raises(FieldError) as exc:
         TASK.clean_item({**records[0], "candidates": records[0]["candidates"][:1]})
     assert exc.value.field == "candidates"
@@ -92,6 +118,7 @@ def payload():
 @pytest.mark.parametrize(("data", "field", "message"), [
     ({"reasons": ["guess"]}, "choice", "Choose the speech"),
     ({"choice": ["c1", "c2"], "reasons": ["guess"]}, "choice", "Must be text"),
+    (QueryDict("choice=c1&choice=c2&reasons=guess"), "choice", "Choose one only"),
     ({"choice": "zz", "reasons": ["guess"]}, "choice", "Choose the speech"),
     ({"choice": "c1"}, "reasons", "at least one reason"),
     ({"choice": "c1", "reasons": ["telepathy"]}, "reasons", "Unknown reason"),
@@ -143,7 +170,9 @@ def test_the_ibm_speeches_as_questions(shared_data):
     for r in records:
         item = TASK.clean_item(r)
         speakers = {c["speaker"] for c in item.payload["candidates"]}
-        assert item.payload["speech"]["speaker"] not in speakers and item.gold["counters"]
+        assert item.payload["speech"]["speaker"] not in speakers and len(item.gold["counters"]) == 1
+        # IBM ids end with the name of the speaker a speech answers: never shown.
+        assert not any(source in str(item.payload) for source in item.gold["sources"].values())
 
 
 @pytest.mark.django_db

@@ -117,34 +117,38 @@ def test_random_mrr_is_the_mean_reciprocal_rank_of_a_random_ranking():
 def test_evaluate_top1_mrr_and_random_baselines():
     questions = [
         ("cat", ["cat", "dog"], 0, "explicit"),  # cosine 1, 0: the counter ranks 1st
-        ("cat", ["dog", "cat", "fish"], 2, "explicit"),  # 0, 1, 0: ranking 1, 0, 2 -> 3rd
+        ("cat", ["dog", "cat", "fish"], 2, "explicit"),  # 0, 1, 0: 2nd or 3rd, tied with "dog"
         ("cat dog", ["cat", "fish", "cat dog", "bird"], 0, "implicit"),  # 0.71, 0, 1, 0 -> 2nd
     ]
     result = evaluate(questions, methods=["cosine", "ngrs"])
     assert result.settings == ("all", "explicit", "implicit")
     every = result.scores["cosine"]["all"]
-    # top-1 1/3; MRR (1 + 1/3 + 1/2) / 3 = 11/18
+    # Ties are broken at random in expectation: question 2's counter is 2nd or 3rd, reciprocal
+    # rank (1/2 + 1/3) / 2 = 5/12. top-1 1/3; MRR (1 + 5/12 + 1/2) / 3 = 23/36
     # random top-1 (1/2 + 1/3 + 1/4) / 3 = 13/36; random MRR (H2/2 + H3/3 + H4/4) / 3
     #   = (3/4 + 11/18 + 25/48) / 3 = 271/432
-    assert (every.questions, every.accuracy, every.mrr) == (3, pytest.approx(1 / 3), pytest.approx(11 / 18))
+    assert (every.questions, every.accuracy, every.mrr) == (3, pytest.approx(1 / 3), pytest.approx(23 / 36))
     assert (every.random_accuracy, every.random_mrr) == (pytest.approx(13 / 36), pytest.approx(271 / 432))
     explicit = result.scores["cosine"]["explicit"]
-    # top-1 1/2; MRR (1 + 1/3) / 2 = 2/3; random (1/2 + 1/3) / 2 = 5/12, (3/4 + 11/18) / 2 = 49/72
-    assert (explicit.questions, explicit.accuracy, explicit.mrr) == (2, 0.5, pytest.approx(2 / 3))
+    # top-1 1/2; MRR (1 + 5/12) / 2 = 17/24; random (1/2 + 1/3) / 2 = 5/12, (3/4 + 11/18) / 2 = 49/72
+    assert (explicit.questions, explicit.accuracy, explicit.mrr) == (2, 0.5, pytest.approx(17 / 24))
     assert (explicit.random_accuracy, explicit.random_mrr) == (pytest.approx(5 / 12), pytest.approx(49 / 72))
     implicit = result.scores["cosine"]["implicit"]
     assert (implicit.accuracy, implicit.mrr, implicit.random_accuracy) == (0.0, 0.5, 0.25)
     assert implicit.random_mrr == pytest.approx(25 / 48)
-    # ngrs: single words share no bigram, so questions 1 and 2 tie and keep the shown order (1st
-    # and 3rd); in question 3 only candidate 2 shares the bigram "cat dog" -> the counter is 2nd
-    assert result.ranks.query("method == 'ngrs'")["rank"].tolist() == [1, 3, 2]
-    assert result.scores["ngrs"]["all"].accuracy == pytest.approx(1 / 3)
-    assert result.ranks.query("method == 'cosine'")["rank"].tolist() == [1, 3, 2]
+    # ngrs: single words share no bigram, so every candidate of questions 1 and 2 ties: expected
+    # ranks 1.5 (of 2) and 2 (of 3), top-1 1/2 and 1/3; in question 3 only candidate 2 shares the
+    # bigram "cat dog", and the counter ties with the two others below it: expected rank 3
+    ngrs_rows = result.ranks.query("method == 'ngrs'")
+    assert ngrs_rows["rank"].tolist() == [1.5, 2.0, 3.0]
+    assert ngrs_rows["top1"].tolist() == pytest.approx([1 / 2, 1 / 3, 0.0])
+    assert result.scores["ngrs"]["all"].accuracy == pytest.approx((1 / 2 + 1 / 3) / 3)  # 5/18, not 1/3 by position
+    assert result.ranks.query("method == 'cosine'")["rank"].tolist() == [1, 2.5, 2]
     payload = json.loads(json.dumps(result.to_dict()))
     assert payload["all"] == {"questions": 3, "random_accuracy": pytest.approx(13 / 36),
                               "random_mrr": pytest.approx(271 / 432)}
     assert list(payload["methods"]) == ["cosine", "ngrs"]
-    assert payload["methods"]["cosine"]["settings"]["explicit"]["mrr"] == pytest.approx(2 / 3)
+    assert payload["methods"]["cosine"]["settings"]["explicit"]["mrr"] == pytest.approx(17 / 24)
     assert list(payload["methods"]["cosine"]["settings"]) == ["all", "explicit", "implicit"]
 
 
