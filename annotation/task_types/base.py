@@ -203,6 +203,22 @@ class CorpusArgument:
 CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
 
 
+def record_text(record: Mapping[str, Any], name: str, *, required: bool = True, limit: int | None = None) -> str:
+    """A text field of an import record, stripped ("" when absent and not required); a number is
+    taken as its digits, anything else (a list, true/false) is refused naming the field."""
+    value = record.get(name)
+    if value is None or value == "":
+        if required:
+            raise FieldError(name, "is missing")
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise FieldError(name, f"must be text, got {type(value).__name__}")
+    text = str(value).strip()
+    if limit is not None and len(text) > limit:
+        raise FieldError(name, f"must have at most {limit:,} characters, has {len(text):,}")
+    return text
+
+
 def shorten(text: str, length: int) -> str:
     """``text`` on one line, cut at a word boundary to at most ``length`` characters (ending
     with an ellipsis when cut)."""

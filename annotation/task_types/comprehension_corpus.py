@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from annotation.task_types.base import FieldError
+from annotation.task_types.base import FieldError, record_text
 
 NONE = "none"
 STANCES = ("pro", "con")
@@ -29,14 +29,7 @@ IBM_FOLDER = "ibm_recorded_debating_v4"
 
 
 def _text(record: Mapping[str, Any], name: str, *, required: bool = False) -> str:
-    value = record.get(name)
-    if value is None or value == "":
-        if required:
-            raise FieldError(name, "is missing")
-        return ""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise FieldError(name, f"must be text, got {type(value).__name__}")
-    return str(value).strip()
+    return record_text(record, name, required=required)
 
 
 def _json_list(record: Mapping[str, Any], name: str) -> list | None:

@@ -30,6 +30,7 @@ from annotation.task_types.base import (
     ImportField,
     Shortcut,
     TaskType,
+    record_text,
     shorten,
 )
 from annotation.task_types.counter_speech_corpus import KINDS, SETTINGS
@@ -83,17 +84,7 @@ class CounterSpeechOptions(forms.Form):
 
 
 def _text(record: Mapping[str, Any], name: str, *, required: bool = True, limit: int = 200) -> str:
-    value = record.get(name)
-    if value is None or value == "":
-        if required:
-            raise FieldError(name, "is missing")
-        return ""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise FieldError(name, f"must be text, got {type(value).__name__}")
-    text = str(value).strip()
-    if len(text) > limit:
-        raise FieldError(name, f"must have at most {limit:,} characters, has {len(text):,}")
-    return text
+    return record_text(record, name, required=required, limit=limit)
 
 
 def _speech(record: Any, where: str) -> dict[str, str]:
