@@ -44,7 +44,8 @@ MANIFEST_MAX_BYTES = 5 * MIB
 # thumbnails); skipped when there is no manifest.
 _JUNK_DIRS = {"__MACOSX"}
 _JUNK_FILES = {"thumbs.db", "desktop.ini"}
-# Errors a damaged or unsupported zip member raises while it is read.
+# Errors a damaged or unsupported zip member raises while it is read (zipfile raises
+# NotImplementedError for a compression method it does not know).
 ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
 
 

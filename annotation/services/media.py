@@ -171,7 +171,7 @@ def _clash_error(entry: MediaEntry) -> RowError:
 
 
 class _TooLarge(Exception):
-    pass
+    """A file grew past the size cap while it was copied into storage."""
 
 
 class _HashingReader(io.RawIOBase):
