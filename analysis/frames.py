@@ -8,10 +8,14 @@ answers), and ``reason``, ``seconds``, ``submitted_at``, ``annotation`` (id).
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
+from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
@@ -36,13 +40,16 @@ def annotations_queryset(*, project: Project, counted_only: bool = True):
     return qs
 
 
-def annotation_frame(*, project: Project, counted_only: bool = True, up_to_id: int | None = None) -> AnnotationFrame:
+def annotation_frame(*, project: Project, counted_only: bool = True, up_to_id: int | None = None,
+                     reasons: bool = True) -> AnnotationFrame:
     """Counted annotations of a project as the long frame, in submission order.
 
     ``up_to_id`` limits the frame to annotations with an id up to that one, so that a result can
     be recomputed on exactly the annotations it saw. Task types whose answer is one row of
     fixed keys (``TaskType.answer_columns``) are read column by column in the database, without
-    decoding each answer in Python.
+    decoding each answer in Python; on PostgreSQL in chunks of arrays (``_frame_arrays``).
+    ``reasons=False`` leaves the reasons out (an empty column): they are most of the frame's
+    memory, and most analyses never read them.
     """
     task = get_task_type(project.task_type)
     qs = annotations_queryset(project=project, counted_only=counted_only)
@@ -54,7 +61,9 @@ def annotation_frame(*, project: Project, counted_only: bool = True, up_to_id: i
     # Times come as text and are parsed by pandas at once: converting a million datetimes one
     # by one in the database driver takes longer than the query.
     qs = qs.annotate(submitted_text=Cast("assignment__submitted_at", output_field=CharField()))
-    if task.answer_columns:
+    if task.answer_columns and _bulk_available():
+        frame = _frame_arrays(project, task, counted_only=counted_only, up_to_id=up_to_id, reasons=reasons)
+    elif task.answer_columns:
         keys = {f"answer_{key}": KeyTextTransform(key, "answer") for key in task.answer_columns}
         records = list(qs.annotate(**keys).values_list(*lookups, *keys).iterator(chunk_size=20000))
         frame = pd.DataFrame.from_records(records, columns=[*common, *task.answer_columns])
@@ -63,19 +72,202 @@ def annotation_frame(*, project: Project, counted_only: bool = True, up_to_id: i
     if frame.empty:
         frame = pd.DataFrame(columns=BASE_COLUMNS)
     else:
-        items = dict(Item.objects.filter(project=project).values_list("pk", "external_id"))
-        workers = dict(get_user_model().objects.filter(assignments__project=project).distinct()
-                       .values_list("pk", "username"))
-        frame["item"] = frame["item"].map(items)
-        frame["worker"] = frame["worker"].map(workers)
-        frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], utc=True, format="ISO8601")
+        frame["item"], frame["worker"] = _names(project, frame)
+        if not pd.api.types.is_datetime64_any_dtype(frame["submitted_at"]):
+            frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], utc=True, format="ISO8601")
     # Sorting here is cheaper than an ORDER BY over the joined tables.
     frame = frame.sort_values(["submitted_at", "annotation"], kind="stable", ignore_index=True)
+    if "reason" not in frame.columns:
+        frame["reason"] = ""
     extra = [c for c in frame.columns if c not in BASE_COLUMNS]
     frame = frame[["item", "worker", "label", *extra, *BASE_COLUMNS[3:]]]
-    n = frame["annotation"].nunique() if len(frame) else 0
+    # One row per annotation, unless the type gives several (binary questions of a set).
+    n = (len(frame) if task.answer_columns else frame["annotation"].nunique()) if len(frame) else 0
     last_id = int(frame["annotation"].max()) if len(frame) else None
     return AnnotationFrame(frame=frame, annotations=int(n), last_annotation_id=last_id)
+
+
+def _bulk_available() -> bool:
+    return connection.vendor == "postgresql"
+
+
+# Assignment ids per chunk of the bulk path: bounds the memory a chunk's transfer needs.
+CHUNK_IDS = 1_000_000
+# Separators of text values sent as one string per chunk (no stored text holds them: answer
+# values are a task type's choices; a chunk where one does falls back to an array).
+_SEP, _NULL = "\x1f", "\x1e"
+
+
+def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int | None,
+                  reasons: bool) -> pd.DataFrame:
+    """PostgreSQL: per chunk of assignment ids, one query reads the assignments and one the
+    annotations, each column aggregated into one value: numbers as the bytes of their binary
+    form (``int8send``), read by numpy without a Python object per row, and answer values as one
+    separated string. The two tables are joined here, by assignment id: a join in the database
+    costs more than both reads. Outside a transaction the two queries of a chunk run on two
+    connections at once, so both cores work."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import psycopg
+
+    with connection.cursor() as cursor:
+        cursor.execute(f"SELECT MIN(id), MAX(id) FROM {Assignment._meta.db_table} WHERE project_id = %s", [project.pk])
+        low, high = cursor.fetchone()
+    if low is None:
+        return pd.DataFrame()
+    status = Assignment.Status
+    counted = "AND status IN (%(submitted)s, %(approved)s)" if counted_only else ""
+    assignments_sql = f"""
+        SELECT string_agg(int8send(id), ''), string_agg(int8send(item_id), ''), string_agg(int8send(worker_id), ''),
+               string_agg(int8send((date_part('epoch', submitted_at) * 1000000)::bigint), '')
+        FROM {Assignment._meta.db_table}
+        WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted}
+    """
+    keys = "".join(f", string_agg(COALESCE(answer ->> %(key{n})s, %(null)s), %(sep)s)"
+                   for n in range(len(task.answer_columns)))
+    annotations_sql = f"""
+        SELECT string_agg(int8send(assignment_id), ''), string_agg(int8send(id), ''),
+               string_agg(float8send(COALESCE(seconds, 'NaN')), '') {", array_agg(reason)" if reasons else ""} {keys}
+        FROM {Annotation._meta.db_table}
+        WHERE assignment_id BETWEEN %(low)s AND %(high)s {"AND id <= %(up_to)s" if up_to_id is not None else ""}
+    """
+    base = {"project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
+            "sep": _SEP, "null": _NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
+    own_thread = threading.get_ident()
+
+    def query(sql: str, chunk: tuple[int, int]) -> tuple:
+        try:
+            connection.ensure_connection()
+            # A cursor of psycopg's own (Django's binds on the client, in text): binary results.
+            with psycopg.Cursor(connection.connection) as cursor:
+                cursor.execute(sql, {**base, "low": chunk[0], "high": chunk[1]}, binary=True)
+                return cursor.fetchone()
+        finally:
+            if threading.get_ident() != own_thread:  # a pool thread's own connection
+                connection.close()
+
+    def numbers(value: bytes | None, dtype: str) -> np.ndarray:
+        return np.frombuffer(value, dtype=dtype).astype(dtype[1:]) if value else np.empty(0, dtype=dtype[1:])
+
+    def join(chunk: tuple[int, int], a_row: tuple, n_row: tuple) -> dict[str, Any] | None:
+        a_id, a_item, a_worker, a_at = (numbers(v, ">i8") for v in a_row)
+        n_assignment, n_id, n_seconds = numbers(n_row[0], ">i8"), numbers(n_row[1], ">i8"), numbers(n_row[2], ">f8")
+        order = np.argsort(a_id, kind="stable")
+        a_id = a_id[order]
+        where = np.minimum(np.searchsorted(a_id, n_assignment), max(len(a_id) - 1, 0))
+        keep = (a_id[where] == n_assignment) if len(a_id) else np.zeros(len(n_assignment), dtype=bool)
+        if not keep.any():
+            return None
+        at = order[where[keep]]
+        part = {"annotation": n_id[keep], "item": a_item[at], "worker": a_worker[at], "seconds": n_seconds[keep],
+                "submitted_at": a_at[at]}
+        texts = list(n_row[3:])
+        if reasons:
+            part["reason"] = np.array(texts.pop(0), dtype=object)[keep]
+        for n, (key, joined) in enumerate(zip(task.answer_columns, texts, strict=True)):
+            values = joined.split(_SEP)
+            if len(values) != len(n_id):  # a value holds the separator: read this column as an array
+                values = _answer_array(key, n, chunk, base, up_to_id)
+            part[key] = _shared_strings(values)[keep]
+        return part
+
+    ranges = [(lo, min(lo + CHUNK_IDS - 1, high)) for lo in range(low, high + 1, CHUNK_IDS)]
+    parts = []
+    # Inside a transaction a second connection would not see its writes: read on this one.
+    if connection.in_atomic_block:
+        for chunk in ranges:
+            parts.append(join(chunk, query(assignments_sql, chunk), query(annotations_sql, chunk)))
+    else:
+        # Two connections read ahead (at most two chunks in flight, for bounded memory) while
+        # this thread joins the chunk that arrived.
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            pending = []
+            for n, chunk in enumerate(ranges):
+                pending.append((chunk, pool.submit(query, assignments_sql, chunk),
+                                pool.submit(query, annotations_sql, chunk)))
+                if n >= 1 or n == len(ranges) - 1:
+                    while pending and (len(pending) > 1 or n == len(ranges) - 1):
+                        done, a_row, n_row = pending.pop(0)
+                        parts.append(join(done, a_row.result(), n_row.result()))
+    parts = [p for p in parts if p is not None]
+    if not parts:
+        return pd.DataFrame()
+    frame = pd.DataFrame({name: np.concatenate([p[name] for p in parts]) for name in parts[0]})
+    del parts
+    frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], unit="us", utc=True)
+    return frame
+
+
+def _answer_array(key: str, n: int, chunk: tuple[int, int], base: dict, up_to_id: int | None) -> list:
+    sql = (f"SELECT array_agg(answer ->> %(key{n})s) FROM {Annotation._meta.db_table} "
+           f"WHERE assignment_id BETWEEN %(low)s AND %(high)s {'AND id <= %(up_to)s' if up_to_id is not None else ''}")
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {**base, "low": chunk[0], "high": chunk[1]})
+        return cursor.fetchone()[0] or []
+
+
+def _shared_strings(values: list) -> np.ndarray:
+    """An object array of answer values in which equal values are one string object (answers
+    take few distinct values: this keeps millions of rows to a pointer each); ``_NULL`` and
+    None are None."""
+    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
+    table = np.empty(len(uniques) + 1, dtype=object)
+    table[:-1] = [None if u == _NULL else u for u in uniques]
+    table[-1] = None
+    return table[codes]
+
+
+def _names(project: Project, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Item external ids and worker user names for the frame's id columns."""
+    item_ids = frame["item"].to_numpy(dtype=np.int64)
+    worker_ids = frame["worker"].to_numpy(dtype=np.int64)
+    wanted_workers = pd.unique(worker_ids)
+    items = Item.objects.filter(project=project).values_list("pk", "external_id")
+    if _bulk_available():
+        keys, names = _item_names_bulk(project)
+    else:
+        keys, names = _pairs(list(items))
+    users = get_user_model().objects.filter(pk__in=wanted_workers.tolist()).values_list("pk", "username")
+    return _lookup(item_ids, keys, names), _lookup(worker_ids, *_pairs(list(users)))
+
+
+def _item_names_bulk(project: Project) -> tuple[np.ndarray, np.ndarray]:
+    """PostgreSQL: the project's item ids and external ids, as two values (ids in binary)."""
+    import psycopg
+
+    connection.ensure_connection()
+    with psycopg.Cursor(connection.connection) as cursor:
+        cursor.execute(f"SELECT string_agg(int8send(id), ''), array_agg(external_id) "
+                       f"FROM {Item._meta.db_table} WHERE project_id = %s", [project.pk], binary=True)
+        ids, external = cursor.fetchone()
+    if ids is None:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=object)
+    names = np.empty(len(external), dtype=object)
+    names[:] = external
+    return np.frombuffer(ids, dtype=">i8").astype(np.int64), names
+
+
+def _pairs(pairs: list[tuple[int, str]]) -> tuple[np.ndarray, np.ndarray]:
+    keys = np.fromiter((k for k, _ in pairs), dtype=np.int64, count=len(pairs))
+    names = np.empty(len(pairs), dtype=object)
+    names[:] = [v for _, v in pairs]
+    return keys, names
+
+
+def _lookup(ids: np.ndarray, keys: np.ndarray, names: np.ndarray) -> np.ndarray:
+    """``ids`` replaced by the names given to ``keys`` (one shared string each). Ids of one
+    project mostly lie in a narrow range: then a table indexed by id, else a binary search."""
+    if not len(keys):
+        return np.full(len(ids), None, dtype=object)
+    low, high = int(keys.min()), int(keys.max())
+    if high - low < 4 * len(keys) + 1024:
+        table = np.full(high - low + 1, None, dtype=object)
+        table[keys - low] = names
+        return table[ids - low]
+    order = np.argsort(keys, kind="stable")
+    keys, names = keys[order], names[order]
+    where = np.searchsorted(keys, ids)
+    return names[np.minimum(where, len(keys) - 1)]
 
 
 def _frame_from_long_rows(project, task, qs, lookups, common) -> pd.DataFrame:

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Max, Q, QuerySet
-from django.db.models.functions import TruncHour
-from django.utils import timezone
+from django.db.models import QuerySet
 
 from analysis.frames import annotations_queryset
 from analysis.graph_layout import GraphLayout, preference_graph_layout
 from analysis.models import AnalysisRun
 from analysis.reports.agreement import FEW_ANNOTATIONS
 from annotation.models import Item, Project
+from annotation.selectors import project_progress
+from annotation.tallies import count_per_hour, project_is_large, tally_of
 from annotation.task_types import get_task_type
 from annotation.task_types.base import shorten
 
@@ -94,7 +93,8 @@ def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
               .defer("result").order_by("-pk").first())
     if failed is not None and (running is not None or (done is not None and done.pk > failed.pk)):
         failed = None
-    annotations = None if done else annotations_queryset(project=project).count()
+    # Counted answers from the items' slot counters: counting the annotations reads every one.
+    annotations = None if done else project_progress(project=project).submitted
     explains = failed is not None or (done is None and running is None)
     may_start = viewer is not None and viewer.has_perm("analysis.add_analysisrun")
     return RunState(
@@ -108,28 +108,24 @@ def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
 
 def annotations_since(*, run: AnalysisRun) -> int:
     """Counted annotations the run did not see: new ones, and ones their worker changed after the
-    run began (it read the version before)."""
+    run began (it read the version before). Two counts that each read an index range: the
+    annotations after the last one seen, and the few changed ones."""
     qs = annotations_queryset(project=run.project)
-    if run.last_annotation_id is None:
-        return qs.count()
-    changed = Q(revised_at__gt=run.started_at) if run.started_at else Q(pk__in=[])
-    return qs.filter(Q(pk__gt=run.last_annotation_id) | changed).count()
+    if run.last_annotation_id is None:  # the run saw none: every counted answer is new
+        return project_progress(project=run.project).submitted
+    new = qs.filter(pk__gt=run.last_annotation_id).count()
+    changed = (qs.filter(pk__lte=run.last_annotation_id, revised_at__isnull=False, revised_at__gt=run.started_at)
+               .count() if run.started_at else 0)
+    return new + changed
 
 
 def annotations_per_hour(*, project: Project, hours: int = 72) -> list[tuple[Any, int]]:
-    """Counts per hour over the ``hours`` up to the latest annotation (for imported data that
-    is not now)."""
-    qs = annotations_queryset(project=project)
-    latest = qs.aggregate(latest=Max("assignment__submitted_at"))["latest"]
-    if latest is None:
-        return []
-    since = min(latest, timezone.now()) - timedelta(hours=hours)
-    rows = (
-        qs.filter(assignment__submitted_at__gte=since)
-        .annotate(hour=TruncHour("assignment__submitted_at"))
-        .values("hour").annotate(n=Count("pk")).order_by("hour")
-    )
-    return [(r["hour"], r["n"]) for r in rows]
+    """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
+    is not now); a large project's from its tally (``annotation.tallies``), which counts 72."""
+    if hours == 72 and project_is_large(project=project):
+        tally = tally_of(project=project)
+        return tally.per_hour if tally else []
+    return count_per_hour(project=project, hours=hours)
 
 
 @dataclass(frozen=True)

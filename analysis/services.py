@@ -120,7 +120,7 @@ def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
             report = get_report(run.kind)
             project = run.project
             attempt.progress(0.01, "loading annotations")
-            loaded = annotation_frame(project=project)
+            loaded = annotation_frame(project=project, reasons=report.reads_reasons)
             attempt.progress(0.05, "computing")
             data = report_input(project, loaded.frame)
             result = report.run(data, run.params, attempt.progress)

@@ -18,6 +18,7 @@ from annotation import admin_bonuses  # noqa: F401 (registers the bonus admin)
 from annotation.accounts import annotators_create
 from annotation.admin_media import ProjectMediaPages
 from annotation.admin_options import options_from_form, project_form_with_options
+from annotation.admin_paging import LargeTablePaginator
 from annotation.corpus_services import pairs_generate
 from annotation.crowd_import import COMMON_FIELD_DOCS
 from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
@@ -55,7 +56,8 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     list_filter = ["state", "task_type"]
     search_fields = ["name", "slug"]
     prepopulated_fields = {"slug": ["name"]}
-    filter_horizontal = ["members"]
+    # Searched, not listed: a platform has thousands of accounts.
+    autocomplete_fields = ["members"]
     readonly_fields = ["created_by", "created_at"]
 
     def get_form(self, request, obj=None, change=False, **kwargs):
@@ -224,6 +226,9 @@ class ItemAdmin(admin.ModelAdmin):
     list_display = ["external_id", "project", "position", "n_active", "redundancy"]
     list_filter = ["project"]
     search_fields = ["external_id"]
+    list_select_related = ["project"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
     readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
     fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
 
@@ -236,6 +241,10 @@ class AssignmentAdmin(admin.ModelAdmin):
     readonly_fields = ["item", "project", "worker", "status", "assigned_at", "expires_at", "submitted_at", "reviewed_at", "review_note"]
     actions = ["approve", "reject"]
     list_select_related = ["item", "project", "worker"]
+    # Newest first by id (its index), not by time: no sort of a large project's assignments.
+    ordering = ["-id"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
 
     def has_add_permission(self, request):
         return False
@@ -268,6 +277,10 @@ class AnnotationAdmin(admin.ModelAdmin):
     list_filter = ["assignment__project"]
     readonly_fields = ["assignment", "version", "answer", "reason", "seconds", "client", "created_at", "revised_at"]
     inlines = [RevisionInline]
+    list_select_related = ["assignment__item", "assignment__worker"]
+    ordering = ["-id"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
 
     def has_add_permission(self, request):
         return False

@@ -41,28 +41,44 @@ class ProjectProgress:
         return round(100.0 * self.submitted / self.target, 1) if self.target else 0.0
 
 
+def open_per_item(*, project: Project) -> dict[int, int]:
+    """Open assignments per item of the project (only items that have one): few at any time,
+    read through the index on status."""
+    return dict(
+        Assignment.objects.filter(status=Status.ASSIGNED, project=project)
+        .values_list("item_id").annotate(n=Count("pk")).values_list("item_id", "n")
+    )
+
+
 def project_progress(*, project: Project) -> ProjectProgress:
-    """Counts of the whole project, each aggregated in the database (two queries whatever the
-    size: the overview polls this every few seconds)."""
-    per_item = Item.objects.filter(project=project).annotate(done=Count("assignments", filter=COUNTED))
-    totals = per_item.aggregate(
-        items=Count("pk"),
-        complete=Count("pk", filter=Q(done__gte=F("redundancy"))),
-        untouched=Count("pk", filter=Q(done=0)),
-        target=Sum("redundancy"),
+    """Counts of the whole project from the items' slot counters and the few open assignments,
+    never from the annotations: one pass over the project's items whatever the number of
+    answers (the overview polls this every few seconds).
+
+    An item's counted answers are its slots taken (``n_active``: assigned, submitted, approved)
+    less its open assignments, so it is complete when every slot is taken and none is open,
+    and untouched when every slot taken is open."""
+    open_items = open_per_item(project=project)
+    # Counted from the index on (project, n_active, …) that carries the redundancy.
+    totals = Item.objects.filter(project=project).aggregate(
+        items=Count("n_active"), full=Count("n_active", filter=Q(n_active__gte=F("redundancy"))),
+        empty=Count("n_active", filter=Q(n_active=0)), target=Sum("redundancy"), taken=Sum("n_active"),
     )
-    counts = dict(
-        Assignment.objects.filter(project=project).values_list("status").annotate(n=Count("pk")).values_list("status", "n")
-    )
-    submitted = counts.get(Status.SUBMITTED, 0) + counts.get(Status.APPROVED, 0)
+    held = {pk: (n_active, redundancy) for pk, n_active, redundancy in
+            Item.objects.filter(pk__in=list(open_items)).values_list("pk", "n_active", "redundancy")}
+    complete, untouched = totals["full"], totals["empty"]
+    for pk, (n_active, redundancy) in held.items():
+        complete -= n_active >= redundancy  # a slot is open: not complete yet
+        untouched += n_active == open_items[pk]  # every slot taken is open: nothing counted
+    opened = sum(open_items.values())
     return ProjectProgress(
         items=totals["items"],
-        complete=totals["complete"],
-        partial=totals["items"] - totals["complete"] - totals["untouched"],
-        untouched=totals["untouched"],
-        submitted=submitted,
+        complete=complete,
+        partial=totals["items"] - complete - untouched,
+        untouched=untouched,
+        submitted=(totals["taken"] or 0) - opened,
         target=totals["target"] or 0,
-        open=counts.get(Status.ASSIGNED, 0),
+        open=opened,
     )
 
 

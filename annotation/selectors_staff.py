@@ -13,11 +13,12 @@ from datetime import datetime
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, F, Max, Q, QuerySet, Window
+from django.db.models import Count, F, Max, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
-from django.db.models.functions import RowNumber
 
 from annotation.models import Annotation, Assignment, Item, Project
+from annotation.selectors import open_per_item
+from annotation.tallies import Tally, median_seconds, status_counts, tally_of
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -25,24 +26,15 @@ PER_PAGE = 50
 SUMMARY_LENGTH = 120
 
 
-def _status_counts(prefix: str = "") -> dict[str, Count]:
-    """Assignments by what became of them; ``prefix`` reaches them through a relation."""
-    status = f"{prefix}status"
-    return {
-        "submitted": Count(f"{prefix}pk", filter=Q(**{f"{status}__in": Assignment.COUNTED_STATUSES})),
-        "open": Count(f"{prefix}pk", filter=Q(**{status: Status.ASSIGNED})),
-        "expired": Count(f"{prefix}pk", filter=Q(**{status: Status.EXPIRED})),
-        "returned": Count(f"{prefix}pk", filter=Q(**{status: Status.RETURNED})),
-        "rejected": Count(f"{prefix}pk", filter=Q(**{status: Status.REJECTED})),
-    }
-
-
 @dataclass(frozen=True)
 class TablePage:
-    """One page of a staff table: the paginator's page (for the links) and its rows."""
+    """One page of a staff table: the paginator's page (for the links) and its rows; for a
+    large project's worker table, when its tally was counted (``pending`` before the first)."""
 
     page: Page
     rows: list
+    counted_at: datetime | None = None
+    pending: bool = False
 
 
 # --- workers ------------------------------------------------------------------------------------
@@ -82,7 +74,7 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
     rows = Assignment.objects.filter(project=project)
     if search:
         rows = rows.filter(Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
-    rows = rows.values("worker").annotate(**_status_counts())
+    rows = rows.values("worker").annotate(**status_counts())
     sort = clean_worker_sort(sort)
     key = sort.lstrip("-")
     if key == "last":
@@ -93,46 +85,58 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
     return rows.order_by(order, "worker")
 
 
-def _median_seconds(*, project: Project, worker_ids: list[int]) -> dict[int, float]:
-    """Median time per counted annotation of each of these workers. The database ranks each
-    worker's times and returns only the one or two middle ones."""
-    worker = F("assignment__worker_id")
-    middle = (
-        Annotation.objects.filter(
-            assignment__project=project, assignment__worker_id__in=worker_ids,
-            assignment__status__in=Assignment.COUNTED_STATUSES, seconds__isnull=False,
-        )
-        .annotate(
-            who=worker,
-            position=Window(RowNumber(), partition_by=worker, order_by=F("seconds").asc()),
-            n=Window(Count("pk"), partition_by=worker),
-        )
-        # Integer division: the middle row when n is odd, the middle two when it is even.
-        .filter(position__gte=(F("n") + 1) / 2, position__lte=(F("n") + 2) / 2)
-        # No default ordering: it would read each annotation's row instead of the index alone.
-        .order_by()
-        .values_list("who", "seconds")
-    )
-    values: dict[int, list[float]] = defaultdict(list)
-    for who, seconds in middle:
-        values[who].append(seconds)
-    return {who: round(sum(v) / len(v), 1) for who, v in values.items()}
+def _tally_counts(*, project: Project, tally: Tally | None, search: str, sort: str) -> list[dict]:
+    """The rows of ``worker_counts`` from a large project's tally, searched and sorted here."""
+    rows = [{"worker": w.worker_id, "submitted": w.submitted, "open": w.open, "expired": w.expired,
+             "returned": w.returned, "rejected": w.rejected, "last_at": w.last_at,
+             "median_seconds": w.median_seconds}
+            for w in (tally.workers if tally else [])]
+    key = sort.lstrip("-")
+    if search or key == "worker":
+        users = get_user_model().objects.all()
+        if search:
+            users = users.filter(Q(username__icontains=search) | Q(profile__external_id__icontains=search))
+        else:
+            users = users.filter(assignments__project=project).distinct() if len(rows) < 1000 else users
+        names = dict(users.values_list("pk", "username"))
+        rows = [r for r in rows if r["worker"] in names]
+        for r in rows:
+            r["worker__username"] = names[r["worker"]]
+    column = WORKER_SORTS[key]
+    rows.sort(key=lambda r: r["worker"])
+    present = [r for r in rows if r[column] is not None]
+    present.sort(key=lambda r: r[column], reverse=sort.startswith("-"))
+    missing = [r for r in rows if r[column] is None]
+    # As the database orders them: no value last when descending, first when ascending.
+    return present + missing if sort.startswith("-") else missing + present
 
 
 def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAULT_SORT,
-                 page: int | str | None = 1, per_page: int = PER_PAGE) -> TablePage:
-    """A page of the worker table, most productive first unless ``sort`` says otherwise."""
-    current = Paginator(worker_counts(project=project, search=search, sort=sort), per_page).get_page(page)
+                 page: int | str | None = 1, per_page: int = PER_PAGE, large: bool = False) -> TablePage:
+    """A page of the worker table, most productive first unless ``sort`` says otherwise. A
+    ``large`` project's counts come from its tally (``annotation.tallies``)."""
+    counted_at, pending = None, False
+    if large:
+        tally = tally_of(project=project)
+        counted_at, pending = (tally.counted_at, False) if tally else (None, True)
+        source = _tally_counts(project=project, tally=tally, search=search, sort=clean_worker_sort(sort))
+    else:
+        source = worker_counts(project=project, search=search, sort=sort)
+    current = Paginator(source, per_page).get_page(page)
     counts = list(current.object_list)
     ids = [c["worker"] for c in counts]
     users = {
         u.pk: u for u in get_user_model().objects.filter(pk__in=ids).select_related("profile")
     }
-    last = dict(
-        Assignment.objects.filter(project=project, worker_id__in=ids)
-        .values("worker").annotate(last=Max("submitted_at")).values_list("worker", "last")
-    )
-    medians = _median_seconds(project=project, worker_ids=ids)
+    if large:  # counted with the tally
+        last = {c["worker"]: c["last_at"] for c in counts}
+        medians = {c["worker"]: c["median_seconds"] for c in counts if c["median_seconds"] is not None}
+    else:
+        last = dict(
+            Assignment.objects.filter(project=project, worker_id__in=ids)
+            .values("worker").annotate(last=Max("submitted_at")).values_list("worker", "last")
+        )
+        medians = median_seconds(project=project, worker_ids=ids)
     rows = []
     for c in counts:
         user = users[c["worker"]]
@@ -144,7 +148,7 @@ def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAU
             submitted=c["submitted"], open=c["open"], expired=c["expired"], returned=c["returned"],
             rejected=c["rejected"], median_seconds=medians.get(user.pk), last_at=last.get(user.pk),
         ))
-    return TablePage(page=current, rows=rows)
+    return TablePage(page=current, rows=rows, counted_at=counted_at, pending=pending)
 
 
 @dataclass(frozen=True)
@@ -204,20 +208,19 @@ def items_matching(*, project: Project, search: str = "", state: str = "") -> Qu
     if search:
         items = items.filter(external_id__icontains=search)
     if state in ITEM_STATES:
-        # The ids are grouped apart from the rows shown, so the grouping never carries payloads.
-        in_state = (
-            Item.objects.filter(project=project).values("pk")
-            .annotate(done=Count("assignments", filter=Q(assignments__status__in=Assignment.COUNTED_STATUSES)),
-                      held=Count("assignments", filter=Q(assignments__status=Status.ASSIGNED)))
-            .filter({
-                "complete": Q(done__gte=F("redundancy")),
-                "partial": Q(done__gt=0, done__lt=F("redundancy")),
-                "untouched": Q(done=0),
-                "open": Q(held__gt=0),
-            }[state])
-            .values("pk")
-        )
-        items = items.filter(pk__in=in_state)
+        # From the slot counters and the few open assignments (see ``project_progress``):
+        # counted answers are slots taken less open ones.
+        open_items = open_per_item(project=project)
+        opened = list(open_items)
+        # Items with an open assignment whose every taken slot is open: nothing counted yet.
+        nothing = [pk for pk, n_active in Item.objects.filter(pk__in=opened).values_list("pk", "n_active")
+                   if n_active == open_items[pk]]
+        items = items.filter({
+            "complete": Q(n_active__gte=F("redundancy")) & ~Q(pk__in=opened),
+            "partial": Q(n_active__gt=0) & ~Q(pk__in=nothing) & (Q(n_active__lt=F("redundancy")) | Q(pk__in=opened)),
+            "untouched": Q(n_active=0) | Q(pk__in=nothing),
+            "open": Q(pk__in=opened),
+        }[state])
     return items.order_by("position", "pk")
 
 
@@ -246,17 +249,20 @@ def _votes(*, project: Project, item_ids: list[int]) -> dict[int, list[tuple[str
 
 
 def item_table(*, project: Project, search: str = "", state: str = "", page: int | str | None = 1,
-               per_page: int = PER_PAGE) -> TablePage:
+               per_page: int = PER_PAGE, total: int | None = None) -> TablePage:
     """A page of the item table: each item's text (as its task type summarises it), its
     assignments by status and its answers per label."""
     task = get_task_type(project.task_type)
     matching = items_matching(project=project, search=search, state=state)
-    current = Paginator(matching.only("pk", "position", "external_id", "payload", "redundancy"), per_page).get_page(page)
+    paginator = Paginator(matching.only("pk", "position", "external_id", "payload", "redundancy"), per_page)
+    if total is not None and not search and state not in ITEM_STATES:
+        paginator.count = total  # every item: the caller knows how many (project_progress)
+    current = paginator.get_page(page)
     items = list(current.object_list)
     ids = [i.pk for i in items]
     counts = {
         c["item"]: c for c in Assignment.objects.filter(item_id__in=ids)
-        .values("item").annotate(**_status_counts(), last_at=Max("submitted_at"))
+        .values("item").annotate(**status_counts(), last_at=Max("submitted_at"))
     }
     votes = _votes(project=project, item_ids=ids)
     rows = []

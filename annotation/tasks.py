@@ -28,3 +28,12 @@ def run_import(self, job_id: int) -> str:
     """Import one uploaded file; safe to deliver twice."""
     return run_as_task(self, lambda: import_job_execute(job_id=job_id), model=ImportJob, pk=job_id,
                        transient=TransientImportFault)
+
+
+@shared_task(name="annotation.refresh_tally")
+def refresh_tally(project_id: int) -> int:
+    """Count a large project's staff aggregates (annotation.tallies); queued by the pages."""
+    from annotation.tallies import tally_refresh
+
+    tally = tally_refresh(project_id=project_id)
+    return len(tally.workers) if tally else 0

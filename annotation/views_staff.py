@@ -14,6 +14,7 @@ from annotation.models import Project
 from annotation.selectors import project_progress
 from annotation.selectors_bonuses import bonus_totals
 from annotation.selectors_staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
+from annotation.tallies import is_large
 from annotation.task_types import get_task_type
 
 OVERVIEW = "annotation/overview.html"
@@ -58,10 +59,11 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
         "task": get_task_type(project.task_type),
         "progress": progress,
         "report_pages": [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)],
-        "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage")),
+        "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage"),
+                                large=is_large(progress.submitted + progress.open)),
         "worker_columns": _sort_links(wsort, WORKER_COLUMNS),
         "last_sort": _sort_links(wsort, [("last", "Last answer", True)])[0],
-        "items": item_table(project=project, search=iq, state=istate, page=q.get("ipage")),
+        "items": item_table(project=project, search=iq, state=istate, page=q.get("ipage"), total=progress.items),
         "item_states": ITEM_STATES,
         "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),

@@ -6,7 +6,10 @@
 
 Requests go through Django's test client as the given user (the whole stack: middleware,
 sessions, permissions, queries, templates), against the database the settings name. Prints the
-median and fastest of ``--repeat`` requests per page and the size of the response.
+median and fastest of ``--repeat`` requests per page and the size of the response, and the
+slowest page's median. A project above ``STAFF_LIVE_ASSIGNMENTS`` shows the tally a job
+counts (``annotation.tallies``): it is counted here first, as the job worker would, and its
+time printed.
 """
 
 from __future__ import annotations
@@ -40,10 +43,19 @@ def main() -> None:
     from django.test import Client
 
     from analysis.models import AnalysisRun
+    from annotation.models import Project
+    from annotation.tallies import project_is_large, tally_refresh
 
     settings.ALLOWED_HOSTS = ["*"]
     slug = args.project
+    project = Project.objects.get(slug=slug)
+    if project_is_large(project=project):
+        started = time.perf_counter()
+        tally = tally_refresh(project_id=project.pk)
+        print(f"tally of the large project (the job's work): {len(tally.workers):,} workers "
+              f"in {time.perf_counter() - started:.1f} s")
     base = f"/projects/{slug}"
+    admin = "/admin/annotation"
     pages = [
         ("overview", f"{base}/overview/", {}),
         ("overview refresh (htmx poll)", f"{base}/overview/", {"HTTP_HX_REQUEST": "true"}),
@@ -52,6 +64,16 @@ def main() -> None:
         ("overview, partial items", f"{base}/overview/?istate=partial", {}),
         ("agreement dashboard", f"{base}/analysis/", {}),
         ("hourly.svg", f"{base}/analysis/hourly.svg", {}),
+        ("admin: projects", f"{admin}/project/", {}),
+        ("admin: the project", f"{admin}/project/{project.pk}/change/", {}),
+        ("admin: annotators", f"{admin}/project/{project.pk}/annotators/", {}),
+        ("admin: bonuses", f"{admin}/bonus/?project__id__exact={project.pk}", {}),
+        ("admin: audio files", f"{admin}/project/{project.pk}/media/", {}),
+        ("admin: items", f"{admin}/item/?project__id__exact={project.pk}", {}),
+        ("admin: assignments", f"{admin}/assignment/?project__id__exact={project.pk}", {}),
+        ("admin: annotations", f"{admin}/annotation/?assignment__project__id__exact={project.pk}", {}),
+        ("admin: users", "/admin/auth/user/", {}),
+        ("admin: analysis runs", "/admin/analysis/analysisrun/", {}),
     ]
     runs = AnalysisRun.objects.filter(project__slug=slug, status="done")
     agreement = runs.filter(kind="agreement").order_by("-pk").first()
@@ -62,8 +84,15 @@ def main() -> None:
         topic = args.topic or min(p["topic"] for p in gold.result["pairs"])
         pages.append(("gold page", f"{base}/gold/?topic={topic}", {}))
         pages.append(("gold graph.svg", f"{base}/gold/runs/{gold.pk}/graph.svg?topic={topic}", {}))
+    from analysis.reports import page_url, report_pages
+
+    for key, label in report_pages(project.task_type):
+        url = page_url(key, slug)
+        if not url.startswith(f"{base}/analysis/"):
+            pages.append((f"report: {label}", url, {}))
     client = Client()
     client.force_login(get_user_model().objects.get(username=args.user))
+    slowest = (0.0, "")
     for name, url, headers in pages:
         times = []
         for _ in range(args.repeat):
@@ -73,6 +102,8 @@ def main() -> None:
             times.append(time.perf_counter() - started)
         print(f"{name:30} {response.status_code}  median {1000 * statistics.median(times):6.0f} ms"
               f"  fastest {1000 * min(times):6.0f} ms  {len(body):>9,} bytes")
+        slowest = max(slowest, (statistics.median(times), name))
+    print(f"slowest page: {slowest[1]}, median {1000 * slowest[0]:.0f} ms (target under 500 ms)")
 
 
 if __name__ == "__main__":

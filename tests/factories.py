@@ -2,6 +2,7 @@
 
 import factory
 from django.contrib.auth import get_user_model
+from django.db.models import F
 from django.utils import timezone
 
 from annotation.accounts import role_set
@@ -77,6 +78,16 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
     status = Assignment.Status.ASSIGNED
     assigned_at = factory.LazyFunction(timezone.now)
     expires_at = factory.LazyAttribute(lambda o: o.assigned_at + timezone.timedelta(minutes=30))
+
+    @classmethod
+    def _create(cls, model_class, *args, **kwargs):
+        """Keep the item's slot counter as the engine does: an assignment that holds a slot
+        (assigned, submitted, approved) takes one."""
+        assignment = super()._create(model_class, *args, **kwargs)
+        if assignment.status in Assignment.SLOT_STATUSES:
+            Item.objects.filter(pk=assignment.item_id).update(n_active=F("n_active") + 1)
+            assignment.item.refresh_from_db(fields=["n_active"])
+        return assignment
 
 
 class TopicFactory(factory.django.DjangoModelFactory):

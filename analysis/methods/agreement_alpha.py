@@ -39,6 +39,7 @@ from analysis.methods.agreement_frames import (
     ensure_encoded,
     item_label_counts,
     pairs_within_runs,
+    unique_inverse_counts,
 )
 from analysis.methods.agreement_sets import SET_DISTANCES, SetDistances
 
@@ -204,7 +205,7 @@ def alpha_statistic(counts: ItemLabelCounts, distance: Distance, *, fixed: bool)
     )
     first, second = pairs_within_runs(item)  # entries are sorted by item, then label: c < k
     weight = 2 * count[first] * count[second] / (counts.ratings[item[first]] - 1)
-    cells, cell_of_pair = np.unique(label[first] * np.int64(q) + label[second], return_inverse=True)
+    cells, cell_of_pair, _ = unique_inverse_counts(label[first] * np.int64(q) + label[second], bound=q * q)
     cell_first, cell_second = cells // q, cells % q
     totals = np.concatenate(
         [

@@ -137,6 +137,20 @@ def ensure_encoded(
     return encode_frame(frame, categories=categories)
 
 
+def unique_inverse_counts(keys: np.ndarray, *, bound: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``np.unique(keys, return_inverse=True, return_counts=True)`` for non-negative integer
+    keys, without sorting every key: by counting when the keys lie below a small ``bound``, else
+    by hashing (only the distinct keys are sorted). Several times faster on millions of keys."""
+    keys = np.asarray(keys, dtype=np.int64)
+    if bound is not None and bound <= max(4 * keys.size, 1 << 16):
+        flat = np.bincount(keys, minlength=bound)
+        present = flat > 0
+        uniques = np.flatnonzero(present)
+        return uniques, (np.cumsum(present) - 1)[keys], flat[uniques]
+    codes, uniques = pd.factorize(keys, sort=True)
+    return uniques, codes.astype(np.int64, copy=False), np.bincount(codes, minlength=uniques.size)
+
+
 def _factorize(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:
     codes, uniques = pd.factorize(column)
     if (codes < 0).any():

@@ -39,7 +39,12 @@ from analysis.methods.agreement_bootstrap import (
     safe_divide,
     single_interval,
 )
-from analysis.methods.agreement_frames import EncodedFrame, ensure_encoded, within_item_pairs
+from analysis.methods.agreement_frames import (
+    EncodedFrame,
+    ensure_encoded,
+    unique_inverse_counts,
+    within_item_pairs,
+)
 
 Weights = Literal["linear", "quadratic"] | None
 PairWeighting = Literal["mean", "shared_items"]
@@ -152,10 +157,9 @@ def worker_pairs(encoded: EncodedFrame, *, min_overlap: int) -> WorkerPairs:
     k = np.int64(encoded.n_categories)
     pair_key = encoded.worker[first] * np.int64(encoded.n_workers) + encoded.worker[second]
     # One sort of the cell keys gives the cells and, as runs of cells, the worker pairs.
-    cells, cell_of_row, cell_count = np.unique(
+    cells, cell_of_row, cell_count = unique_inverse_counts(
         (pair_key * k + encoded.label[first]) * k + encoded.label[second],
-        return_inverse=True,
-        return_counts=True,
+        bound=int(encoded.n_workers) ** 2 * int(k) ** 2,
     )
     cell_pair_key = cells // (k * k)
     # With no item rated twice there are no cells, and no pairs.

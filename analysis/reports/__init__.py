@@ -100,6 +100,9 @@ class Report(ABC):
     # Figures (SVG) and files the generic page serves from a finished run: name → link text.
     figures: ClassVar[dict[str, str]] = {}
     files: ClassVar[dict[str, str]] = {}
+    # Whether the report reads the annotators' reasons: the frame of a run leaves them out
+    # (an empty column) otherwise, since on a large project they are most of its memory.
+    reads_reasons: ClassVar[bool] = False
 
     def applies_to(self, task_type: str) -> bool:
         return self.task_types is None or task_type in self.task_types

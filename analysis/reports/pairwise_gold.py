@@ -59,6 +59,7 @@ def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 @register
 class PairwiseGoldReport(Report):
     kind = "pairwise_gold"
+    reads_reasons = True
     title = "Pairwise gold data (MACE, transitivity filter, ranking)"
     task_types = ("pairwise",)
     page = "gold-page"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from rest_framework import generics, status
@@ -14,12 +15,12 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.serializers import (
-    AnnotationSerializer,
-    AssignmentSerializer,
     ImportJobSerializer,
     ImportSerializer,
     ItemSerializer,
     ProjectSerializer,
+    annotation_data,
+    assignment_data,
 )
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.import_jobs import import_job_cancel, import_upload
@@ -33,6 +34,7 @@ from annotation.selectors import (
 )
 from annotation.selectors_bonuses import bonus_ledger
 from annotation.services import WorkflowError, annotation_submit, assignment_next
+from annotation.services.errors import NotYours
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
@@ -160,43 +162,53 @@ class ImportJobCancel(APIView):
         return Response(ImportJobSerializer(job).data)
 
 
+def _next_body(request: Request, project: Project) -> dict:
+    """What the worker gets next in the project: an assignment with how to present it, or none
+    and why."""
+    if consent_pending(project=project, worker=request.user, session=request.session):
+        return {"assignment": None, "reason": "consent"}
+    result = assignment_next(project=project, worker=request.user)
+    if result.assignment is None:
+        return {"assignment": None, "reason": result.reason}
+    # The variant and options tell a client how to present the item (e.g. listening rules).
+    shown = presentation(project, request.user)
+    return {"assignment": assignment_data(result.assignment), "resumed": result.resumed,
+            "variant": shown["variant"], "options": shown["options"]}
+
+
 class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
-        if consent_pending(project=project, worker=request.user, session=request.session):
-            return Response({"assignment": None, "reason": "consent"})
-        result = assignment_next(project=project, worker=request.user)
-        if result.assignment is None:
-            return Response({"assignment": None, "reason": result.reason})
-        # The variant and options tell a client how to present the item (e.g. listening rules).
-        shown = presentation(project, request.user)
-        return Response({"assignment": AssignmentSerializer(result.assignment).data, "resumed": result.resumed,
-                         "variant": shown["variant"], "options": shown["options"]})
+        return Response(_next_body(request, _project(slug)))
 
 
 class AssignmentSubmit(APIView):
     """Submit an answer (JSON or form fields of the task type). Idempotent: repeating it returns
-    the stored annotation with 200 instead of 201."""
+    the stored annotation with 200 instead of 201. With ``?next=1`` the answer also carries what
+    ``assignments/next/`` would (under ``next``), so a client needs one request per item."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
     def post(self, request: Request, pk: int) -> Response:
-        assignment = get_object_or_404(Assignment, pk=pk)
-        if assignment.worker_id != request.user.pk:
-            raise PermissionDenied("This assignment belongs to someone else.")
         if not hasattr(request.data, "get"):
             raise ValidationError({"body": "send the answer as a JSON object (or form fields)"})
         client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
         try:
-            outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.data, client=client)
+            outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=request.data,
+                                        client=client)
+        except Assignment.DoesNotExist:
+            raise Http404 from None
+        except NotYours as exc:
+            raise PermissionDenied(str(exc)) from None
         except AnswerInvalid as exc:
             raise ValidationError(exc.errors) from None
         except WorkflowError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
-        body = {**AnnotationSerializer(outcome.annotation).data, "counted": outcome.counted}
+        body = {**annotation_data(outcome.annotation), "counted": outcome.counted}
+        if request.query_params.get("next") in ("1", "true"):
+            body["next"] = _next_body(request, outcome.assignment.project)
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)
 
 

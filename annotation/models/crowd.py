@@ -152,7 +152,15 @@ class Item(models.Model):
                 condition=Q(n_active__lte=F("redundancy")), name="item_slots_within_redundancy"
             ),
         ]
-        indexes = [models.Index(fields=["project", "position"], name="item_project_position")]
+        indexes = [
+            models.Index(fields=["project", "position"], name="item_project_position"),
+            # The assignment engine's "spread" order: items with the fewest slots taken first,
+            # read in index order so that handing out an item never sorts the whole project.
+            models.Index(fields=["project", "n_active", "position", "id"], name="item_project_fill"),
+            # The project's progress (slots taken against N per item), counted from this index
+            # alone.
+            models.Index(fields=["project", "n_active", "redundancy"], name="item_project_slots"),
+        ]
 
     def __str__(self) -> str:
         return self.external_id
@@ -210,6 +218,9 @@ class Assignment(models.Model):
             # With submitted_at, the staff overview's per-worker counts and latest answer are
             # read from the index alone.
             models.Index(fields=["project", "worker", "status", "submitted_at"], name="assignment_project_worker_at"),
+            # Counted answers in time order: the latest one and the answers per hour.
+            models.Index(fields=["project", "submitted_at"], name="assignment_counted_at",
+                         condition=Q(status__in=["submitted", "approved"])),
         ]
 
     def __str__(self) -> str:
@@ -245,7 +256,11 @@ class Annotation(models.Model):
             models.CheckConstraint(condition=Q(version__gte=1), name="annotation_version_min"),
         ]
         # Median times per worker (staff overview) read the seconds from the index alone.
-        indexes = [models.Index(fields=["assignment", "seconds"], name="annotation_assignment_seconds")]
+        indexes = [
+            models.Index(fields=["assignment", "seconds"], name="annotation_assignment_seconds"),
+            # The few answers their workers changed: what a finished analysis run did not see.
+            models.Index(fields=["revised_at"], name="annotation_revised_at", condition=Q(revised_at__isnull=False)),
+        ]
 
     def __str__(self) -> str:
         return f"annotation of {self.assignment_id}"

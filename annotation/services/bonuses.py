@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Bonus, Project
 from annotation.task_types import get_task_type
+from annotation.task_types.base import TaskType
 
 REASON_LENGTH = Bonus._meta.get_field("reason").max_length
 CENT = Decimal("0.01")
@@ -61,11 +62,17 @@ def bonus_grant_for(*, annotation: Annotation) -> Bonus | None:
     existing = Bonus.objects.filter(annotation=annotation).first()
     if existing is not None:
         return existing
-    a = Assignment.objects.select_related("item", "project").get(pk=annotation.assignment_id)
+    a = Assignment.objects.select_related("item", "project", "worker").get(pk=annotation.assignment_id)
+    return bonus_grant_new(annotation=annotation, assignment=a, task=get_task_type(a.project.task_type))
+
+
+def bonus_grant_new(*, annotation: Annotation, assignment: Assignment, task: TaskType) -> Bonus | None:
+    """The bonus for an answer just stored (so none is recorded yet), with its assignment, item
+    and project already read: no query unless the task type grants one."""
+    a = assignment
     # Rejected work and late answers that did not count earn nothing.
     if a.status not in Assignment.COUNTED_STATUSES:
         return None
-    task = get_task_type(a.project.task_type)
     earned = task.bonus_for(answer=annotation.answer, gold=a.item.gold, options=task.clean_options(a.project.options))
     if earned is None:
         return None

@@ -10,6 +10,7 @@ moves with it.
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -85,51 +86,161 @@ def can_work_on(*, project: Project, worker: AbstractBaseUser) -> bool:
 
 
 def worker_profile(worker: AbstractBaseUser, *, lock: bool = False) -> WorkerProfile:
-    profile, _ = WorkerProfile.objects.get_or_create(user=worker)
-    if lock and connection.features.has_select_for_update:
-        profile = WorkerProfile.objects.select_for_update().get(pk=profile.pk)
+    """The worker's profile (made on first use); with ``lock``, held until the transaction ends."""
+    rows = WorkerProfile.objects.filter(user=worker)
+    if lock:
+        rows = rows.select_for_update()
+    profile = rows.first()
+    if profile is None:
+        WorkerProfile.objects.get_or_create(user=worker)
+        profile = rows.get()
     return profile
 
 
 def assignment_next(*, project: Project, worker: AbstractBaseUser, now: datetime | None = None) -> NextResult:
     """The worker's open assignment in the project, or a new one on an item with a free slot
-    that this worker never had."""
+    that this worker never had.
+
+    Overdue leases are not swept on every request: the worker's own overdue lease is returned
+    here, everyone else's by the beat job (``leases_expire`` every minute) and, when no item
+    with a free slot is left, by this call before it looks once more, so an item held by an
+    abandoned lease is never out of reach."""
     now = now or timezone.now()
     if not project.is_active:
         return NextResult(None, reason="inactive")
-    if worker_profile(worker).blocked:
-        return NextResult(None, reason="blocked")
     if not can_work_on(project=project, worker=worker):
         return NextResult(None, reason="not_member")
-    leases_expire(project=project, now=now)
-    try:
-        with transaction.atomic():
-            return _assignment_next_locked(project=project, worker=worker, now=now)
-    except IntegrityError:
-        # A concurrent request of the same worker opened an assignment first: resume that one.
-        open_one = Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).first()
-        if open_one is None:
-            raise
-        return NextResult(open_one, resumed=True)
+    for attempt in range(2):
+        try:
+            with transaction.atomic():
+                result = _assignment_next_locked(project=project, worker=worker, now=now)
+        except IntegrityError:
+            # A concurrent request of the same worker opened an assignment first: resume that one.
+            open_one = (Assignment.objects.select_related("item")
+                        .filter(project=project, worker=worker, status=Status.ASSIGNED).first())
+            if open_one is None:
+                raise
+            return NextResult(open_one, resumed=True)
+        # Outside the worker's transaction, so that the sweep takes its locks in its own order.
+        if result.reason != "done" or attempt or not leases_expire(project=project, now=now):
+            return result
+    return result
 
 
 def _assignment_next_locked(*, project: Project, worker: AbstractBaseUser, now: datetime) -> NextResult:
-    profile = worker_profile(worker, lock=True)  # one request per worker at a time
-    if profile.blocked:
+    # The worker's profile is locked: one request per worker at a time.
+    read = _profile_and_open_sql if connection.vendor == "postgresql" else _profile_and_open_orm
+    blocked, open_one = read(project=project, worker=worker)
+    if blocked:
         return NextResult(None, reason="blocked")
-    open_one = (
-        Assignment.objects.select_related("item")
-        .filter(project=project, worker=worker, status=Status.ASSIGNED, expires_at__gt=now)
-        .first()
-    )
     if open_one is not None:
-        return NextResult(open_one, resumed=True)
+        if open_one.expires_at > now:
+            return NextResult(open_one, resumed=True)
+        # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
+        set_status([open_one], Status.EXPIRED, now=now)
     if project.max_items_per_worker is not None:
         done = Assignment.objects.filter(
             project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
         ).count()
         if done >= project.max_items_per_worker:
             return NextResult(None, reason="quota")
+    claim = _claim_sql if connection.vendor == "postgresql" else _claim_orm
+    assignment = claim(project=project, worker=worker, now=now)
+    return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
+
+
+_ORDER_SQL = {
+    Project.Order.SEQUENTIAL: "i.position, i.id",
+    Project.Order.SPREAD: "i.n_active, i.position, i.id",
+    Project.Order.RANDOM: "random()",
+}
+
+
+@functools.cache
+def _columns(model: type, alias: str) -> tuple[list[str], str]:
+    fields = list(model._meta.concrete_fields)
+    return [f.attname for f in fields], ", ".join(f'{alias}."{f.column}"' for f in fields)
+
+
+def _profile_and_open_orm(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
+    blocked = worker_profile(worker, lock=True).blocked
+    open_one = Assignment.objects.select_related("item").filter(project=project, worker=worker,
+                                                                status=Status.ASSIGNED).first()
+    return blocked, open_one
+
+
+def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
+    """PostgreSQL: lock the worker's profile and read whether they are blocked and their open
+    assignment with its item, in one statement."""
+    _, a_cols = _columns(Assignment, "a")
+    _, item_cols = _columns(Item, "i")
+    sql = f"""
+        SELECT p.blocked, {a_cols}, {item_cols} FROM {WorkerProfile._meta.db_table} p
+        LEFT JOIN {Assignment._meta.db_table} a
+          ON a.worker_id = p.user_id AND a.project_id = %(project)s AND a.status = %(status)s
+        LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id
+        WHERE p.user_id = %(worker)s
+        FOR UPDATE OF p
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
+        row = cursor.fetchone()
+    if row is None:  # no profile yet
+        return _profile_and_open_orm(project=project, worker=worker)
+    if row[1] is None:
+        return row[0], None
+    return row[0], _assignment_from_row(row[1:], project)
+
+
+def _assignment_from_row(row: Sequence[Any], project: Project) -> Assignment:
+    """An assignment and its item from a raw row of both tables' columns (in field order)."""
+    a_names, _ = _columns(Assignment, "a")
+    item_names, _ = _columns(Item, "i")
+    db = connection.alias
+    assignment = Assignment.from_db(db, a_names, row[: len(a_names)])
+    item = Item.from_db(db, item_names, row[len(a_names):])
+    # The JSON columns come back as text from a raw query; the fields decode them.
+    for field in Item._meta.concrete_fields:
+        if hasattr(field, "from_db_value"):
+            setattr(item, field.attname, field.from_db_value(getattr(item, field.attname), None, connection))
+    assignment.item, assignment.project = item, project
+    return assignment
+
+
+def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+    """PostgreSQL: pick an item with a free slot this worker never had, take its slot and open
+    the assignment, in one statement. ``SKIP LOCKED`` lets concurrent requests pick different
+    items; the slot condition is checked again on the locked row, so no item is over-filled."""
+    _, item_cols = _columns(Item, "bumped")
+    _, a_cols = _columns(Assignment, "made")
+    item_table, a_table = Item._meta.db_table, Assignment._meta.db_table
+    sql = f"""
+        WITH picked AS (
+            SELECT i.id FROM {item_table} i
+            WHERE i.project_id = %(project)s AND i.n_active < i.redundancy
+              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s)
+            ORDER BY {_ORDER_SQL[project.assignment_order]}
+            LIMIT 1 FOR UPDATE OF i SKIP LOCKED
+        ), bumped AS (
+            UPDATE {item_table} SET n_active = n_active + 1 FROM picked
+            WHERE {item_table}.id = picked.id RETURNING {item_table}.*
+        ), made AS (
+            INSERT INTO {a_table} (item_id, project_id, worker_id, status, assigned_at, expires_at, review_note)
+            SELECT bumped.id, %(project)s, %(worker)s, %(status)s, %(now)s, %(expires)s, '' FROM bumped
+            RETURNING *
+        )
+        SELECT {a_cols}, {item_cols} FROM made JOIN bumped ON bumped.id = made.item_id
+    """
+    params = {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED, "now": now,
+              "expires": now + timedelta(minutes=project.lease_minutes)}
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        row = cursor.fetchone()
+    return None if row is None else _assignment_from_row(row, project)
+
+
+def _claim_orm(*, project: Project, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+    """Other databases (SQLite serialises writers, so no row locks are needed)."""
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
     candidates = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen)
     order = {
@@ -139,13 +250,13 @@ def _assignment_next_locked(*, project: Project, worker: AbstractBaseUser, now: 
     }[project.assignment_order]
     item = candidates.order_by(*order).select_for_update(skip_locked=True, of=("self",)).first()
     if item is None:
-        return NextResult(None, reason="done")
+        return None
     Item.objects.filter(pk=item.pk).update(n_active=F("n_active") + 1)
-    assignment = Assignment.objects.create(
+    item.n_active += 1
+    return Assignment.objects.create(
         item=item, project=project, worker=worker, status=Status.ASSIGNED,
         assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
     )
-    return NextResult(assignment)
 
 
 def assignment_return(*, assignment: Assignment, worker: AbstractBaseUser) -> Assignment:

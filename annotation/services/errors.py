@@ -3,3 +3,7 @@
 
 class WorkflowError(Exception):
     """A request the workflow refuses, with a message fit for the person who made it."""
+
+
+class NotYours(WorkflowError):
+    """The request names an assignment of another worker."""

@@ -9,13 +9,13 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
-from django.db.models import F
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item
-from annotation.services.bonuses import bonus_grant_for
-from annotation.services.engine import set_status, worker_profile
-from annotation.services.errors import WorkflowError
+from annotation.models import Annotation, Assignment, Item, WorkerProfile
+from annotation.services.bonuses import bonus_grant_new
+from annotation.services.engine import set_status
+from annotation.services.errors import NotYours, WorkflowError
 from annotation.storable import field_problems, scrubbed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
@@ -26,6 +26,8 @@ Status = Assignment.Status
 @dataclass(frozen=True)
 class SubmitResult:
     annotation: Annotation
+    # Read with its item and project.
+    assignment: Assignment
     created: bool
     # False when the lease had expired and the item was completed by others meanwhile: the answer
     # is kept but does not count toward the item's N.
@@ -59,18 +61,28 @@ def annotation_submit(
     client: Mapping[str, Any] | None = None,
     now: datetime | None = None,
 ) -> SubmitResult:
-    """Validate and store an answer. Idempotent: a repeated submission returns the first one."""
+    """Validate and store an answer. Idempotent: a repeated submission returns the first one.
+
+    Only ``assignment.pk`` is read: the row is read again under a lock (``Assignment(pk=…)``
+    will do). Raises ``Assignment.DoesNotExist`` for an unknown one, ``NotYours`` for another
+    worker's."""
     now = now or timezone.now()
     with transaction.atomic():
-        a = Assignment.objects.select_for_update().select_related("item", "project").get(pk=assignment.pk)
+        # One statement reads the assignment (locked: only its own row, so that answers to other
+        # items of the project never wait on each other), its item and project, any answer
+        # already stored and whether the worker is blocked.
+        a = (Assignment.objects.select_for_update(of=("self",))
+             .select_related("item", "project", "annotation")
+             .annotate(worker_blocked=Exists(WorkerProfile.objects.filter(user=OuterRef("worker_id"), blocked=True)))
+             .get(pk=assignment.pk))
         if a.worker_id != worker.pk:
-            raise WorkflowError("This assignment belongs to someone else.")
-        existing = Annotation.objects.filter(assignment=a).first()
+            raise NotYours("This assignment belongs to someone else.")
+        existing = getattr(a, "annotation", None)
         if existing is not None:
-            return SubmitResult(existing, created=False, counted=a.status in Assignment.COUNTED_STATUSES)
+            return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES)
         if a.status == Status.RETURNED:
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
-        if worker_profile(worker).blocked:
+        if a.worker_blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         task = get_task_type(a.project.task_type)
         clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
@@ -102,5 +114,5 @@ def annotation_submit(
         )
         # In the same transaction: an answer is never stored without the bonus it earned.
         if counted:
-            bonus_grant_for(annotation=annotation)
-    return SubmitResult(annotation, created=True, counted=counted)
+            bonus_grant_new(annotation=annotation, assignment=a, task=task)
+    return SubmitResult(annotation, a, created=True, counted=counted)

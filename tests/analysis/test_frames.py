@@ -42,3 +42,73 @@ def test_empty_project_gives_an_empty_frame_with_columns():
     loaded = annotation_frame(project=ProjectFactory())
     assert loaded.annotations == 0 and loaded.last_annotation_id is None
     assert {"item", "worker", "label"} <= set(loaded.frame.columns)
+
+
+def _varied_project():
+    """Answers of every shape the frame must carry: a missing time, an empty reason, an approved
+    and a rejected answer, two projects whose assignment ids interleave."""
+    from annotation.models import Annotation
+
+    project, other = ProjectFactory(redundancy=3), ProjectFactory(redundancy=3)
+    workers = [UserFactory(username=f"v{i}") for i in range(3)]
+    ItemFactory.create_batch(4, project=project)
+    ItemFactory.create_batch(2, project=other)
+    stored = []
+    for round_ in range(4):
+        for n, w in enumerate(workers):
+            for p in (project, other):
+                a = assignment_next(project=p, worker=w).assignment
+                if a is None:
+                    continue
+                reason = f"Reason {round_}-{n}, with a comma, \"quotes\" and\na second line."
+                stored.append(annotation_submit(assignment=a, worker=w, data=answer(["a1", "a2", "equal"][n], "same",
+                                                                               reason=reason),
+                                                client={"elapsed_ms": 1500}).annotation)
+    mine = [s for s in stored if s.assignment.project_id == project.pk]
+    Annotation.objects.filter(pk=mine[0].pk).update(seconds=None)
+    Annotation.objects.filter(pk=mine[3].pk).update(reason="")
+    assignment_review(assignment=mine[1].assignment, approve=True)
+    assignment_review(assignment=mine[2].assignment, approve=False)
+    return project, mine
+
+
+@pytest.mark.parametrize("chunk", [2, 500_000])
+def test_bulk_path_gives_the_frame_the_row_by_row_path_gives(monkeypatch, chunk):
+    from django.db import connection
+
+    import analysis.frames as frames
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the bulk path is PostgreSQL's")
+    project, mine = _varied_project()
+    monkeypatch.setattr(frames, "CHUNK_IDS", chunk)
+    bulk = annotation_frame(project=project)
+    bulk_head = annotation_frame(project=project, up_to_id=mine[5].pk)
+    bulk_all = annotation_frame(project=project, counted_only=False)
+    no_reasons = annotation_frame(project=project, reasons=False)
+    monkeypatch.setattr(frames, "_bulk_available", lambda: False)  # the row-by-row path of other databases
+    rows = annotation_frame(project=project)
+    assert len(bulk.frame) == len(mine) - 1 and bulk.annotations == rows.annotations
+    assert bulk.frame.equals(rows.frame), (bulk.frame.compare(rows.frame) if bulk.frame.shape == rows.frame.shape
+                                           else (bulk.frame, rows.frame))
+    assert bulk_head.frame.equals(annotation_frame(project=project, up_to_id=mine[5].pk).frame)
+    assert bulk_all.frame.equals(annotation_frame(project=project, counted_only=False).frame)
+    assert no_reasons.frame.drop(columns="reason").equals(rows.frame.drop(columns="reason"))
+    assert (no_reasons.frame["reason"] == "").all()
+    assert bulk.frame["seconds"].isna().sum() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_bulk_path_reads_chunks_on_two_connections(monkeypatch):
+    from django.db import connection
+
+    import analysis.frames as frames
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the bulk path is PostgreSQL's")
+    project, mine = _varied_project()
+    monkeypatch.setattr(frames, "CHUNK_IDS", 3)
+    bulk = annotation_frame(project=project)
+    monkeypatch.setattr(frames, "_bulk_available", lambda: False)
+    assert bulk.frame.equals(annotation_frame(project=project).frame)
+    assert len(bulk.frame) == len(mine) - 1

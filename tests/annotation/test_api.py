@@ -97,3 +97,38 @@ def test_export_and_progress_for_researchers():
     assert rows[0]["worker"] == worker.username and rows[0]["label"] == "a1"
     assert researcher.get(f"/api/projects/{project.slug}/annotations/?fmt=xml").status_code == 400
     assert api(worker).get(f"/api/projects/{project.slug}/annotations/").status_code == 403
+
+
+def test_submit_with_next_gives_the_next_item_in_the_same_answer():
+    project = ProjectFactory(redundancy=1, assignment_order="sequential")
+    items = [ItemFactory(project=project, position=n, gold="a1") for n in range(3)]
+    c = api(UserFactory(), token=True)
+    nxt = c.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    seen = [nxt["assignment"]["item"]["external_id"]]
+    for _ in range(2):
+        done = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json")
+        assert done.status_code == 201
+        body = done.json()
+        assert body["counted"] is True and body["answer"]["label"] == "a1" and body["assignment"]
+        nxt = body["next"]
+        assert set(nxt) >= {"assignment", "resumed", "variant", "options"} and "gold" not in json.dumps(nxt)
+        assert nxt["assignment"]["status"] == "assigned" and nxt["assignment"]["expires_at"].endswith("Z")
+        seen.append(nxt["assignment"]["item"]["external_id"])
+    assert seen == [i.external_id for i in items]
+    last = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json").json()
+    assert last["next"] == {"assignment": None, "reason": "done"}
+    # A repeat answers 200 with the stored annotation, and what comes next again.
+    again = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer("a2"), format="json")
+    assert again.status_code == 200 and again.json()["id"] == last["id"] and again.json()["next"]["reason"] == "done"
+    assert Annotation.objects.count() == 3
+
+
+def test_submit_names_a_missing_or_foreign_assignment():
+    project = ProjectFactory()
+    ItemFactory(project=project)
+    owner, other = UserFactory(), UserFactory()
+    aid = api(owner).post(f"/api/projects/{project.slug}/assignments/next/").json()["assignment"]["id"]
+    foreign = api(other).post(f"/api/assignments/{aid}/submit/?next=1", answer(), format="json")
+    assert foreign.status_code == 403 and "someone else" in foreign.json()["detail"]
+    assert api(owner).post("/api/assignments/999999999/submit/", answer(), format="json").status_code == 404
+    assert Annotation.objects.count() == 0

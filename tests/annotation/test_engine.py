@@ -196,3 +196,57 @@ def test_changing_redundancy_keeps_items_consistent():
     item.refresh_from_db()
     assert item.redundancy == 4
     assert do_item(project, UserFactory()).item_id == item.pk
+
+
+def test_overdue_leases_are_not_swept_while_other_items_are_free():
+    """Next does not sweep the project on every call: an abandoned lease keeps its slot (until
+    the scheduler's sweep) while other items can be handed out."""
+    project = ProjectFactory(redundancy=1, lease_minutes=10, assignment_order=Project.Order.SEQUENTIAL)
+    first, _ = ItemFactory(project=project, position=0), ItemFactory(project=project, position=1)
+    slow, fast = UserFactory(), UserFactory()
+    held = assignment_next(project=project, worker=slow).assignment
+    assert held.item_id == first.pk
+    later = timezone.now() + timedelta(minutes=11)
+    taken = assignment_next(project=project, worker=fast, now=later).assignment
+    assert taken.item_id != first.pk
+    held.refresh_from_db()
+    assert held.status == S.ASSIGNED  # not swept yet
+    assert leases_expire(now=later) == 1
+    slot_counts_are_consistent(project)
+
+
+def test_a_workers_own_overdue_lease_goes_back_when_they_ask_again():
+    project = ProjectFactory(redundancy=1, lease_minutes=10)
+    ItemFactory.create_batch(2, project=project)
+    worker = UserFactory()
+    held = assignment_next(project=project, worker=worker).assignment
+    later = timezone.now() + timedelta(minutes=11)
+    result = assignment_next(project=project, worker=worker, now=later)
+    assert not result.resumed and result.assignment.item_id != held.item_id
+    held.refresh_from_db()
+    assert held.status == S.EXPIRED
+    assert Assignment.objects.filter(worker=worker, status=S.ASSIGNED).count() == 1
+    slot_counts_are_consistent(project)
+
+
+def test_next_returns_the_item_with_its_payload_and_project():
+    project = ProjectFactory(redundancy=2)
+    item = ItemFactory(project=project)
+    result = assignment_next(project=project, worker=UserFactory())
+    a = result.assignment
+    assert a.pk and a.status == S.ASSIGNED and a.item.pk == item.pk and a.item.payload == item.payload
+    assert a.project == project and a.expires_at > a.assigned_at
+    assert a.item.n_active == 1 == Item.objects.get(pk=item.pk).n_active
+    resumed = assignment_next(project=project, worker=a.worker)
+    assert resumed.resumed and resumed.assignment.pk == a.pk and resumed.assignment.item.payload == item.payload
+
+
+def test_a_worker_without_a_profile_gets_one():
+    from annotation.models import WorkerProfile
+
+    project = ProjectFactory()
+    ItemFactory(project=project)
+    worker = UserFactory()
+    WorkerProfile.objects.filter(user=worker).delete()
+    assert assignment_next(project=project, worker=worker).assignment is not None
+    assert WorkerProfile.objects.filter(user=worker).exists()
