@@ -112,3 +112,24 @@ def test_bulk_path_reads_chunks_on_two_connections(monkeypatch):
     monkeypatch.setattr(frames, "_bulk_available", lambda: False)
     assert bulk.frame.equals(annotation_frame(project=project).frame)
     assert len(bulk.frame) == len(mine) - 1
+
+
+def test_rows_come_in_submission_order_whatever_order_the_ids_have():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from annotation.models import Assignment
+
+    project, mine = _varied_project()
+    start = timezone.now()
+    # Later ids were submitted earlier; two share a time (then the annotation id decides).
+    for n, annotation in enumerate(mine):
+        Assignment.objects.filter(pk=annotation.assignment_id).update(submitted_at=start - timedelta(seconds=n // 2))
+    frame = annotation_frame(project=project, counted_only=False).frame
+    at = list(frame["submitted_at"])
+    assert at == sorted(at)
+    for (t1, a1), (t2, a2) in zip(zip(at, frame["annotation"], strict=True), zip(at[1:], frame["annotation"][1:],
+                                                                               strict=True), strict=False):
+        assert t1 < t2 or a1 < a2
+    assert list(frame["annotation"])[:2] == sorted(a.pk for a in mine[-2:])
