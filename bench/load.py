@@ -11,8 +11,9 @@ It starts nothing by itself. Three steps, the first and last with the server's o
     DJANGO_SECRET_KEY=… DATABASE_URL=… .venv/bin/python bench/load.py check
 
 ``run`` gives each simulated annotator a thread with its own keep-alive connection, looping
-next → submit (a 60-character reason) as fast as the server answers, and prints submits per
-second, p50/p95/max per request kind and the errors. ``check`` prints the invariants: no item
+next → submit (a 60-character reason) as fast as the server answers, or with ``--combined``
+one ``submit?next=1`` per item (the answer brings the next assignment), and prints submits per
+second, p50/p95/max per request kind, the annotator's wait per item and the errors. ``check`` prints the invariants: no item
 over-filled, slot counts equal to the assignments holding them, no worker twice on an item, at
 most one open assignment per worker, one annotation per submitted assignment.
 """
