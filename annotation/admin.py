@@ -229,6 +229,7 @@ class ItemAdmin(admin.ModelAdmin):
     list_select_related = ["project"]
     paginator = LargeTablePaginator
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
     readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
     fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
 
@@ -245,6 +246,7 @@ class AssignmentAdmin(admin.ModelAdmin):
     ordering = ["-id"]
     paginator = LargeTablePaginator
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
 
     def has_add_permission(self, request):
         return False
@@ -281,6 +283,7 @@ class AnnotationAdmin(admin.ModelAdmin):
     ordering = ["-id"]
     paginator = LargeTablePaginator
     show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
 
     def has_add_permission(self, request):
         return False
