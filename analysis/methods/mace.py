@@ -32,6 +32,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
+from analysis.methods.agreement_frames import factorize
 from analysis.methods.mace_checks import (
     check_options,
     code_array,
@@ -336,9 +337,9 @@ def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
 
 def _factorize(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
     try:
-        codes, uniques = pd.factorize(column, sort=True)
+        codes, uniques = factorize(column, sort=True)
     except TypeError:  # ids of mixed, unorderable types keep their order of appearance
-        codes, uniques = pd.factorize(column)
+        codes, uniques = factorize(column)
     return codes, pd.Index(uniques)
 
 
