@@ -14,7 +14,7 @@ from analysis.models import AnalysisRun
 from analysis.reports.agreement import FEW_ANNOTATIONS
 from annotation.models import Item, Project
 from annotation.selectors import project_progress
-from annotation.tallies import count_per_hour, project_is_large, tally_of
+from annotation.tallies import HOURS, count_per_hour, project_is_large, tally_of
 from annotation.task_types import get_task_type
 from annotation.task_types.base import shorten
 
@@ -119,10 +119,11 @@ def annotations_since(*, run: AnalysisRun) -> int:
     return new + changed
 
 
-def annotations_per_hour(*, project: Project, hours: int = 72) -> list[tuple[Any, int]]:
+def annotations_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[Any, int]]:
     """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
-    is not now); a large project's from its tally (``annotation.tallies``), which counts 72."""
-    if hours == 72 and project_is_large(project=project):
+    is not now); a large project's from its tally (``annotation.tallies``), which counts the
+    default span."""
+    if hours == HOURS and project_is_large(project=project):
         tally = tally_of(project=project)
         return tally.per_hour if tally else []
     return count_per_hour(project=project, hours=hours)

@@ -28,6 +28,8 @@ from annotation.models import Annotation, Assignment, Project
 logger = logging.getLogger(__name__)
 Status = Assignment.Status
 VERSION = 2
+# The hours up to the latest answer that the answers-per-hour figure shows.
+HOURS = 72
 
 
 def live_limit() -> int:
@@ -81,7 +83,7 @@ def status_counts(prefix: str = "") -> dict[str, Count]:
     }
 
 
-def count_per_hour(*, project: Project, hours: int = 72) -> list[tuple[datetime, int]]:
+def count_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[datetime, int]]:
     """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
     is not now), from the assignments alone: one counted assignment is one counted answer."""
     counted = Assignment.objects.filter(project=project, status__in=Assignment.COUNTED_STATUSES)
@@ -135,6 +137,10 @@ def _key(project_id: int) -> str:
     return f"tally:{VERSION}:{project_id}"
 
 
+def _queued_key(project_id: int) -> str:
+    return f"{_key(project_id)}:queued"
+
+
 def tally_refresh(*, project_id: int) -> Tally | None:
     """Count a project's tally and keep it in the cache (the job's work)."""
     project = Project.objects.filter(pk=project_id).first()
@@ -145,7 +151,7 @@ def tally_refresh(*, project_id: int) -> Tally | None:
         cache.set(_key(project_id), tally, timeout=None)
         return tally
     finally:
-        cache.delete(_key(project_id) + ":queued")
+        cache.delete(_queued_key(project_id))
 
 
 def tally_of(*, project: Project) -> Tally | None:
@@ -155,12 +161,12 @@ def tally_of(*, project: Project) -> Tally | None:
     stale = tally is None or timezone.now() - tally.counted_at > timedelta(seconds=refresh_seconds())
     # A marker, so that one refresh per project is queued however many pages ask; it lapses
     # on its own if the job is lost.
-    if stale and cache.add(_key(project.pk) + ":queued", True, timeout=max(refresh_seconds(), 30) * 5):
+    if stale and cache.add(_queued_key(project.pk), True, timeout=max(refresh_seconds(), 30) * 5):
         from annotation.tasks import refresh_tally
 
         try:
             refresh_tally.delay(project.pk)
         except Exception:  # the broker is down: the page shows what it has
             logger.exception("could not queue the tally of project %s", project.pk)
-            cache.delete(_key(project.pk) + ":queued")
+            cache.delete(_queued_key(project.pk))
     return tally

@@ -67,6 +67,8 @@ def _varied_project():
     mine = [s for s in stored if s.assignment.project_id == project.pk]
     Annotation.objects.filter(pk=mine[0].pk).update(seconds=None)
     Annotation.objects.filter(pk=mine[3].pk).update(reason="")
+    # A stored value holding the bulk path's separator: that chunk reads the column as an array.
+    Annotation.objects.filter(pk=mine[4].pk).update(answer={"label": "a1\x1fa2", "standpoint": "same"})
     assignment_review(assignment=mine[1].assignment, approve=True)
     assignment_review(assignment=mine[2].assignment, approve=False)
     return project, mine
@@ -96,6 +98,7 @@ def test_bulk_path_gives_the_frame_the_row_by_row_path_gives(monkeypatch, chunk)
     assert no_reasons.frame.drop(columns="reason").equals(rows.frame.drop(columns="reason"))
     assert (no_reasons.frame["reason"] == "").all()
     assert bulk.frame["seconds"].isna().sum() == 1
+    assert (bulk.frame["label"] == "a1\x1fa2").sum() == 1
 
 
 @pytest.mark.django_db(transaction=True)
