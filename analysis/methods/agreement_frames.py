@@ -77,7 +77,10 @@ class EncodedFrame:
     @cached_property
     def by_item(self) -> np.ndarray:
         """Row positions sorted by item, then worker (so pairs within an item come out ordered)."""
-        return np.argsort(self.item * np.int64(self.n_workers) + self.worker, kind="stable")
+        return stable_argsort(
+            self.item * np.int64(self.n_workers) + self.worker,
+            bound=self.n_items * self.n_workers,
+        )
 
     def category_values(self) -> np.ndarray:
         """Categories as floats, for interval and ratio distances."""
@@ -150,6 +153,32 @@ def unique_inverse_counts(keys: np.ndarray, *, bound: int | None = None) -> tupl
         return uniques, (np.cumsum(present) - 1)[keys], flat[uniques]
     codes, uniques = pd.factorize(keys, sort=True)
     return uniques, codes.astype(np.int64, copy=False), np.bincount(codes, minlength=uniques.size)
+
+
+def stable_argsort(keys: np.ndarray, *, bound: int | None = None) -> np.ndarray:
+    """``np.argsort(keys, kind="stable")`` for non-negative integer keys below ``bound``.
+
+    numpy sorts 64-bit integers stably with a merge sort; a plain sort of ``key << b | position``
+    (unique values, so order among equal keys is by position) uses the vectorised quicksort and
+    is about four times faster on millions of keys. Falls back to numpy's own when key and
+    position do not fit in 63 bits together.
+    """
+    keys = np.asarray(keys)
+    n = keys.size
+    if n == 0 or keys.dtype.kind not in "iu":
+        return np.argsort(keys, kind="stable")
+    bits = max(1, (n - 1).bit_length())
+    if bound is None:
+        if int(keys.min()) < 0:
+            return np.argsort(keys, kind="stable")
+        bound = int(keys.max()) + 1
+    if bound < 1 or (bound - 1).bit_length() + bits > 63:
+        return np.argsort(keys, kind="stable")
+    combined = keys.astype(np.int64) << bits
+    combined |= np.arange(n, dtype=np.int64)
+    combined.sort()
+    combined &= (1 << bits) - 1
+    return combined.astype(np.intp, copy=False)
 
 
 # Below this many values, factorizing by identity first is not worth its set-up.

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from analysis.methods.agreement_frames import stable_argsort
+
 
 def code_array(name: str, values) -> np.ndarray:
     array = np.asarray(values)
@@ -32,7 +34,7 @@ def code_count(name: str, given: int | None, codes: np.ndarray) -> int:
 def reject_duplicates(items: np.ndarray, workers: np.ndarray, n_workers: int) -> None:
     # MACE's model has one answer per worker and item; a repeat is a data error upstream.
     keys = items * n_workers + workers
-    order = np.argsort(keys, kind="stable")
+    order = stable_argsort(keys, bound=(int(items.max()) + 1) * n_workers)
     same = np.flatnonzero(keys[order][1:] == keys[order][:-1])
     if same.size:
         first, second = order[same[0]], order[same[0] + 1]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.methods.agreement_frames import unique_inverse_counts
+
 from analysis.methods.mace_segments import (
     BLOCK_ROWS,
     EXACT_SEGMENT_SIZES,
@@ -205,9 +207,9 @@ def build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
         fixed = np.flatnonzero(controls >= 0)
         # A control's label gets a cell even when nobody gave it: its posterior is 1.
         cell_keys = np.concatenate([cell_keys, fixed * n_labels + controls[fixed]])
-    cells, cell_of = np.unique(cell_keys, return_inverse=True)
+    cells, cell_of, _ = unique_inverse_counts(cell_keys, bound=n_items * n_labels)
     cell_of = cell_of[: len(items)]
-    pairs, pair_of = np.unique(workers * n_labels + labels, return_inverse=True)
+    pairs, pair_of, _ = unique_inverse_counts(workers * n_labels + labels, bound=n_workers * n_labels)
     cell_item, cell_label = np.divmod(cells, n_labels)
     pair_worker, pair_label = np.divmod(pairs, n_labels)
     by_item = group_plan(cell_item, n_items)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from analysis.methods.agreement_frames import stable_argsort
+
 # Segments up to this many annotations get a bucket of their own; longer ones are padded up a
 # geometric ladder (x1.5), which bounds the numpy calls for heavy-tailed workers and the padding.
 EXACT_SEGMENT_SIZES = 8
@@ -62,7 +64,7 @@ def segment_plan(
     keys: np.ndarray, sources: np.ndarray, n_dense: int, n_sources: int
 ) -> SegmentPlan:
     """Group annotations by ``keys`` (dense cells) into segments of ``sources`` rows."""
-    order = np.argsort(keys, kind="stable")
+    order = stable_argsort(keys, bound=n_dense)
     sorted_keys, sorted_sources = keys[order], sources[order]
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     sizes = np.diff(np.r_[starts, len(sorted_keys)])

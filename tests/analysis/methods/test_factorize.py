@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.agreement_frames import factorize, unique_inverse_counts
+from analysis.methods.agreement_frames import factorize, stable_argsort, unique_inverse_counts
 
 
 def shared_strings(n: int, distinct: int, seed: int = 0) -> np.ndarray:
@@ -50,3 +50,21 @@ def test_unique_inverse_counts_equal_numpy(bound):
     expected = np.unique(keys, return_inverse=True, return_counts=True)
     for got, want in zip((cells, inverse, counts), expected, strict=True):
         assert np.array_equal(got, want)
+
+
+@pytest.mark.parametrize("bound", [None, "given"])
+@pytest.mark.parametrize("n,high", [(0, 1), (1, 1), (1000, 3), (300_000, 50_000), (300_000, 1 << 40)])
+def test_stable_argsort_equals_numpys(n, high, bound):
+    keys = np.random.default_rng(n).integers(0, high, n)
+    order = stable_argsort(keys, bound=high if bound else None)
+    assert order.dtype == np.intp
+    assert np.array_equal(order, np.argsort(keys, kind="stable"))
+
+
+def test_stable_argsort_falls_back_where_key_and_position_do_not_fit():
+    keys = np.array([5, -1, 5, 3, -1])  # negative keys
+    assert np.array_equal(stable_argsort(keys), np.argsort(keys, kind="stable"))
+    big = np.array([1 << 60, 7, 1 << 60, 0])  # 61 bits of key and 2 of position
+    assert np.array_equal(stable_argsort(big), np.argsort(big, kind="stable"))
+    floats = np.array([0.5, 0.25, 0.5])
+    assert np.array_equal(stable_argsort(floats), np.argsort(floats, kind="stable"))
