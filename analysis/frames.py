@@ -122,6 +122,9 @@ CHUNK_IDS = 1_000_000
 # Separators of text values sent as one string per chunk (no stored text holds them: answer
 # values are a task type's choices; a chunk where one does falls back to an array).
 _SEP, _NULL = "\x1f", "\x1e"
+_NAT = np.iinfo(np.int64).min
+_NO_TIME = _NAT.to_bytes(8, "big", signed=True)
+_EPOCH_2000_US = 946_684_800_000_000  # 2000-01-01T00:00:00Z in microseconds since 1970
 
 
 def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int | None,
@@ -145,7 +148,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     counted = "AND status IN (%(submitted)s, %(approved)s)" if counted_only else ""
     assignments_sql = f"""
         SELECT string_agg(int8send(id), ''), string_agg(int8send(item_id), ''), string_agg(int8send(worker_id), ''),
-               string_agg(int8send((date_part('epoch', submitted_at) * 1000000)::bigint), '')
+               string_agg(COALESCE(timestamptz_send(submitted_at), %(no_time)s), '')
         FROM {Assignment._meta.db_table}
         WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted}
     """
@@ -157,7 +160,9 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         FROM {Annotation._meta.db_table}
         WHERE assignment_id BETWEEN %(low)s AND %(high)s {"AND id <= %(up_to)s" if up_to_id is not None else ""}
     """
-    base = {"project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
+    # timestamptz_send gives microseconds since 2000-01-01 (UTC); no time gets the int64 minimum,
+    # pandas' NaT, so that every column keeps one value per row.
+    base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
             "sep": _SEP, "null": _NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 
@@ -177,6 +182,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
 
     def join(chunk: tuple[int, int], a_row: tuple, n_row: tuple) -> dict[str, Any] | None:
         a_id, a_item, a_worker, a_at = (numbers(v, ">i8") for v in a_row)
+        a_at = np.where(a_at == _NAT, _NAT, a_at + _EPOCH_2000_US)
         n_assignment, n_id, n_seconds = numbers(n_row[0], ">i8"), numbers(n_row[1], ">i8"), numbers(n_row[2], ">f8")
         order = np.argsort(a_id, kind="stable")
         a_id = a_id[order]
@@ -191,10 +197,13 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         if reasons:
             part["reason"] = np.array(texts.pop(0), dtype=object)[keep]
         for n, (key, joined) in enumerate(zip(task.answer_columns, texts, strict=True)):
-            values = joined.split(_SEP)
-            if len(values) != len(n_id):  # a value holds the separator: read this column as an array
-                values = _answer_array(key, n, chunk, base, up_to_id)
-            part[key] = _shared_strings(values)[keep]
+            column = _short_strings(joined, len(n_id))
+            if column is None:
+                values = joined.split(_SEP)
+                if len(values) != len(n_id):  # a value holds the separator: read this column as an array
+                    values = _answer_array(key, n, chunk, base, up_to_id)
+                column = _shared_strings(values)
+            part[key] = column[keep]
         return part
 
     ranges = [(lo, min(lo + CHUNK_IDS - 1, high)) for lo in range(low, high + 1, CHUNK_IDS)]
@@ -231,6 +240,45 @@ def _answer_array(key: str, n: int, chunk: tuple[int, int], base: dict, up_to_id
     with connection.cursor() as cursor:
         cursor.execute(sql, {**base, "low": chunk[0], "high": chunk[1]})
         return cursor.fetchone()[0] or []
+
+
+# Values up to this many bytes of UTF-8 are read as integers (the bytes, zero-padded).
+_SHORT = 8
+
+
+def _short_strings(joined: str, n: int) -> np.ndarray | None:
+    """What ``_shared_strings(joined.split(_SEP))`` gives, without a Python string per row, when
+    every one of the ``n`` values is at most ``_SHORT`` bytes long (labels are): each value's
+    bytes, zero-padded, are one integer, so finding the distinct values is integer work. None
+    when a value is longer, or when the count of separators is not ``n - 1`` (a value holds one)."""
+    if n == 0:
+        return None
+    data = joined.encode()
+    raw = np.frombuffer(data, dtype=np.uint8)
+    ends = np.flatnonzero(raw == ord(_SEP))
+    if len(ends) != n - 1:
+        return None
+    starts = np.empty(n, dtype=np.int64)
+    starts[0], starts[1:] = 0, ends + 1
+    lengths = np.append(ends, len(raw)) - starts
+    if lengths.max() > _SHORT:
+        return None
+    # The 8 bytes from every start, as one little-endian integer: eight copies of the text as
+    # 64-bit words, each shifted by one byte, so that any start is a whole word of one of them.
+    padded = data + bytes(2 * _SHORT)
+    count = len(data) // _SHORT + 1
+    words = np.stack([np.frombuffer(padded, dtype="<u8", count=count, offset=shift) for shift in range(_SHORT)])
+    # PostgreSQL text holds no NUL byte, so zero padding keeps distinct values distinct.
+    masks = np.array([(1 << (8 * k)) - 1 for k in range(_SHORT + 1)], dtype=np.uint64)
+    keys = words[starts % _SHORT, starts // _SHORT] & masks[lengths]
+    codes, uniques = pd.factorize(keys)
+    first = np.empty(len(uniques), dtype=np.int64)
+    first[codes[::-1]] = np.arange(n - 1, -1, -1)
+    table = np.empty(len(uniques), dtype=object)
+    for u, row in enumerate(first):
+        text = data[starts[row]: starts[row] + lengths[row]].decode()
+        table[u] = None if text == _NULL else text
+    return table[codes]
 
 
 def _shared_strings(values: list) -> np.ndarray:

@@ -136,3 +136,55 @@ def test_rows_come_in_submission_order_whatever_order_the_ids_have():
                                                                                strict=True), strict=False):
         assert t1 < t2 or a1 < a2
     assert list(frame["annotation"])[:2] == sorted(a.pk for a in mine[-2:])
+
+
+def test_bulk_path_skips_unanswered_assignments_without_shifting_times(monkeypatch):
+    """Open, returned and expired assignments have no submission time: interleaved with answered
+    ones (by id), they must not shift the times of the answers that follow them."""
+    from django.db import connection
+
+    import analysis.frames as frames
+    from annotation.services import assignment_return
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the bulk path is PostgreSQL's")
+    project = ProjectFactory(redundancy=3)
+    ItemFactory.create_batch(3, project=project)
+    waiting, answering, leaving = UserFactory(), UserFactory(), UserFactory()
+    assignment_next(project=project, worker=waiting)  # stays open: the lowest id, no time
+    returned = assignment_next(project=project, worker=leaving).assignment
+    assignment_return(assignment=returned, worker=leaving)
+    for label in ("a1", "a2"):
+        a = assignment_next(project=project, worker=answering).assignment
+        annotation_submit(assignment=a, worker=answering, data=answer(label))
+    bulk = [annotation_frame(project=project, counted_only=c).frame for c in (True, False)]
+    monkeypatch.setattr(frames, "_bulk_available", lambda: False)
+    rows = [annotation_frame(project=project, counted_only=c).frame for c in (True, False)]
+    for b, r in zip(bulk, rows, strict=True):
+        assert len(b) == 2 and b.equals(r), (b, r)
+        assert b["submitted_at"].notna().all()
+
+
+@pytest.mark.parametrize("n", [1, 2, 1000])
+def test_short_strings_are_the_split_strings_shared(n):
+    import numpy as np
+
+    from analysis.frames import _NULL, _SEP, _shared_strings, _short_strings
+
+    pool = ["a1", "a2", "equal", "", "ü✓", "12345678", _NULL]  # "ü✓": 5 bytes of UTF-8
+    values = [pool[i] for i in np.random.default_rng(n).integers(0, len(pool), n)]
+    joined = _SEP.join(values)
+    short = _short_strings(joined, n)
+    expected = _shared_strings(joined.split(_SEP))
+    assert list(short) == list(expected)
+    # Equal values are one object, as in the split path.
+    assert len({id(v) for v in short if v is not None}) == len({v for v in short if v is not None})
+
+
+def test_short_strings_leave_long_values_and_stray_separators_to_the_split_path():
+    from analysis.frames import _SEP, _short_strings
+
+    assert _short_strings(_SEP.join(["a1", "123456789"]), 2) is None  # 9 bytes
+    assert _short_strings(_SEP.join(["a1", "✓✓✓"]), 2) is None  # 3 characters, 9 bytes
+    assert _short_strings(_SEP.join(["a1", "a" + _SEP + "b"]), 2) is None  # a value holds the separator
+    assert _short_strings("", 0) is None
