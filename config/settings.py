@@ -121,6 +121,12 @@ TEMPLATES = [
 _database_url = os.environ.get("DATABASE_URL", "")
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+    if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_PREPARED", True):
+        # The annotator's hot path (annotation.rows.fetchone) prepares its few statements on the
+        # connection, so the server plans them once; the ORM's own queries are never prepared
+        # (they are bound on the client). Set DATABASE_PREPARED=0 behind a connection pooler in
+        # transaction mode that does not track prepared statements.
+        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 1 << 30
 else:
     DATABASES = {
         "default": {
@@ -216,7 +222,7 @@ MEDIA_MAX_ZIP_MEMBERS = env_int("MEDIA_MAX_ZIP_MEMBERS", 10_000)
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        "annotation.authentication.FastTokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",

@@ -10,7 +10,6 @@ moves with it.
 
 from __future__ import annotations
 
-import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation import rows
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
 
@@ -156,12 +156,6 @@ _ORDER_SQL = {
 }
 
 
-@functools.cache
-def _columns(model: type, alias: str) -> tuple[list[str], str]:
-    fields = list(model._meta.concrete_fields)
-    return [f.attname for f in fields], ", ".join(f'{alias}."{f.column}"' for f in fields)
-
-
 def _profile_and_open_orm(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
     blocked = worker_profile(worker, lock=True).blocked
     open_one = Assignment.objects.select_related("item").filter(project=project, worker=worker,
@@ -172,38 +166,27 @@ def _profile_and_open_orm(*, project: Project, worker: AbstractBaseUser) -> tupl
 def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
     """PostgreSQL: lock the worker's profile and read whether they are blocked and their open
     assignment with its item, in one statement."""
-    _, a_cols = _columns(Assignment, "a")
-    _, item_cols = _columns(Item, "i")
     sql = f"""
-        SELECT p.blocked, {a_cols}, {item_cols} FROM {WorkerProfile._meta.db_table} p
+        SELECT p.blocked, {rows.columns(Assignment, "a")}, {rows.columns(Item, "i")} FROM {WorkerProfile._meta.db_table} p
         LEFT JOIN {Assignment._meta.db_table} a
           ON a.worker_id = p.user_id AND a.project_id = %(project)s AND a.status = %(status)s
         LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id
         WHERE p.user_id = %(worker)s
         FOR UPDATE OF p
     """
-    with connection.cursor() as cursor:
-        cursor.execute(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
-        row = cursor.fetchone()
+    row = rows.fetchone(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
     if row is None:  # no profile yet
         return _profile_and_open_orm(project=project, worker=worker)
     if row[1] is None:
         return row[0], None
-    return row[0], _assignment_from_row(row[1:], project)
+    return row[0], _assignment_from_row(row[1:], project, ("a", "i"))
 
 
-def _assignment_from_row(row: Sequence[Any], project: Project) -> Assignment:
-    """An assignment and its item from a raw row of both tables' columns (in field order)."""
-    a_names, _ = _columns(Assignment, "a")
-    item_names, _ = _columns(Item, "i")
-    db = connection.alias
-    assignment = Assignment.from_db(db, a_names, row[: len(a_names)])
-    item = Item.from_db(db, item_names, row[len(a_names):])
-    # The JSON columns come back as text from a raw query; the fields decode them.
-    for field in Item._meta.concrete_fields:
-        if hasattr(field, "from_db_value"):
-            setattr(item, field.attname, field.from_db_value(getattr(item, field.attname), None, connection))
-    assignment.item, assignment.project = item, project
+def _assignment_from_row(row: Sequence[Any], project: Project, aliases: tuple[str, str]) -> Assignment:
+    """An assignment and its item from a raw row of both tables' columns (as rows.columns lists them)."""
+    cut = rows.width(Assignment)
+    assignment = rows.instance(Assignment, row[:cut], aliases[0])
+    assignment.item, assignment.project = rows.instance(Item, row[cut:], aliases[1]), project
     return assignment
 
 
@@ -211,14 +194,14 @@ def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
     """PostgreSQL: pick an item with a free slot this worker never had, take its slot and open
     the assignment, in one statement. ``SKIP LOCKED`` lets concurrent requests pick different
     items; the slot condition is checked again on the locked row, so no item is over-filled."""
-    _, item_cols = _columns(Item, "bumped")
-    _, a_cols = _columns(Assignment, "made")
     item_table, a_table = Item._meta.db_table, Assignment._meta.db_table
     sql = f"""
         WITH picked AS (
             SELECT i.id FROM {item_table} i
             WHERE i.project_id = %(project)s AND i.n_active < i.redundancy
-              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s)
+              -- OFFSET 0 keeps this a probe of the (item, worker) index per candidate: as an
+              -- anti-join the planner reads all of the worker's assignments on every claim.
+              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s OFFSET 0)
             ORDER BY {_ORDER_SQL[project.assignment_order]}
             LIMIT 1 FOR UPDATE OF i SKIP LOCKED
         ), bumped AS (
@@ -229,14 +212,13 @@ def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
             SELECT bumped.id, %(project)s, %(worker)s, %(status)s, %(now)s, %(expires)s, '' FROM bumped
             RETURNING *
         )
-        SELECT {a_cols}, {item_cols} FROM made JOIN bumped ON bumped.id = made.item_id
+        SELECT {rows.columns(Assignment, "made")}, {rows.columns(Item, "bumped")}
+        FROM made JOIN bumped ON bumped.id = made.item_id
     """
     params = {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED, "now": now,
               "expires": now + timedelta(minutes=project.lease_minutes)}
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        row = cursor.fetchone()
-    return None if row is None else _assignment_from_row(row, project)
+    row = rows.fetchone(sql, params)
+    return None if row is None else _assignment_from_row(row, project, ("made", "bumped"))
 
 
 def _claim_orm(*, project: Project, worker: AbstractBaseUser, now: datetime) -> Assignment | None:

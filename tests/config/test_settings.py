@@ -14,7 +14,7 @@ ROOT = Path(__file__).resolve().parents[2]
 # Variables of the calling environment that would change what is checked.
 SETTINGS_VARIABLES = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_COOKIES",
                       "ARGCROWD_TEST_RUN", "DATABASE_URL", "REDIS_URL", "DJANGO_ALLOW_ASYNC_UNSAFE",
-                      "MEDIA_ROOT", "MEDIA_MAX_FILE_MB", "MEDIA_S3_BUCKET", "MEDIA_S3_REGION", "MEDIA_S3_ENDPOINT_URL")
+                      "DATABASE_PREPARED", "MEDIA_ROOT", "MEDIA_MAX_FILE_MB", "MEDIA_S3_BUCKET", "MEDIA_S3_REGION", "MEDIA_S3_ENDPOINT_URL")
 
 
 def run(args, **env):
@@ -91,3 +91,13 @@ def test_files_go_to_media_root_unless_an_s3_bucket_is_named(tmp_path):
     assert {k: storage["OPTIONS"][k] for k in ("bucket_name", "region_name", "endpoint_url", "file_overwrite")} == {
         "bucket_name": "clips", "region_name": "eu-central-1", "endpoint_url": "https://s3.example.org",
         "file_overwrite": False}
+
+
+def test_prepared_statements_are_on_for_postgresql_unless_turned_off():
+    show = "import config.settings as s; print(s.DATABASES['default'].get('OPTIONS', {}).get('prepare_threshold'))"
+    url = "postgres://postgres@127.0.0.1:5432/unused"
+    on = run(["-c", show], DJANGO_DEBUG="1", DATABASE_URL=url)
+    off = run(["-c", show], DJANGO_DEBUG="1", DATABASE_URL=url, DATABASE_PREPARED="0")
+    sqlite = run(["-c", show], DJANGO_DEBUG="1")
+    assert (on.stdout.strip(), off.stdout.strip(), sqlite.stdout.strip()) == (str(1 << 30), "None", "None"), (
+        on.stderr + off.stderr + sqlite.stderr)

@@ -1,0 +1,37 @@
+"""Token authentication for the API, with the token and its user read in one hand-written query.
+
+DRF's ``TokenAuthentication`` reads them with ``select_related``, whose compilation costs about
+a millisecond on every request of the annotator's loop; this reads the same two rows, checks
+the same things and fails with the same messages.
+"""
+
+from __future__ import annotations
+
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.utils.translation import gettext_lazy as _
+from rest_framework import exceptions
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.authtoken.models import Token
+
+from annotation import rows
+
+
+class FastTokenAuthentication(TokenAuthentication):
+    def authenticate_credentials(self, key):
+        User = get_user_model()
+        token_table, user_table = Token._meta.db_table, User._meta.db_table
+        quote = connection.ops.quote_name
+        sql = (f"SELECT {rows.columns(Token, 't')}, {rows.columns(User, 'u')} "
+               f"FROM {quote(token_table)} t JOIN {quote(user_table)} u ON u.{quote(User._meta.pk.column)} = "
+               f"t.{quote(Token._meta.get_field('user').column)} WHERE t.{quote(Token._meta.pk.column)} = %s")
+        row = rows.fetchone(sql, [key])
+        if row is None:
+            raise exceptions.AuthenticationFailed(_("Invalid token."))
+        split = rows.width(Token)
+        token = rows.instance(Token, row[:split], "t")
+        user = rows.instance(User, row[split:], "u")
+        Token.user.field.set_cached_value(token, user)
+        if not user.is_active:
+            raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
+        return (user, token)
