@@ -123,6 +123,7 @@ CHUNK_IDS = 1_000_000
 # values are a task type's choices; a chunk where one does falls back to an array).
 _SEP, _NULL = "\x1f", "\x1e"
 _NAT = np.iinfo(np.int64).min
+_NEVER = np.iinfo(np.int64).max
 _NO_TIME = _NAT.to_bytes(8, "big", signed=True)
 _EPOCH_2000_US = 946_684_800_000_000  # 2000-01-01T00:00:00Z in microseconds since 1970
 
@@ -182,7 +183,8 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
 
     def join(chunk: tuple[int, int], a_row: tuple, n_row: tuple) -> dict[str, Any] | None:
         a_id, a_item, a_worker, a_at = (numbers(v, ">i8") for v in a_row)
-        a_at = np.where(a_at == _NAT, _NAT, a_at + _EPOCH_2000_US)
+        # No time, and 'infinity' (the int64 maximum, which the platform never writes): NaT.
+        a_at = np.where((a_at == _NAT) | (a_at == _NEVER), _NAT, a_at + _EPOCH_2000_US)
         n_assignment, n_id, n_seconds = numbers(n_row[0], ">i8"), numbers(n_row[1], ">i8"), numbers(n_row[2], ">f8")
         order = np.argsort(a_id, kind="stable")
         a_id = a_id[order]

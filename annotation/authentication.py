@@ -31,7 +31,9 @@ class FastTokenAuthentication(TokenAuthentication):
         split = rows.width(Token)
         token = rows.instance(Token, row[:split], "t")
         user = rows.instance(User, row[split:], "u")
+        # Both ends cached, as the ORM's join leaves them (token.user, user.auth_token).
         Token.user.field.set_cached_value(token, user)
+        User.auth_token.related.set_cached_value(user, token)
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         return (user, token)

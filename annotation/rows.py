@@ -1,4 +1,4 @@
-"""Model instances read with hand-written SQL, for the few reads on the annotator's hot path.
+"""Model instances read with hand-written SQL, for the few statements on the annotator's hot path.
 
 The ORM compiles a query anew on every call; for a read of four joined tables that costs more
 than the query itself (about 1.5 ms of the 2 ms a submit's locked read took). These helpers name
@@ -9,16 +9,28 @@ itself applies (JSON, and dates on SQLite), so that the instance is the one ``.g
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import lru_cache
 from typing import Any
 
+from django.conf import settings
 from django.db import connections
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Model
 
 
-@cache
-def _plan(model: type[Model], alias: str, using: str) -> tuple[str, tuple[str, ...], tuple]:
-    connection = connections[using]
+class _LoggedCursor(CursorDebugWrapper):
+    """Django's debug cursor, logging the statement as sent (placeholders, not values): Django
+    reads the executed text back from a client-bound cursor, which this one is not."""
+
+    def execute(self, sql, params=None):
+        with self.debug_sql(sql, params):
+            return CursorWrapper.execute(self, sql, params)
+
+
+@lru_cache(maxsize=256)
+def _plan(model: type[Model], alias: str, connection: BaseDatabaseWrapper) -> tuple[str, tuple[str, ...], tuple]:
+    # Per connection (one per thread): a backend's converters are methods of its own ``ops``.
     quote = connection.ops.quote_name
     fields = model._meta.concrete_fields
     select = ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
@@ -32,7 +44,7 @@ def _plan(model: type[Model], alias: str, using: str) -> tuple[str, tuple[str, .
 
 def columns(model: type[Model], alias: str, using: str = "default") -> str:
     """The model's concrete columns as ``alias."column", …``, in the order ``instance`` reads."""
-    return _plan(model, alias, using)[0]
+    return _plan(model, alias, connections[using])[0]
 
 
 def width(model: type[Model]) -> int:
@@ -41,11 +53,13 @@ def width(model: type[Model]) -> int:
 
 
 def fetchone(sql: str, params: Sequence[Any] | dict[str, Any], using: str = "default") -> tuple | None:
-    """The first row of ``sql`` (``%s`` or ``%(name)s`` placeholders).
+    """The first row of ``sql`` (``%s`` or ``%(name)s`` placeholders), through Django's cursor
+    wrapper (query logging, ``execute_wrapper`` hooks and Django's errors all apply).
 
-    On PostgreSQL the statement is sent with its parameters apart and prepared on the
-    connection, so that the server plans it once rather than on every request (planning took
-    about as long as running these short statements). Errors are Django's, as from a cursor.
+    On PostgreSQL the statement is sent with its parameters apart and, unless
+    ``DATABASE_PREPARED`` is off, prepared on the connection the first time, so that the server
+    plans it once rather than on every request (planning took about as long as running these
+    short statements). Only these statements are prepared: the ORM's own are bound on the client.
     """
     connection = connections[using]
     if connection.vendor != "postgresql":
@@ -55,15 +69,25 @@ def fetchone(sql: str, params: Sequence[Any] | dict[str, Any], using: str = "def
     import psycopg
 
     connection.ensure_connection()
-    with connection.wrap_database_errors, psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, params, prepare=True)
-        return cursor.fetchone()
+    raw = connection.connection
+    cursor = psycopg.Cursor(raw)
+    wrapped = _LoggedCursor(cursor, connection) if connection.queries_logged else connection.make_cursor(cursor)
+    # Threshold 0: prepare at the first execution. Restored at once, so that psycopg keeps no
+    # record of the ORM's statements (their text holds their values).
+    before = raw.prepare_threshold
+    raw.prepare_threshold = 0 if settings.DATABASE_PREPARED else None
+    try:
+        with wrapped:
+            wrapped.execute(sql, params)
+            return wrapped.fetchone()
+    finally:
+        raw.prepare_threshold = before
 
 
 def instance(model: type[Model], values: Sequence[Any], alias: str, using: str = "default") -> Model:
     """The instance of ``model`` whose columns (as ``columns`` listed them) are ``values``."""
-    _, names, converters = _plan(model, alias, using)
     connection = connections[using]
+    _, names, converters = _plan(model, alias, connection)
     converted = list(values)
     for n, (col, found) in enumerate(converters):
         for convert in found:

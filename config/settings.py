@@ -121,12 +121,6 @@ TEMPLATES = [
 _database_url = os.environ.get("DATABASE_URL", "")
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
-    if DATABASES["default"]["ENGINE"].endswith("postgresql") and env_bool("DATABASE_PREPARED", True):
-        # The annotator's hot path (annotation.rows.fetchone) prepares its few statements on the
-        # connection, so the server plans them once; the ORM's own queries are never prepared
-        # (they are bound on the client). Set DATABASE_PREPARED=0 behind a connection pooler in
-        # transaction mode that does not track prepared statements.
-        DATABASES["default"].setdefault("OPTIONS", {})["prepare_threshold"] = 1 << 30
 else:
     DATABASES = {
         "default": {
@@ -143,6 +137,11 @@ else:
     }
     # In-memory databases cannot use WAL; the test runner creates one.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_PATH") or None}
+
+# PostgreSQL: the annotator's hot path (annotation.rows.fetchone) prepares its few statements on
+# each connection, so the server plans them once. Set DATABASE_PREPARED=0 behind a connection
+# pooler in transaction mode that does not track prepared statements.
+DATABASE_PREPARED = env_bool("DATABASE_PREPARED", True)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -265,13 +265,10 @@ def mace_frame(
     missing = [c for c in (item, worker, label) if c not in frame.columns]
     if missing:
         raise ValueError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
-    for column in (item, worker, label):
-        empty = frame[column].isna().to_numpy()
-        if empty.any():
-            raise ValueError(f"column {column!r} is empty in row {frame.index[np.argmax(empty)]!r}")
-    item_codes, item_ids = _factorize(frame[item])
-    worker_codes, worker_ids = _factorize(frame[worker])
-    label_codes, label_ids = _factorize(frame[label])
+    # Missing values get code -1: factorizing finds them, without a pass of its own.
+    (item_codes, item_ids), (worker_codes, worker_ids), (label_codes, label_ids) = (
+        _factorize(frame, column) for column in (item, worker, label)
+    )
     control_codes = None
     if controls is not None:
         control_codes = np.full(len(item_ids), NO_LABEL, dtype=np.int64)
@@ -335,11 +332,15 @@ def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
     return entropies <= np.partition(entropies, pivot)[pivot]
 
 
-def _factorize(column: pd.Series) -> tuple[np.ndarray, pd.Index]:
+def _factorize(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Index]:
+    values = frame[column]
     try:
-        codes, uniques = factorize(column, sort=True)
+        codes, uniques = factorize(values, sort=True)
     except TypeError:  # ids of mixed, unorderable types keep their order of appearance
-        codes, uniques = factorize(column)
+        codes, uniques = factorize(values)
+    empty = codes < 0
+    if empty.any():
+        raise ValueError(f"column {column!r} is empty in row {frame.index[np.argmax(empty)]!r}")
     return codes, pd.Index(uniques)
 
 

@@ -149,6 +149,11 @@ def _assignment_next_locked(*, project: Project, worker: AbstractBaseUser, now: 
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
 
 
+# In index order the claim reads a few candidates: OFFSET 0 keeps the check a probe of the
+# (item, worker) index for each, where an anti-join would read all of the worker's assignments
+# on every claim. In random order every candidate is read, and the anti-join's one pass is cheaper.
+_EXCLUDE_FENCE = {Project.Order.SEQUENTIAL: "OFFSET 0", Project.Order.SPREAD: "OFFSET 0", Project.Order.RANDOM: ""}
+
 _ORDER_SQL = {
     Project.Order.SEQUENTIAL: "i.position, i.id",
     Project.Order.SPREAD: "i.n_active, i.position, i.id",
@@ -199,9 +204,8 @@ def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
         WITH picked AS (
             SELECT i.id FROM {item_table} i
             WHERE i.project_id = %(project)s AND i.n_active < i.redundancy
-              -- OFFSET 0 keeps this a probe of the (item, worker) index per candidate: as an
-              -- anti-join the planner reads all of the worker's assignments on every claim.
-              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s OFFSET 0)
+              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s
+                              {_EXCLUDE_FENCE[project.assignment_order]})
             ORDER BY {_ORDER_SQL[project.assignment_order]}
             LIMIT 1 FOR UPDATE OF i SKIP LOCKED
         ), bumped AS (
