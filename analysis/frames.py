@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import gc
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -74,8 +75,11 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
     # Times come as text and are parsed by pandas at once: converting a million datetimes one
     # by one in the database driver takes longer than the query.
     qs = qs.annotate(submitted_text=Cast("assignment__submitted_at", output_field=CharField()))
+    prefetched: dict[str, Any] = {}
     if task.answer_columns and _bulk_available():
-        frame = _frame_arrays(project, task, counted_only=counted_only, up_to_id=up_to_id, reasons=reasons)
+        # The items' names are read while the first chunk's queries run on the other connections.
+        frame = _frame_arrays(project, task, counted_only=counted_only, up_to_id=up_to_id, reasons=reasons,
+                              meanwhile=lambda: prefetched.update(items=_item_names_bulk(project)))
     elif task.answer_columns:
         keys = {f"answer_{key}": KeyTextTransform(key, "answer") for key in task.answer_columns}
         records = list(qs.annotate(**keys).values_list(*lookups, *keys).iterator(chunk_size=20000))
@@ -85,7 +89,7 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
     if frame.empty:
         frame = pd.DataFrame(columns=BASE_COLUMNS)
     else:
-        frame["item"], frame["worker"] = _names(project, frame)
+        frame["item"], frame["worker"] = _names(project, frame, items=prefetched.get("items"))
         if not pd.api.types.is_datetime64_any_dtype(frame["submitted_at"]):
             frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], utc=True, format="ISO8601")
     frame = _in_submission_order(frame)
@@ -129,7 +133,7 @@ _EPOCH_2000_US = 946_684_800_000_000  # 2000-01-01T00:00:00Z in microseconds sin
 
 
 def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int | None,
-                  reasons: bool) -> pd.DataFrame:
+                  reasons: bool, meanwhile: Callable[[], None] | None = None) -> pd.DataFrame:
     """PostgreSQL: per chunk of assignment ids, one query reads the assignments and one the
     annotations, each column aggregated into one value: numbers as the bytes of their binary
     form (``int8send``), read by numpy without a Python object per row, and answer values as one
@@ -222,6 +226,8 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
             for n, chunk in enumerate(ranges):
                 pending.append((chunk, pool.submit(query, assignments_sql, chunk),
                                 pool.submit(query, annotations_sql, chunk)))
+                if n == 0 and meanwhile is not None:
+                    meanwhile()  # on this thread's own connection, while the pool reads
                 if n >= 1 or n == len(ranges) - 1:
                     while pending and (len(pending) > 1 or n == len(ranges) - 1):
                         done, a_row, n_row = pending.pop(0)
@@ -294,16 +300,19 @@ def _shared_strings(values: list) -> np.ndarray:
     return table[codes]
 
 
-def _names(project: Project, frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """Item external ids and worker user names for the frame's id columns."""
+def _names(project: Project, frame: pd.DataFrame, *, items: tuple[np.ndarray, np.ndarray] | None = None
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """Item external ids and worker user names for the frame's id columns; ``items`` are the
+    project's item ids and external ids when already read."""
     item_ids = frame["item"].to_numpy(dtype=np.int64)
     worker_ids = frame["worker"].to_numpy(dtype=np.int64)
     wanted_workers = pd.unique(worker_ids)
-    items = Item.objects.filter(project=project).values_list("pk", "external_id")
-    if _bulk_available():
+    if items is not None:
+        keys, names = items
+    elif _bulk_available():
         keys, names = _item_names_bulk(project)
     else:
-        keys, names = _pairs(list(items))
+        keys, names = _pairs(list(Item.objects.filter(project=project).values_list("pk", "external_id")))
     users = get_user_model().objects.filter(pk__in=wanted_workers.tolist()).values_list("pk", "username")
     return _lookup(item_ids, keys, names), _lookup(worker_ids, *_pairs(list(users)))
 
