@@ -28,9 +28,9 @@ class FastTokenAuthentication(TokenAuthentication):
         row = rows.fetchone(sql, [key])
         if row is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        split = rows.width(Token)
-        token = rows.instance(Token, row[:split], "t")
-        user = rows.instance(User, row[split:], "u")
+        token_values, user_values, _rest = rows.split(row, Token, User)
+        token = rows.instance(Token, token_values, "t")
+        user = rows.instance(User, user_values, "u")
         # Both ends cached, as the ORM's join leaves them (token.user, user.auth_token).
         Token.user.field.set_cached_value(token, user)
         User.auth_token.related.set_cached_value(user, token)

@@ -47,9 +47,16 @@ def columns(model: type[Model], alias: str, using: str = "default") -> str:
     return _plan(model, alias, connections[using])[0]
 
 
-def width(model: type[Model]) -> int:
-    """How many values of a row ``columns`` selects."""
-    return len(model._meta.concrete_fields)
+def split(row: Sequence[Any], *models: type[Model]) -> list[Sequence[Any]]:
+    """A row that selected ``columns`` of each of ``models`` in turn, cut into one part per model,
+    then a last part with the values selected after them."""
+    parts, start = [], 0
+    for model in models:
+        stop = start + len(model._meta.concrete_fields)
+        parts.append(row[start:stop])
+        start = stop
+    parts.append(row[start:])
+    return parts
 
 
 def fetchone(sql: str, params: Sequence[Any] | dict[str, Any], using: str = "default") -> tuple | None:

@@ -189,9 +189,9 @@ def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tupl
 
 def _assignment_from_row(row: Sequence[Any], project: Project, aliases: tuple[str, str]) -> Assignment:
     """An assignment and its item from a raw row of both tables' columns (as rows.columns lists them)."""
-    cut = rows.width(Assignment)
-    assignment = rows.instance(Assignment, row[:cut], aliases[0])
-    assignment.item, assignment.project = rows.instance(Item, row[cut:], aliases[1]), project
+    a_values, item_values, _ = rows.split(row, Assignment, Item)
+    assignment = rows.instance(Assignment, a_values, aliases[0])
+    assignment.item, assignment.project = rows.instance(Item, item_values, aliases[1]), project
     return assignment
 
 

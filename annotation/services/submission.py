@@ -71,18 +71,17 @@ def _locked_read(pk: int) -> Assignment:
     row = rows.fetchone(sql, [pk])
     if row is None:
         raise Assignment.DoesNotExist(f"no assignment {pk}")
-    cut = [0]
-    for model in (Assignment, Item, Project, Annotation):
-        cut.append(cut[-1] + rows.width(model))
-    a = rows.instance(Assignment, row[cut[0]:cut[1]], "a")
-    Assignment.item.field.set_cached_value(a, rows.instance(Item, row[cut[1]:cut[2]], "i"))
-    Assignment.project.field.set_cached_value(a, rows.instance(Project, row[cut[2]:cut[3]], "p"))
+    a_values, item_values, project_values, stored_values, (blocked,) = rows.split(row, Assignment, Item, Project,
+                                                                                  Annotation)
+    a = rows.instance(Assignment, a_values, "a")
+    Assignment.item.field.set_cached_value(a, rows.instance(Item, item_values, "i"))
+    Assignment.project.field.set_cached_value(a, rows.instance(Project, project_values, "p"))
     stored = None
-    if row[cut[3]] is not None:  # the annotation's id: NULL when nothing is stored
-        stored = rows.instance(Annotation, row[cut[3]:cut[4]], "n")
+    if stored_values[0] is not None:  # the annotation's id: NULL when nothing is stored
+        stored = rows.instance(Annotation, stored_values, "n")
         Annotation.assignment.field.set_cached_value(stored, a)
     Assignment.annotation.related.set_cached_value(a, stored)
-    a.worker_blocked = bool(row[cut[4]])
+    a.worker_blocked = bool(blocked)
     return a
 
 
