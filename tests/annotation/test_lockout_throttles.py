@@ -4,6 +4,7 @@ marketplace links."""
 import os
 import subprocess
 import sys
+import time
 from datetime import timedelta
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from axes.models import AccessAttempt
 from django.conf import settings as django_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
+from rest_framework.throttling import SimpleRateThrottle
 
 from tests.conftest import database_url, is_postgres
 from tests.factories import ProjectFactory, UserFactory
@@ -22,8 +24,12 @@ PASSWORD = "pw-for-tests"
 
 
 @pytest.fixture
-def rates(settings):
-    """Set some throttle rates for one test (the others keep their configured values)."""
+def rates(settings, monkeypatch):
+    """Set some throttle rates for one test (the others keep their configured values). The
+    throttles' clock stands still meanwhile: counts live in fixed windows, and a test whose
+    requests straddle the end of a minute would otherwise count in two."""
+    now = time.time()
+    monkeypatch.setattr(SimpleRateThrottle, "timer", lambda self: now)
 
     def set_rates(**rates):
         rest = dict(settings.REST_FRAMEWORK)
@@ -213,7 +219,11 @@ settings.REST_FRAMEWORK = rest
 from rest_framework.settings import api_settings
 api_settings.reload()
 request = RequestFactory().get("/start/x/", REMOTE_ADDR=sys.argv[1])
-print(" ".join(str(StartThrottle().allow_request(request, None)) for _ in range(int(sys.argv[2]))))
+throttle = StartThrottle()
+# Counts live in fixed windows; both processes are given the same clock so that they count in one
+# window even when a minute ends between them.
+throttle.timer = lambda: float(sys.argv[3])
+print(" ".join(str(throttle.allow_request(request, None)) for _ in range(int(sys.argv[2]))))
 """
 
 
@@ -227,9 +237,10 @@ def test_counts_are_shared_between_processes(tmp_path):
     else:
         env["SQLITE_PATH"] = str(tmp_path / "shared.sqlite3")
     address = f"10.77.{os.getpid() % 250}.{tmp_path.stat().st_ino % 250}"
+    now = str(time.time())
 
     def run(n):
-        done = subprocess.run([sys.executable, "-c", CHILD, address, str(n)], cwd=ROOT, env=env,
+        done = subprocess.run([sys.executable, "-c", CHILD, address, str(n), now], cwd=ROOT, env=env,
                               capture_output=True, text=True, timeout=120)
         assert done.returncode == 0, done.stderr
         return done.stdout.split()
