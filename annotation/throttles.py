@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from functools import wraps
+from functools import lru_cache, wraps
 
 from django.conf import settings
+from django.core.cache import caches
 from django.core.cache.backends.redis import RedisCache
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
-from django.urls import reverse
+from django.urls import get_urlconf, reverse
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 
@@ -31,6 +32,11 @@ class _RatesFromSettings:
     two windows; that is the price of the counter."""
 
     scope: str
+
+    @property
+    def cache(self):
+        # The backend itself rather than Django's proxy for it, so that _count knows Redis.
+        return caches["default"]
 
     def get_rate(self) -> str | None:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
@@ -53,16 +59,29 @@ class _RatesFromSettings:
 def _count(cache, key: str, timeout: int) -> int:
     """Add one to a counter that lives ``timeout`` seconds from its first count; returns it."""
     if isinstance(cache, RedisCache):
-        # One round trip (Django's incr asks whether the key exists first, then adds).
+        # One round trip, and atomic: Django's incr asks whether the key exists first, then adds,
+        # and setting the expiry apart could leave a counter without one.
         full = cache.make_and_validate_key(key)
-        pipe = cache._cache.get_client(full, write=True).pipeline(transaction=False)
-        pipe.incr(full)
-        pipe.expire(full, timeout, nx=True)
-        return pipe.execute()[0]
+        return _incr_with_expiry(cache._cache.get_client(full, write=True))(keys=[full], args=[timeout])
     try:
         return cache.incr(key)
     except ValueError:  # the window's first request
         return 1 if cache.add(key, 1, timeout) else cache.incr(key)
+
+
+_INCR_WITH_EXPIRY = """
+local n = redis.call('INCR', KEYS[1])
+if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+def _incr_with_expiry(client):
+    """The script, registered once per Redis client (the cache keeps one per connection pool)."""
+    script = getattr(client, "_argcrowd_incr", None)
+    if script is None:
+        script = client._argcrowd_incr = client.register_script(_INCR_WITH_EXPIRY)
+    return script
 
 
 class AnonThrottle(_RatesFromSettings, throttling.AnonRateThrottle):
@@ -143,9 +162,15 @@ class LoginThrottleMiddleware:
         self.guarded = throttle(LoginThrottle)(get_response)
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        if request.method == "POST" and request.path_info in (reverse("login"), reverse("admin:login")):
+        if request.method == "POST" and request.path_info in _login_paths(get_urlconf() or settings.ROOT_URLCONF):
             return self.guarded(request)
         return self.get_response(request)
+
+
+@lru_cache(maxsize=8)
+def _login_paths(urlconf: str | None) -> tuple[str, str]:
+    # Reversed once per URL configuration, not on every POST (the annotator's submits are POSTs).
+    return reverse("login", urlconf=urlconf), reverse("admin:login", urlconf=urlconf)
 
 
 def lockout_response(request: HttpRequest, original_response=None, credentials=None) -> HttpResponse:

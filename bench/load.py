@@ -18,6 +18,20 @@ annotators / throughput: with no pause between items the two agree, so at 50 ann
 p95 under 150 ms needs more than 333 submits/s) and the errors. ``check`` prints the invariants: no item
 over-filled, slot counts equal to the assignments holding them, no worker twice on an item, at
 most one open assignment per worker, one annotation per submitted assignment.
+
+The peer, Label Studio, runs under the same load and server shape beside it (its ``/next`` then
+its annotation POST per item, the loop its editor runs), and ``run --label-studio URL`` drives
+it right after this platform, with the same annotators and seconds, and prints the ratios.
+Label Studio lives in a virtualenv of its own, on a PostgreSQL database of its own:
+
+    # env for both steps: DJANGO_SETTINGS_MODULE=core.settings.label_studio DJANGO_DB=default
+    #   POSTGRE_NAME=… POSTGRE_HOST=127.0.0.1 POSTGRE_USER=postgres POSTGRE_PASSWORD=
+    #   LABEL_STUDIO_ENABLE_LEGACY_API_TOKEN=true DEBUG=false SECRET_KEY=…, PYTHONPATH=its package folder
+    $LS/bin/python -m django migrate
+    $LS/bin/python /path/to/bench/load.py prepare-label-studio --annotators 50 --items 30000
+    $LS/bin/gunicorn -w 4 -b 127.0.0.1:8080 core.wsgi
+    .venv/bin/python bench/load.py run --url http://127.0.0.1:8000 --label-studio http://127.0.0.1:8080 …
+    $LS/bin/python /path/to/bench/load.py check-label-studio
 """
 
 from __future__ import annotations
@@ -38,6 +52,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 SLUG = "bench-load"
 TOKENS = Path(os.environ.get("BENCH_LOAD_TOKENS", "/tmp/argcrowd-load-tokens.json"))
+PEER_TOKENS = Path(os.environ.get("BENCH_LOAD_PEER_TOKENS", "/tmp/argcrowd-load-label-studio.json"))
+PEER_TITLE = "Load benchmark"
+PEER_CONFIG = """<View>
+  <Text name="arg1" value="$arg1"/>
+  <Text name="arg2" value="$arg2"/>
+  <Choices name="label" toName="arg1" choice="single" required="true">
+    <Choice value="a1"/><Choice value="a2"/><Choice value="equal"/>
+  </Choices>
+  <TextArea name="reason" toName="arg1" required="true" maxSubmissions="1"/>
+</View>"""
 REASON = "A1 names a concrete cost of the policy, A2 repeats the claim."  # 60 characters
 
 
@@ -77,6 +101,64 @@ def prepare(args) -> None:
     print(f"project {SLUG}: {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; tokens in {TOKENS}")
 
 
+def prepare_label_studio(args) -> None:
+    """With Label Studio's Python and settings: an organisation, N annotators with API tokens, and
+    a project of ITEMS tasks of the same texts with N answers each (``maximum_annotations``)."""
+    import django
+
+    django.setup()
+    from organizations.functions import create_organization
+    from organizations.models import Organization
+    from projects.models import Project
+    from rest_framework.authtoken.models import Token
+    from tasks.models import Task
+    from users.models import User
+
+    owner = User.objects.filter(email="load-owner@example.org").first() or User.objects.create_superuser(
+        email="load-owner@example.org", password="load-owner-pw")
+    org = Organization.objects.filter(created_by=owner).first() or create_organization(
+        title="Load", created_by=owner, legacy_api_tokens_enabled=True)
+    owner.active_organization = org
+    owner.save()
+    Project.objects.filter(organization=org, title=PEER_TITLE).delete()
+    project = Project.objects.create(title=PEER_TITLE, organization=org, created_by=owner, label_config=PEER_CONFIG,
+                                     maximum_annotations=args.redundancy, overlap_cohort_percentage=100,
+                                     show_skip_button=False)
+    Task.objects.bulk_create([
+        Task(project=project, overlap=args.redundancy, data={"arg1": f"Argument {n} says load tests find slow paths.",
+                                    "arg2": f"Argument {n} says they find lock contention."})
+        for n in range(args.items)], batch_size=2000)
+    tokens = []
+    for i in range(args.annotators):
+        email = f"load{i}@example.org"
+        user = User.objects.filter(email=email).first() or User.objects.create_user(email=email, password="load-pw")
+        org.add_user(user)
+        user.active_organization = org
+        user.save()
+        tokens.append(Token.objects.get_or_create(user=user)[0].key)
+    PEER_TOKENS.write_text(json.dumps({"project": project.pk, "tokens": tokens}))
+    print(f"Label Studio project {project.pk}: {args.items} tasks × {args.redundancy} answers; "
+          f"{len(tokens)} annotators; tokens in {PEER_TOKENS}")
+
+
+def check_label_studio(args) -> None:
+    """With Label Studio's Python and settings: its invariants after a run (none over-filled,
+    nobody twice on a task)."""
+    import django
+
+    django.setup()
+    from django.db.models import Count
+    from tasks.models import Annotation, Task
+
+    project = json.loads(PEER_TOKENS.read_text())["project"]
+    answers = Annotation.objects.filter(project_id=project)
+    over = Task.objects.filter(project_id=project).annotate(n=Count("annotations")).filter(n__gt=args.redundancy)
+    twice = answers.values("task", "completed_by").annotate(n=Count("id")).filter(n__gt=1)
+    print(f"{answers.count()} annotations; tasks over-filled: {over.count()}; workers twice on a task: {twice.count()}")
+    if over.exists() or twice.exists():
+        raise SystemExit(1)
+
+
 class Annotator(threading.Thread):
     def __init__(self, url: str, token: str, slug: str, stop_at: float, seed: int, combined: bool) -> None:
         super().__init__(daemon=True)
@@ -87,12 +169,15 @@ class Annotator(threading.Thread):
         self.errors: list[str] = []
         self.submits = 0
 
-    def request(self, conn: http.client.HTTPConnection, kind: str, path: str, body: dict | None) -> dict | None:
-        data = json.dumps(body or {}).encode()
+    def request(self, conn: http.client.HTTPConnection, kind: str, path: str, body: dict | None,
+                method: str = "POST") -> dict | None:
+        data = json.dumps(body or {}).encode() if method == "POST" else None
+        headers = {"Authorization": f"Token {self.token}"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         start = time.perf_counter()
         try:
-            conn.request("POST", path, body=data, headers={
-                "Authorization": f"Token {self.token}", "Content-Type": "application/json"})
+            conn.request(method, path, body=data, headers=headers)
             response = conn.getresponse()
             payload = response.read()
         except (OSError, http.client.HTTPException) as exc:
@@ -125,6 +210,28 @@ class Annotator(threading.Thread):
         conn.close()
 
 
+class LabelStudioAnnotator(Annotator):
+    """The same annotator against Label Studio: its next task, then an annotation of it (the
+    choice and the reason), as its editor does; the project is the slug's place."""
+
+    def run(self) -> None:
+        conn = http.client.HTTPConnection(self.url.hostname, self.url.port or 80, timeout=30)
+        while time.perf_counter() < self.stop_at:
+            task = self.request(conn, "next", f"/api/projects/{self.slug}/next/", None, method="GET")
+            if task is None:
+                if self.errors and self.errors[-1] == "next: HTTP 404":
+                    self.errors.pop()  # no task left for this annotator
+                    break
+                continue
+            label = self.rng.choice(["a1", "a2", "equal"])
+            body = {"lead_time": 10.0, "result": [
+                {"from_name": "label", "to_name": "arg1", "type": "choices", "value": {"choices": [label]}},
+                {"from_name": "reason", "to_name": "arg1", "type": "textarea", "value": {"text": [REASON]}}]}
+            if self.request(conn, "submit", f"/api/tasks/{task['id']}/annotations/", body) is not None:
+                self.submits += 1
+        conn.close()
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -132,14 +239,10 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def run(args) -> None:
-    setup = json.loads(TOKENS.read_text())
-    tokens = setup["tokens"][: args.annotators]
-    if len(tokens) < args.annotators:
-        raise SystemExit(f"only {len(tokens)} annotators prepared; run prepare --annotators {args.annotators}")
+def drive(cls: type[Annotator], url: str, tokens: list[str], place: str, args, combined: bool) -> dict:
+    """N annotators for T seconds against one server; prints and returns what they measured."""
     start = time.perf_counter()
-    workers = [Annotator(args.url, t, setup["slug"], start + args.seconds, seed=i, combined=args.combined)
-               for i, t in enumerate(tokens)]
+    workers = [cls(url, t, place, start + args.seconds, seed=i, combined=combined) for i, t in enumerate(tokens)]
     for w in workers:
         w.start()
     for w in workers:
@@ -147,7 +250,7 @@ def run(args) -> None:
     elapsed = time.perf_counter() - start
     submits = sum(w.submits for w in workers)
     errors = [e for w in workers for e in w.errors]
-    mode = "submit?next=1" if args.combined else "next, then submit"
+    mode = "submit?next=1" if combined else "next, then submit"
     print(f"{args.annotators} annotators ({mode}), {elapsed:.1f} s: {submits} submits, {submits / elapsed:.1f} submits/s, "
           f"{len(errors)} errors{(' (' + ', '.join(sorted(set(errors))) + ')') if errors else ''}")
     for kind in ("next", "submit"):
@@ -155,14 +258,38 @@ def run(args) -> None:
         print(f"  {kind:<6} {len(times):>7} requests  p50 {1000 * statistics.median(times) if times else float('nan'):6.1f} ms"
               f"  p95 {1000 * percentile(times, 0.95):6.1f} ms  max {1000 * max(times, default=float('nan')):7.1f} ms")
     # The annotator's wait per item: next and submit, or the one submit that brings the next item.
-    per_item = ([t for w in workers for t in w.times["submit"]] if args.combined else
+    per_item = ([t for w in workers for t in w.times["submit"]] if combined else
                 [a + b for w in workers for a, b in zip(w.times["next"], w.times["submit"], strict=False)])
-    print(f"  per item p95 {1000 * percentile(per_item, 0.95):.1f} ms")
+    p95 = percentile(per_item, 0.95)
+    print(f"  per item p95 {1000 * p95:.1f} ms")
     if submits:
         # Annotators who never pause keep one request each in flight, so the mean wait per item
         # is annotators / throughput (Little's law), whatever the server does with its time.
         print(f"  mean wait per item {1000 * statistics.mean(per_item):.1f} ms; annotators / throughput = "
               f"{1000 * args.annotators * elapsed / submits:.1f} ms")
+    return {"rate": submits / elapsed, "p95": p95, "errors": len(errors)}
+
+
+def run(args) -> None:
+    setup = json.loads(TOKENS.read_text())
+    tokens = setup["tokens"][: args.annotators]
+    if len(tokens) < args.annotators:
+        raise SystemExit(f"only {len(tokens)} annotators prepared; run prepare --annotators {args.annotators}")
+    peer = None
+    if args.label_studio:
+        peer = json.loads(PEER_TOKENS.read_text())
+        if len(peer["tokens"]) < args.annotators:
+            raise SystemExit(f"only {len(peer['tokens'])} Label Studio annotators prepared")
+    print(f"this platform at {args.url}:")
+    ours = drive(Annotator, args.url, tokens, setup["slug"], args, args.combined)
+    if peer is None:
+        return
+    print(f"Label Studio at {args.label_studio} (its next, then its annotation):")
+    theirs = drive(LabelStudioAnnotator, args.label_studio, peer["tokens"][: args.annotators], str(peer["project"]),
+                   args, combined=False)
+    if theirs["rate"]:
+        print(f"submits/s: {ours['rate'] / theirs['rate']:.1f}× Label Studio's; "
+              f"p95 per item: {theirs['p95'] / ours['p95']:.1f}× shorter")
 
 
 def check(args) -> None:
@@ -203,9 +330,17 @@ def main() -> None:
     r.add_argument("--seconds", type=float, default=30)
     r.add_argument("--combined", action="store_true",
                    help="one request per item: each submit asks for the next assignment (?next=1)")
+    r.add_argument("--label-studio", metavar="URL", help="then drive Label Studio at URL the same way")
     sub.add_parser("check")
+    lp = sub.add_parser("prepare-label-studio")
+    lp.add_argument("--annotators", type=int, default=50)
+    lp.add_argument("--items", type=int, default=4000)
+    lp.add_argument("--redundancy", type=int, default=5)
+    lc = sub.add_parser("check-label-studio")
+    lc.add_argument("--redundancy", type=int, default=5)
     args = parser.parse_args()
-    {"prepare": prepare, "run": run, "check": check}[args.step](args)
+    {"prepare": prepare, "run": run, "check": check, "prepare-label-studio": prepare_label_studio,
+     "check-label-studio": check_label_studio}[args.step](args)
 
 
 if __name__ == "__main__":

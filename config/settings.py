@@ -316,7 +316,7 @@ def embedded_job_settings(var_dir: Path) -> dict:
 # holds SQLite's write lock and must not stall progress reports or throttled requests meanwhile.
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL,
+    CACHES = {"default": {"BACKEND": "annotation.cache.RedisCache", "LOCATION": REDIS_URL,
                           "KEY_PREFIX": "argcrowd"}}
 else:
     CELERY_BROKER_URL = "filesystem://"

@@ -1,15 +1,21 @@
 """The annotator's hot path reads and writes with hand-written, prepared SQL: the rows it makes
 and the instances it reads are the ORM's own, and token authentication fails as DRF's does."""
 
+import uuid
+
 import pytest
+from django.conf import settings as django_settings
+from django.core.cache import caches
 from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation import rows
+from annotation.cache import RedisCache
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.submission import _locked_read
+from annotation.throttles import UserThrottle, _count
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 
 pytestmark = pytest.mark.django_db
@@ -140,3 +146,42 @@ def test_hot_path_statements_are_seen_by_django_query_logging():
         annotation_submit(assignment=a, worker=worker, data=answer())
     logged = " ".join(q["sql"] for q in seen.captured_queries)
     assert "annotation_annotation" in logged and "annotation_item" in logged
+
+
+redis_only = pytest.mark.skipif(not django_settings.REDIS_URL, reason="the Redis cache needs REDIS_URL")
+
+
+@redis_only
+def test_the_redis_cache_reuses_one_client_and_behaves_as_djangos():
+    cache = caches["default"]
+    assert isinstance(cache, RedisCache)
+    assert cache._cache.get_client("a", write=True) is cache._cache.get_client("b")
+    cache.set("hot-path-value", {"n": [1, 2]}, 30)
+    assert cache.get("hot-path-value") == {"n": [1, 2]}
+    cache.set("hot-path-count", 5, 30)
+    assert cache.incr("hot-path-count") == 6
+    assert cache.add("hot-path-count", 1) is False
+    cache.delete_many(["hot-path-value", "hot-path-count"])
+    assert cache.get("hot-path-value") is None
+
+
+@redis_only
+def test_a_throttle_count_is_one_atomic_round_trip_that_expires():
+    cache = caches["default"]
+    key = f"hot-path-throttle-{uuid.uuid4().hex}"
+    full = cache.make_and_validate_key(key)
+    client = cache._cache.get_client(full, write=True)
+    assert [_count(cache, key, 7) for _ in range(3)] == [1, 2, 3]
+    assert 0 < client.ttl(full) <= 7
+    # Redis forgot its scripts (a restart, SCRIPT FLUSH): the script is loaded again.
+    client.script_flush()
+    assert _count(cache, key, 7) == 4
+    # A throttle counts in the backend itself, not through Django's proxy for it.
+    assert UserThrottle().cache is cache
+
+
+def test_a_throttle_count_on_the_embedded_cache(tmp_path):
+    from django.core.cache.backends.filebased import FileBasedCache
+
+    cache = FileBasedCache(str(tmp_path), {})
+    assert [_count(cache, "k", 60) for _ in range(3)] == [1, 2, 3]
