@@ -9,5 +9,11 @@ class AnalysisRunAdmin(admin.ModelAdmin):
     list_filter = ["status", "kind", "project"]
     readonly_fields = [f.name for f in AnalysisRun._meta.fields]
 
+    def get_queryset(self, request):
+        # The list never shows results, and a result can be tens of megabytes.
+        qs = super().get_queryset(request)
+        match = request.resolver_match
+        return qs if match is not None and match.url_name.endswith("_change") else qs.defer("result")
+
     def has_add_permission(self, request):
         return False

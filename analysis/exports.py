@@ -15,8 +15,9 @@ import json
 from collections.abc import Iterator
 
 from analysis.frames import annotation_frame
-from analysis.models import AnalysisRun
-from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
+from analysis.models import AnalysisRun, RunPart
+from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES, TEXTS
+from analysis.selectors import run_pairs
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
 
@@ -39,6 +40,11 @@ def _tsv_line(*cells) -> str:
 
 
 def _argument_texts(run: AnalysisRun) -> dict[str, str]:
+    """Argument id -> text as the run saw them (runs stored before texts were kept with the run:
+    as the items show them now)."""
+    if "pair_topics" in (run.result or {}):
+        return {r["argument"]: r["text"]
+                for rows in RunPart.objects.filter(run=run, name=TEXTS).values_list("rows", flat=True) for r in rows}
     texts = {}
     for payload in Item.objects.filter(project=run.project).values_list("payload", flat=True).iterator(chunk_size=5000):
         for side in ("arg1", "arg2"):
@@ -49,7 +55,7 @@ def _argument_texts(run: AnalysisRun) -> dict[str, str]:
 def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
     texts = _argument_texts(run)
     yield "#id\tlabel\ta1\ta2\n"
-    for p in run.result["pairs"]:
+    for p in run_pairs(run):
         if (p["strict"] if strict else p["all"]):
             yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]))
 
@@ -70,7 +76,7 @@ def _full_records(run: AnalysisRun) -> Iterator[dict]:
         votes.setdefault(item, []).append(
             {"worker": worker, "label": label, "reason": reason, "competence": competence.get(worker)}
         )
-    for p in run.result["pairs"]:
+    for p in run_pairs(run):
         yield {**p, "votes": votes.get(p["pair"], [])}
 
 

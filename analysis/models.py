@@ -21,3 +21,25 @@ class AnalysisRun(Job):
 
     def __str__(self) -> str:
         return f"{self.kind} #{self.pk} ({self.status})"
+
+
+class RunPart(models.Model):
+    """A large table of a run's result, kept apart from it in pieces (the gold pipeline's pairs,
+    one piece per topic), so that a page reads the piece it shows instead of the whole result.
+    ``indexes`` holds each row's place in the whole table, as a topic's rows need not be
+    consecutive there."""
+
+    run = models.ForeignKey(AnalysisRun, on_delete=models.CASCADE, related_name="parts")
+    name = models.CharField(max_length=40)
+    key = models.TextField()
+    position = models.PositiveIntegerField()
+    rows = models.JSONField(default=list)
+    indexes = models.JSONField(default=list)
+
+    class Meta:
+        ordering = ["run", "position"]
+        # Not unique on key: a topic may be any length, longer than an index entry can be.
+        constraints = [models.UniqueConstraint(fields=["run", "position"], name="analysis_runpart_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name}[{self.key}] of run {self.run_id}"

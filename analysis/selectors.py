@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,8 +11,9 @@ from django.db.models import QuerySet
 
 from analysis.frames import annotations_queryset
 from analysis.graph_layout import GraphLayout, preference_graph_layout
-from analysis.models import AnalysisRun
+from analysis.models import AnalysisRun, RunPart
 from analysis.reports.agreement import FEW_ANNOTATIONS
+from analysis.reports.pairwise_gold import PAIRS, TEXTS
 from annotation.models import Item, Project
 from annotation.selectors import project_progress
 from annotation.tallies import HOURS, count_per_hour, project_is_large, tally_of
@@ -179,26 +181,71 @@ class GoldTopic:
     ranking: list[RankedArgument]  # most convincing first
     graph: GraphLayout
     reasons: list[tuple[str, int]]  # why pairs are in or out of Strict, over all topics
+    # When the graph shows only the most convincing arguments of a large topic: how many.
+    graph_arguments: int | None = None
 
 
-def gold_topic(*, project: Project, result: dict, topic: str | None) -> GoldTopic:
-    """The ranking (with argument texts) and argument graph of one topic of a gold result; an
+# The gold page draws the kept pairs among a topic's most convincing arguments, at most this
+# many: a graph of hundreds of arguments is neither readable nor quick to lay out.
+GRAPH_ARGUMENTS = 40
+
+
+def _split_run(run: AnalysisRun) -> bool:
+    """Whether the run keeps its pairs apart (``RunPart``) rather than in its result."""
+    return "pair_topics" in (run.result or {})
+
+
+def run_pairs(run: AnalysisRun, *, topic: str | None = None) -> list[dict[str, Any]]:
+    """A gold run's pairs in the order of the whole table, or one topic's."""
+    if not _split_run(run):
+        pairs = (run.result or {}).get("pairs", [])
+        return pairs if topic is None else [p for p in pairs if str(p["topic"]) == topic]
+    parts = RunPart.objects.filter(run=run, name=PAIRS)
+    if topic is not None:
+        parts = parts.filter(key=topic)
+    pieces = list(parts.values_list("rows", "indexes"))
+    if len(pieces) == 1:
+        return pieces[0][0]
+    whole: list[Any] = [None] * sum(len(rows) for rows, _ in pieces)
+    for rows, indexes in pieces:
+        for index, row in zip(indexes, rows, strict=True):
+            whole[index] = row
+    return whole
+
+
+def run_argument_texts(run: AnalysisRun, *, topic: str) -> dict[str, str]:
+    """Argument id -> text of one topic of a gold run, as its items showed them when it ran."""
+    if not _split_run(run):
+        return argument_texts(project=run.project, topic=topic)
+    rows = RunPart.objects.filter(run=run, name=TEXTS, key=topic).values_list("rows", flat=True).first() or []
+    return {r["argument"]: r["text"] for r in rows}
+
+
+def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
+    """The ranking (with argument texts) and argument graph of one topic of a gold run; an
     unknown or missing topic means the first."""
-    pairs = result.get("pairs", [])
-    topics = sorted({p["topic"] for p in pairs})
+    result = run.result or {}
+    if _split_run(run):
+        topics, reasons = result["pair_topics"], [tuple(r) for r in result["pair_reasons"]]
+    else:
+        pairs = result.get("pairs", [])
+        topics = sorted({str(p["topic"]) for p in pairs})
+        reasons = sorted(Counter(p["reason"] for p in pairs).items(), key=lambda kv: -kv[1])
     if topic not in topics:
         topic = topics[0] if topics else ""
-    reasons: dict[str, int] = {}
-    for p in pairs:
-        reasons[p["reason"]] = reasons.get(p["reason"], 0) + 1
-    texts = argument_texts(project=project, topic=topic) if topic else {}
-    ranked = sorted((r for r in result.get("ranking", []) if r["topic"] == topic), key=lambda r: (r["rank"], r["argument"]))
+    texts = run_argument_texts(run, topic=topic) if topic else {}
+    ranked = sorted((r for r in result.get("ranking", []) if str(r["topic"]) == topic),
+                    key=lambda r: (r["rank"], r["argument"]))
     ranking = [RankedArgument(rank=r["rank"], argument=r["argument"], pagerank=r["pagerank"],
                               text=texts.get(r["argument"], "")) for r in ranked]
-    kept = [p for p in pairs if p["topic"] == topic and p["strict"]]
+    kept = [p for p in run_pairs(run, topic=topic) if p["strict"]] if topic else []
+    shown = None
+    if len(ranking) > GRAPH_ARGUMENTS:
+        shown = {r.argument for r in ranking[:GRAPH_ARGUMENTS]}
+        kept = [p for p in kept if p["arg1"] in shown and p["arg2"] in shown]
     graph = preference_graph_layout(kept, texts=texts, ranks={r.argument: r.rank for r in ranking})
-    return GoldTopic(topic=topic, topics=topics, ranking=ranking, graph=graph,
-                     reasons=sorted(reasons.items(), key=lambda kv: -kv[1]))
+    return GoldTopic(topic=topic, topics=topics, ranking=ranking, graph=graph, reasons=reasons,
+                     graph_arguments=len(shown) if shown else None)
 
 
 def figure_rows(result: dict) -> list[FigureRow]:

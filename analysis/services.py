@@ -20,8 +20,8 @@ from django.db import (
 )
 
 from analysis.frames import annotation_frame, item_frame
-from analysis.models import AnalysisRun
-from analysis.reports import ParamError, ReportInput, get_report, report_kinds
+from analysis.models import AnalysisRun, RunPart
+from analysis.reports import PARTS, ParamError, ReportInput, get_report, report_kinds
 from annotation.jobs import (
     Attempt,
     JobBusy,
@@ -136,7 +136,15 @@ def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
             logger.exception("analysis run %s failed", run.pk)
             job_fail(run, failure_message(exc))
         else:
-            job_finish(run, result=result, annotations_seen=loaded.annotations,
-                       last_annotation_id=loaded.last_annotation_id)
+            parts = result.pop(PARTS, []) if isinstance(result, dict) else []
+            with transaction.atomic():
+                # The parts commit only with the outcome: a run given up meanwhile leaves none.
+                RunPart.objects.filter(run=run).delete()
+                RunPart.objects.bulk_create(
+                    [RunPart(run=run, name=p.name, key=p.key, position=n, rows=p.rows, indexes=p.indexes)
+                     for n, p in enumerate(parts)], batch_size=1)
+                if not job_finish(run, result=result, annotations_seen=loaded.annotations,
+                                  last_annotation_id=loaded.last_annotation_id):
+                    transaction.set_rollback(True)
     run.refresh_from_db()
     return run

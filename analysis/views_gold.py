@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
 from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -13,11 +14,10 @@ from django.views.decorators.http import require_http_methods
 
 from analysis.exports import GOLD_FILES, gold_file
 from analysis.forms import param_groups
-from analysis.graph_layout import preference_graph_layout
 from analysis.models import AnalysisRun
 from analysis.reports import get_report
 from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
-from analysis.selectors import argument_texts, gold_topic, latest_done, run_state
+from analysis.selectors import gold_topic, latest_done, run_state
 from analysis.services import analysis_run_create, analysis_runs_reap
 from analysis.views import svg_response
 from annotation.access import permission_required
@@ -27,6 +27,7 @@ from annotation.services import worker_work_reject
 
 KIND = "pairwise_gold"
 PAGE = "gold-page"
+FLAGGED_PER_PAGE = 100
 
 
 def _project(slug: str) -> Project:
@@ -46,7 +47,9 @@ def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
     analysis_runs_reap(project=project)
     state = run_state(project=project, kind=KIND, viewer=request.user)
     result = state.result
-    flagged = result.get("reason_review", {}).get("workers", [])
+    # Flagged workers a page at a time: a crowd of spammers can flag thousands.
+    flagged = Paginator(result.get("reason_review", {}).get("workers", []), FLAGGED_PER_PAGE).get_page(
+        request.GET.get("fpage"))
     user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
                     .values_list("username", "pk"))
     ctx = {
@@ -55,8 +58,9 @@ def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
         "done": state.done,
         "running": state.running,
         "result": result,
-        "view": gold_topic(project=project, result=result, topic=request.GET.get("topic")) if result else None,
+        "view": gold_topic(run=state.done, topic=request.GET.get("topic")) if result else None,
         "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
+        "flagged_page": flagged,
         "files": list(GOLD_FILES),
         "reference": REFERENCES.get(project.options.get(REFERENCE_OPTION)),
         "kind": KIND,
@@ -71,12 +75,10 @@ def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
     """The topic's argument graph as a standalone SVG file (the page draws the same inline)."""
     run = _done_run(slug, run_id)
     topic = request.GET.get("topic", "")
-    kept = [p for p in run.result["pairs"] if p["topic"] == topic and p["strict"]]
-    if not kept:
+    view = gold_topic(run=run, topic=topic)
+    if view.topic != topic or not view.graph.nodes:
         raise Http404(f"no kept pairs in topic {topic!r}")
-    ranks = {r["argument"]: r["rank"] for r in run.result.get("ranking", []) if r["topic"] == topic}
-    layout = preference_graph_layout(kept, texts=argument_texts(project=run.project, topic=topic), ranks=ranks)
-    svg = render_to_string("analysis/preference_graph.svg", {"graph": layout, "topic": topic})
+    svg = render_to_string("analysis/preference_graph.svg", {"graph": view.graph, "topic": topic})
     return svg_response('<?xml version="1.0" encoding="utf-8"?>\n' + svg)
 
 

@@ -8,12 +8,15 @@ and is left filled) with one pairwise project — items with 5 answers each from
 times what an agreement run does: loading the long frame from the database (on PostgreSQL the
 bulk path of ``analysis.frames``), then every agreement figure (without and with 200 bootstrap
 resamples), and MACE's worker competence. Peak memory is the process's maximum resident size
-after each phase. The targets printed are for ``--annotations 5000000`` on PostgreSQL.
+after each phase. The targets printed are for ``--annotations 5000000`` on PostgreSQL. Items are
+argument pairs of 32 topics, labelled from hidden convincingness scores, so that ``--gold`` runs
+the pairwise gold pipeline (MACE, transitivity filter, PageRank, reason review) on real graphs.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import sys
@@ -29,6 +32,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--annotations", type=int, default=1_000_000)
     parser.add_argument("--keep", action="store_true", help="keep the temporary SQLite file")
+    parser.add_argument("--gold", action="store_true",
+                        help="then run the pairwise gold pipeline as its job does (MACE by EM with the paper's "
+                             "500 iterations × 50 restarts unless --gold-restarts), result stored")
+    parser.add_argument("--gold-restarts", type=int, default=50)
     args = parser.parse_args()
 
     scratch = None
@@ -92,10 +99,69 @@ def main() -> None:
     print(f"load + figures                             {load_s + figures_s:7.2f} s   target under 10 s, "
           f"under 1,536 MB (peak {figures_peak:.0f} MB)")
     print(f"process max RSS, all phases                {peak():7.0f} MB")
+    if args.gold:
+        gold(project, args.gold_restarts)
     if scratch is not None and not args.keep:
         connection.close()
         for path in scratch.parent.glob("bench.sqlite3*"):
             path.unlink()
+
+
+TOPICS = 32
+
+
+def _pairs(n_items: int):
+    """Items as argument pairs, as in UKPConvArg1: per topic (32 of them), pairs of its arguments,
+    each argument with a hidden convincingness; the true label says which of the two is more
+    convincing, or equal when they are within 0.3 of each other."""
+    import numpy as np
+
+    rng = np.random.default_rng(2)
+    per_topic = -(-n_items // TOPICS)
+    n_args = 2
+    while n_args * (n_args - 1) // 2 < per_topic:
+        n_args += 1
+    first, second = np.triu_indices(n_args, 1)
+    topic = np.arange(n_items) % TOPICS
+    slot = np.arange(n_items) // TOPICS
+    order = np.stack([rng.permutation(len(first))[:per_topic] for _ in range(TOPICS)])
+    pick = order[topic, slot]
+    arg1, arg2 = first[pick], second[pick]
+    score = rng.normal(size=(TOPICS, n_args))
+    gap = score[topic, arg1] - score[topic, arg2]
+    truth = np.where(gap > 0.3, 0, np.where(gap < -0.3, 1, 2))
+    return topic, arg1, arg2, truth
+
+
+def _payload(topic: int, arg1: int, arg2: int) -> str:
+    return (f'{{"topic": "topic {topic}", "prompt": "p", "stance": "s", '
+            f'"arg1": {{"id": "t{topic}a{arg1}", "text": "Argument {arg1} of topic {topic}."}}, '
+            f'"arg2": {{"id": "t{topic}a{arg2}", "text": "Argument {arg2} of topic {topic}."}}}}')
+
+
+def gold(project, restarts: int) -> None:
+    """The gold pipeline's job, executed here as a worker executes it: the long frame with the
+    reasons, MACE, the transitivity filter and PageRank per topic, the reason review, and the
+    result stored on the run."""
+    from analysis.models import AnalysisRun, RunPart
+    from analysis.services import analysis_run_create, analysis_run_execute
+    from annotation.models.jobs import JobStatus
+
+    run = analysis_run_create(project=project, kind="pairwise_gold", params={"mace_restarts": restarts},
+                              enqueue=False)
+    t = time.perf_counter()
+    done = analysis_run_execute(run_id=run.pk)
+    seconds = time.perf_counter() - t
+    stored = AnalysisRun.objects.filter(pk=run.pk).values_list("result", flat=True).get()
+    if done.status != JobStatus.DONE:
+        raise SystemExit(f"the gold run ended {done.status}: {done.error}")
+    counts = stored["counts"]
+    pieces = sum(len(json.dumps(rows)) for rows in RunPart.objects.filter(run=run).values_list("rows", flat=True))
+    print(f"gold pipeline, MACE EM 500 it. × {restarts} restarts {seconds:7.2f} s   "
+          f"process max RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MB")
+    print(f"  {counts['pairs']:,} pairs: All {counts['all']:,}, Strict {counts['strict']:,}, "
+          f"Rank {counts['rank']:,} arguments; result {len(json.dumps(stored)) / 1e6:.1f} MB of JSON, "
+          f"pairs and texts apart {pieces / 1e6:.0f} MB in {RunPart.objects.filter(run=run).count()} pieces")
 
 
 def _crews(n: int):
@@ -106,7 +172,7 @@ def _crews(n: int):
     rng = np.random.default_rng(1)
     ratings, crew, n_items = 5, 20, n // 5
     n_workers = max(crew, (n_items // 100) // crew * crew)
-    truth = rng.integers(0, 3, n_items)
+    truth = _pairs(n_items)[3]
     crew_start = (np.arange(n_items) % (n_workers // crew)) * crew
     members = np.argsort(rng.random((n_items, crew)), axis=1)[:, :ratings] + crew_start[:, None]
     noisy = rng.random((n_items, ratings)) >= 0.7
@@ -126,8 +192,7 @@ def fill_copy(n: int) -> None:
     n_items, n_workers, ratings, members, labels = _crews(n)
     names = np.array(['{"label": "a1", "standpoint": "none"}', '{"label": "a2", "standpoint": "none"}',
                       '{"label": "equal", "standpoint": "none"}'])
-    payload = ('{"topic": "t", "prompt": "p", "stance": "s", "arg1": {"id": "a", "text": "x"}, '
-               '"arg2": {"id": "b", "text": "y"}}')
+    topic, arg1, arg2, _ = _pairs(n_items)
 
     def copy(cursor, table: str, columns: str, lines) -> None:
         with cursor.copy(f"COPY {table} ({columns}) FROM STDIN") as out:
@@ -144,7 +209,8 @@ def fill_copy(n: int) -> None:
         cursor = connection.connection.cursor()
         copy(cursor, Item._meta.db_table,
              "project_id, external_id, payload, position, redundancy, n_active, created_at, updated_at",
-             blocks(n_items, lambda i: f"{project.pk}\tp{i}\t{payload}\t{i}\t{ratings}\t{ratings}\tnow\tnow\n"))
+             blocks(n_items, lambda i: f"{project.pk}\tp{i}\t{_payload(topic[i], arg1[i], arg2[i])}\t{i}\t{ratings}"
+                                     f"\t{ratings}\tnow\tnow\n"))
         copy(cursor, "auth_user", "username, password, is_superuser, is_staff, is_active, first_name, last_name, "
              "email, date_joined", blocks(n_workers, lambda w: f"w{w}\t!\tf\tf\tt\t\t\t\tnow\n"))
         cursor.execute("SELECT id FROM annotation_item WHERE project_id = %s ORDER BY position", [project.pk])
@@ -188,17 +254,15 @@ def fill(n: int) -> None:
     rng = np.random.default_rng(1)
     ratings, crew, n_items = 5, 20, n // 5
     n_workers = max(crew, (n_items // 100) // crew * crew)
+    topic, arg1, arg2, truth = _pairs(n_items)
     with transaction.atomic():
         project = Project.objects.create(slug="bench", name="bench", task_type="pairwise", redundancy=ratings)
-        payload = {"topic": "t", "prompt": "p", "stance": "s", "arg1": {"id": "a", "text": "x"},
-                   "arg2": {"id": "b", "text": "y"}}
         Item.objects.bulk_create(
-            [Item(project=project, external_id=f"p{i}", payload=payload, position=i, redundancy=ratings,
-                  n_active=ratings) for i in range(n_items)], batch_size=5000)
+            [Item(project=project, external_id=f"p{i}", payload=json.loads(_payload(topic[i], arg1[i], arg2[i])),
+                  position=i, redundancy=ratings, n_active=ratings) for i in range(n_items)], batch_size=5000)
         User.objects.bulk_create([User(username=f"w{w}", password="!") for w in range(n_workers)], batch_size=5000)
     item_ids = list(Item.objects.filter(project=project).order_by("position").values_list("pk", flat=True))
     worker_ids = list(User.objects.filter(username__startswith="w").order_by("pk").values_list("pk", flat=True))
-    truth = rng.integers(0, 3, n_items)
     labels = ["a1", "a2", "equal"]
     base = datetime(2026, 1, 1, tzinfo=UTC)
     batch = 20_000

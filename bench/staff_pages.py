@@ -81,7 +81,9 @@ def main() -> None:
         pages.append(("votes.svg", f"{base}/analysis/runs/{agreement.pk}/votes.svg", {}))
     gold = runs.filter(kind="pairwise_gold").order_by("-pk").first()
     if gold:
-        topic = args.topic or min(p["topic"] for p in gold.result["pairs"])
+        from analysis.selectors import gold_topic
+
+        topic = args.topic or gold_topic(run=gold, topic=None).topic
         pages.append(("gold page", f"{base}/gold/?topic={topic}", {}))
         pages.append(("gold graph.svg", f"{base}/gold/runs/{gold.pk}/graph.svg?topic={topic}", {}))
     from analysis.reports import page_url, report_pages

@@ -72,26 +72,48 @@ class ReasonReview:
 def _reused(workers: np.ndarray, words: list[list[str]], near: float) -> np.ndarray:
     """Whether each reason has a near-identical one from the same worker (word bigram Jaccard).
 
-    Shingles are keyed by (worker, bigram), so one sparse product pairs only reasons of the
-    same worker that share a bigram.
+    A worker's exact repeats are grouped first, so a worker who pastes one reason a thousand
+    times costs a thousand rows, not a million pairs. Among each worker's distinct reasons, only
+    pairs that share one of the rarest bigrams of both are compared (the prefix filter of
+    set-similarity joins: two sets with Jaccard at least ``near`` share one of the first
+    ``size - ceil(near * size) + 1`` of their tokens in any one global order), so common bigrams
+    such as "a1 is" pair nothing by themselves. The candidates' Jaccard is then computed exactly.
     """
-    keys = [
-        f"{worker}\x00{a} {b}"
-        for worker, ws in zip(workers, words, strict=True)
-        for a, b in _ngrams(["^", *ws, "$"], 2)
-    ]
-    rows = np.repeat(np.arange(len(words)), [len(_ngrams(["^", *ws, "$"], 2)) for ws in words])
-    cols, uniques = pd.factorize(pd.Series(keys, dtype=object))
-    matrix = sparse.csr_matrix(
-        (np.ones(len(rows)), (rows, cols)), shape=(len(words), max(len(uniques), 1))
-    )
-    sizes = np.asarray(matrix.sum(axis=1)).ravel()
-    inter = sparse.triu(matrix @ matrix.T, k=1).tocoo()
-    union = sizes[inter.row] + sizes[inter.col] - inter.data
-    similar = inter.data >= near * union
     out = np.zeros(len(words), dtype=bool)
-    out[inter.row[similar]] = True
-    out[inter.col[similar]] = True
+    if not words:
+        return out
+    codes, _ = pd.factorize(pd.Series([f"{w}\x00{' '.join(ws)}" for w, ws in zip(workers, words, strict=True)],
+                                      dtype=object))
+    out |= np.bincount(codes)[codes] > 1
+    _, first = np.unique(codes, return_index=True)
+    # Shingles keyed by (worker, bigram): tokens of different workers never meet.
+    shingles = [sorted({f"{workers[i]}\x00{a} {b}" for a, b in _ngrams(["^", *words[i], "$"], 2)}) for i in first]
+    sizes = np.array([len(s) for s in shingles])
+    rows = np.repeat(np.arange(len(first)), sizes)
+    tokens, _ = pd.factorize(pd.Series([t for s in shingles for t in s], dtype=object))
+    # Rarest first, ties by token: one global order for every set.
+    frequency = np.bincount(tokens)
+    order = np.lexsort((tokens, frequency[tokens], rows))
+    rows, tokens = rows[order], tokens[order]
+    rank = np.arange(len(rows)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    prefix = sizes - np.ceil(near * sizes - 1e-9).astype(int) + 1
+    keep = rank < prefix[rows]
+    shape = (len(first), int(tokens.max()) + 1)
+    full = sparse.csr_matrix((np.ones(len(rows), dtype=np.int32), (rows, tokens)), shape=shape)
+    head = sparse.csr_matrix((np.ones(int(keep.sum()), dtype=np.int32), (rows[keep], tokens[keep])), shape=shape)
+    candidates = sparse.triu(head @ head.T, k=1).tocoo()
+    a, b = candidates.row, candidates.col
+    # A Jaccard of at least near needs the smaller set to be at least near times the larger.
+    fits = np.minimum(sizes[a], sizes[b]) >= near * np.maximum(sizes[a], sizes[b]) - 1e-9
+    a, b = a[fits], b[fits]
+    similar_rep = np.zeros(len(first), dtype=bool)
+    for start in range(0, len(a), 1_000_000):
+        x, y = a[start:start + 1_000_000], b[start:start + 1_000_000]
+        inter = np.asarray(full[x].multiply(full[y]).sum(axis=1)).ravel()
+        hit = inter >= near * (sizes[x] + sizes[y] - inter) - 1e-9
+        similar_rep[x[hit]] = True
+        similar_rep[y[hit]] = True
+    out |= similar_rep[codes]
     return out
 
 

@@ -15,6 +15,18 @@ import pandas as pd
 
 Progress = Callable[[float, str], None]
 
+# A report may put a list of Part under this key of its result: large tables that are stored
+# apart from the result, in pieces (see ``analysis.models.RunPart``), and not in it.
+PARTS = "_parts"
+
+
+@dataclass(frozen=True)
+class Part:
+    name: str
+    key: str
+    rows: list[dict[str, Any]]
+    indexes: list[int]
+
 
 class UnknownReport(KeyError):
     def __init__(self, kind: str) -> None:

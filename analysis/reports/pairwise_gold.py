@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -24,9 +25,13 @@ from analysis.methods.preference_graph_ranking import preference_ranking
 from analysis.methods.preference_graph_stats import preference_graph_stats
 from analysis.methods.preference_graph_weights import pair_weights
 from analysis.methods.reasons import CAUSES, best_worker_accuracy, review_reasons
-from analysis.reports import Param, Progress, Report, ReportInput, register
+from analysis.reports import PARTS, Param, Part, Progress, Report, ReportInput, register
 from analysis.reports.agreement import run_mace
 
+# The part of a run that holds its pairs (``analysis.models.RunPart``), one piece per topic.
+PAIRS = "pairs"
+# And the one that holds each topic's argument texts, as the items showed them.
+TEXTS = "texts"
 # The paper's figures, shown next to ours.
 PAPER = {"all": 16081, "strict": 11650, "rank": 1052}
 # Published corpora a project can reproduce. A project names the one it reproduces in this
@@ -152,6 +157,7 @@ class PairwiseGoldReport(Report):
         )
         flagged = reviewed[reviewed["flagged"].str.len() > 0].sort_values("mace_rank", ascending=False)
         examples = votes.assign(**{c: review.per_reason[c].to_numpy() for c in CAUSES})
+        shown = self._examples(examples, flagged["flagged"])
         accuracy, accuracy_pairs = best_worker_accuracy(votes, gold, mace.competence)
 
         table = pd.DataFrame(table_rows)
@@ -172,7 +178,10 @@ class PairwiseGoldReport(Report):
                      "ranking": [str(w) for w in mace.ranking]},
             "table1": {"mean": _records(mean), "per_topic": _records(table)},
             "clusters": clusters,
-            "pairs": provenance,
+            # The pairs themselves are stored apart, one piece per topic (a page shows one topic).
+            "pair_topics": sorted({str(p["topic"]) for p in provenance}),
+            "pair_reasons": sorted(Counter(p["reason"] for p in provenance).items(), key=lambda kv: -kv[1]),
+            PARTS: self._parts(provenance) + self._texts(data.items),
             "ranking": _records(rank_frame),
             "reason_review": {
                 "flag_share": review.flag_share, "min_reasons": review.min_reasons, "near": review.near,
@@ -181,12 +190,44 @@ class PairwiseGoldReport(Report):
                     {"worker": str(w), "reasons": int(r["reasons"]), "mace_rank": _clean(r["mace_rank"]),
                      "competence": _clean(r["competence"]), "flags": list(r["flagged"]),
                      **{f"{c}_share": _clean(r[f"{c}_share"]) for c in CAUSES},
-                     "examples": examples[(examples["worker"] == w) & examples[list(r["flagged"])].any(axis=1)]["reason"].head(3).tolist()}
+                     "examples": shown.get(w, [])}
                     for w, r in flagged.iterrows()
                 ],
             },
             "human_performance": {"best_worker_accuracy": _clean(accuracy), "pairs": accuracy_pairs},
         }
+
+    @staticmethod
+    def _parts(provenance: list[dict[str, Any]]) -> list[Part]:
+        by_topic: dict[str, tuple[list[dict[str, Any]], list[int]]] = {}
+        for n, row in enumerate(provenance):
+            rows, indexes = by_topic.setdefault(str(row["topic"]), ([], []))
+            rows.append(row)
+            indexes.append(n)
+        return [Part(PAIRS, topic, rows, indexes) for topic, (rows, indexes) in sorted(by_topic.items())]
+
+    @staticmethod
+    def _texts(items: pd.DataFrame) -> list[Part]:
+        if "arg1_text" not in items or "topic" not in items:
+            return []
+        texts: dict[str, dict[str, str]] = {}
+        for side in ("arg1", "arg2"):
+            for topic, argument, text in items[["topic", side, f"{side}_text"]].itertuples(index=False):
+                texts.setdefault(str(topic), {})[str(argument)] = str(text)
+        return [Part(TEXTS, topic, [{"argument": a, "text": t} for a, t in by_id.items()], [])
+                for topic, by_id in sorted(texts.items())]
+
+    @staticmethod
+    def _examples(examples: pd.DataFrame, flags: pd.Series) -> dict[Any, list[str]]:
+        """Up to three reasons of each flagged worker that were suspicious for a cause the worker
+        is flagged for, in one pass over the reasons (not one per flagged worker)."""
+        mine = examples[examples["worker"].isin(flags.index)]
+        hit = pd.Series(False, index=mine.index)
+        for cause in CAUSES:
+            workers = [w for w, causes in flags.items() if cause in causes]
+            hit |= mine["worker"].isin(workers) & mine[cause]
+        first = mine[hit].groupby("worker", sort=False).head(3)
+        return first.groupby("worker", sort=False)["reason"].agg(list).to_dict()
 
     @staticmethod
     def _provenance(pairs: pd.DataFrame, strict: pd.DataFrame, mace) -> list[dict[str, Any]]:

@@ -21,16 +21,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def gold(django_capture_on_commit_callbacks):
-    project, _ = build_project()
-    with django_capture_on_commit_callbacks(execute=True):
-        run = analysis_run_create(project=project, kind="pairwise_gold", params=FAST)
-    run.refresh_from_db()
-    assert run.status == "done", run.error
-    return run
-
-
-@pytest.fixture
 def admin(client):
     client.force_login(UserFactory(role="admin"))
     return client
@@ -52,18 +42,34 @@ def test_ranking_shows_argument_texts_and_the_graph_their_titles(admin, gold):
     assert unknown.context["view"].topic == "t_bad"  # the first topic instead of an empty page
 
 
-def test_long_texts_are_shortened_with_the_full_text_on_demand(admin, gold):
+def test_long_texts_are_shortened_with_the_full_text_on_demand(admin, django_capture_on_commit_callbacks):
     long_text = "A long argument with many words about school uniforms. " * 6
-    for item in gold.project.items.filter(payload__topic="t_good"):
+    project, _ = build_project()
+    for item in project.items.filter(payload__topic="t_good"):
         payload = dict(item.payload)
         for side in ("arg1", "arg2"):
             if payload[side]["id"] == "t_good_5":
                 payload[side] = {**payload[side], "text": long_text}
-        gold.project.items.filter(pk=item.pk).update(payload=payload)
-    body = admin.get(reverse("gold-page", args=[gold.project.slug]), {"topic": "t_good"}).content.decode()
+        project.items.filter(pk=item.pk).update(payload=payload)
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis_run_create(project=project, kind="pairwise_gold", params=FAST)
+    body = admin.get(reverse("gold-page", args=[project.slug]), {"topic": "t_good"}).content.decode()
     assert '<details class="arg-text"><summary><span class="short">A long argument with many words' in body
     assert f"<p>{long_text}</p>" in body
     assert "<title>t_good_5 (rank 1): " + long_text.strip() + "</title>" in body
+
+
+def test_a_run_shows_and_exports_the_texts_it_ran_on(admin, gold):
+    # An item edited after the run: the run's page and files keep the text the run saw.
+    for item in gold.project.items.all():
+        payload = {**item.payload, "arg1": {**item.payload["arg1"], "text": "edited later"},
+                   "arg2": {**item.payload["arg2"], "text": "edited later"}}
+        gold.project.items.filter(pk=item.pk).update(payload=payload)
+    view = admin.get(reverse("gold-page", args=[gold.project.slug]), {"topic": "t_good"}).context["view"]
+    assert view.ranking[0].text == "Argument 5 of t_good, with\nmany words here."
+    strict = b"".join(admin.get(reverse("gold-file", args=[gold.project.slug, gold.pk, "strict.tsv"]))
+                      .streaming_content).decode()
+    assert "edited later" not in strict and "Argument 5 of t_good" in strict
 
 
 def test_the_graph_file_is_a_standalone_svg(admin, gold):

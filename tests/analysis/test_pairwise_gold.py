@@ -6,11 +6,13 @@ import json
 
 import networkx as nx
 import numpy as np
+import pandas as pd
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from analysis.models import AnalysisRun
+from analysis.selectors import run_pairs
 from analysis.services import analysis_run_create
 from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import
@@ -65,6 +67,12 @@ def gold_run(django_capture_on_commit_callbacks):
 def test_pipeline_result(gold_run):
     run, quality = gold_run
     r = run.result
+    assert "pairs" not in r and "_parts" not in r  # kept apart, one piece per topic
+    r = {**r, "pairs": run_pairs(run)}
+    # Read back from the pieces, in the items' order.
+    assert [p["pair"] for p in r["pairs"]] == list(run.project.items.order_by("position", "pk")
+                                                  .values_list("external_id", flat=True))
+    assert {p["topic"] for p in run_pairs(run, topic="t_bad")} == {"t_bad"}
     counts = r["counts"]
     assert counts["pairs"] == 30 and counts["arguments"] == 12 and counts["rank"] == 12
     assert 27 <= counts["all"] <= 30  # at least the most certain 90%; ties in entropy stay together
@@ -164,3 +172,20 @@ def test_reproduce_ukpconvarg(shared_data, tmp_path):
     assert len(strict) == counts["strict"] + 1 and strict[0] == "#id\tlabel\ta1\ta2"
     assert len((tmp_path / "rank.tsv").read_text().splitlines()) == 1053
     assert len((tmp_path / "all.tsv").read_text().splitlines()) == 16082
+
+
+def test_examples_are_the_first_three_reasons_suspicious_for_a_flagged_cause():
+    from analysis.methods.reasons import CAUSES
+    from analysis.reports.pairwise_gold import PairwiseGoldReport
+
+    rng = np.random.default_rng(3)
+    n = 400
+    examples = pd.DataFrame({"worker": rng.choice(["w1", "w2", "w3", "w4"], n), "reason": [f"r{i}" for i in range(n)],
+                             **{c: rng.random(n) < 0.3 for c in CAUSES}})
+    flags = pd.Series({"w1": ["reused"], "w2": ["nonsense", "off_task"], "w3": []})
+    shown = PairwiseGoldReport._examples(examples, flags)
+    for worker, causes in flags.items():
+        # One worker at a time, as a reader would pick them.
+        expected = examples[(examples["worker"] == worker) & examples[causes].any(axis=1)]["reason"].head(3).tolist()
+        assert shown.get(worker, []) == expected
+    assert len(shown["w1"]) == 3 and "w4" not in shown and "w3" not in shown

@@ -1,9 +1,12 @@
 """Reason review and the human-performance estimate."""
 
+import random
+
+import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.reasons import best_worker_accuracy, review_reasons
+from analysis.methods.reasons import _ngrams, _reused, best_worker_accuracy, review_reasons
 
 TEXTS = pd.Series({
     "p1": "School uniforms save families money because clothes cost less.\nUniforms stop bullying about brands.",
@@ -71,3 +74,43 @@ def test_best_worker_accuracy_uses_the_most_competent_voter():
     competence = pd.Series({"ace": 0.9, "bad": 0.1})
     assert best_worker_accuracy(frame, gold, competence) == (0.5, 2)
     assert best_worker_accuracy(frame, pd.Series(dtype=object), competence) == (None, 0)
+
+
+def _brute_force_reused(workers, words, near):
+    grams = [_ngrams(["^", *ws, "$"], 2) for ws in words]
+    out = np.zeros(len(words), dtype=bool)
+    for i in range(len(words)):
+        for j in range(i + 1, len(words)):
+            if workers[i] == workers[j]:
+                inter = len(grams[i] & grams[j])
+                if inter >= near * (len(grams[i]) + len(grams[j]) - inter) - 1e-9:
+                    out[i] = out[j] = True
+    return out
+
+
+@pytest.mark.parametrize("near", [0.3, 0.5, 0.8, 1.0])
+def test_reused_finds_every_near_pair_that_comparing_all_pairs_finds(near):
+    rng = random.Random(7)
+    vocab = "a1 a2 is more convincing because it gives evidence the argument better clear point".split()
+    templates = [[rng.choice(vocab) for _ in range(rng.randrange(0, 8))] for _ in range(60)]
+    words = []
+    for _ in range(700):
+        ws = list(rng.choice(templates))
+        if ws and rng.random() < 0.6:
+            ws[rng.randrange(len(ws))] = rng.choice(vocab)
+        words.append(ws)
+    workers = np.array([f"w{rng.randrange(6)}" for _ in words])
+    found = _reused(workers, words, near)
+    assert found.tolist() == _brute_force_reused(workers, words, near).tolist()
+    assert 0 < found.sum() < len(words)
+
+
+def test_a_reason_pasted_twenty_thousand_times_is_grouped_not_paired():
+    # Paired, the pasted reasons alone would be 200 million pairs; grouped, they are one row.
+    workers = np.array(["paster"] * 20_000 + ["varied"] * 3)
+    words = [["a1", "is", "better"]] * 20_000 + [["a1", "cites", "a", "study"], ["a2", "is", "vague"],
+                                                 ["a1", "cites", "a", "study", "too"]]
+    found = _reused(workers, words, 0.8)
+    assert found[:20_000].all()
+    assert found[20_000:].tolist() == [False, False, False]
+    assert _reused(workers, words, 0.5)[20_000:].tolist() == [True, False, True]  # Jaccard 4/7
