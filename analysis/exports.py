@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterator
 
 from analysis.frames import annotation_frame
-from analysis.models import AnalysisRun, RunPart
-from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES, TEXTS
-from analysis.selectors import run_pairs
+from analysis.models import AnalysisRun
+from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
+from analysis.selectors import keeps_pairs_apart, run_pairs, run_texts
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
 
@@ -42,9 +42,8 @@ def _tsv_line(*cells) -> str:
 def _argument_texts(run: AnalysisRun) -> dict[str, str]:
     """Argument id -> text as the run saw them (runs stored before texts were kept with the run:
     as the items show them now)."""
-    if "pair_topics" in (run.result or {}):
-        return {r["argument"]: r["text"]
-                for rows in RunPart.objects.filter(run=run, name=TEXTS).values_list("rows", flat=True) for r in rows}
+    if keeps_pairs_apart(run):
+        return run_texts(run)
     texts = {}
     for payload in Item.objects.filter(project=run.project).values_list("payload", flat=True).iterator(chunk_size=5000):
         for side in ("arg1", "arg2"):

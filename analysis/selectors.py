@@ -190,14 +190,14 @@ class GoldTopic:
 GRAPH_ARGUMENTS = 40
 
 
-def _split_run(run: AnalysisRun) -> bool:
+def keeps_pairs_apart(run: AnalysisRun) -> bool:
     """Whether the run keeps its pairs apart (``RunPart``) rather than in its result."""
     return "pair_topics" in (run.result or {})
 
 
 def run_pairs(run: AnalysisRun, *, topic: str | None = None) -> list[dict[str, Any]]:
     """A gold run's pairs in the order of the whole table, or one topic's."""
-    if not _split_run(run):
+    if not keeps_pairs_apart(run):
         pairs = (run.result or {}).get("pairs", [])
         return pairs if topic is None else [p for p in pairs if str(p["topic"]) == topic]
     parts = RunPart.objects.filter(run=run, name=PAIRS)
@@ -215,17 +215,24 @@ def run_pairs(run: AnalysisRun, *, topic: str | None = None) -> list[dict[str, A
 
 def run_argument_texts(run: AnalysisRun, *, topic: str) -> dict[str, str]:
     """Argument id -> text of one topic of a gold run, as its items showed them when it ran."""
-    if not _split_run(run):
+    if not keeps_pairs_apart(run):
         return argument_texts(project=run.project, topic=topic)
-    rows = RunPart.objects.filter(run=run, name=TEXTS, key=topic).values_list("rows", flat=True).first() or []
-    return {r["argument"]: r["text"] for r in rows}
+    return run_texts(run, topic=topic)
+
+
+def run_texts(run: AnalysisRun, *, topic: str | None = None) -> dict[str, str]:
+    """Argument id -> text as a run that keeps its pairs apart saw them: one topic's, or all."""
+    parts = RunPart.objects.filter(run=run, name=TEXTS)
+    if topic is not None:
+        parts = parts.filter(key=topic)
+    return {r["argument"]: r["text"] for rows in parts.values_list("rows", flat=True) for r in rows}
 
 
 def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
     """The ranking (with argument texts) and argument graph of one topic of a gold run; an
     unknown or missing topic means the first."""
     result = run.result or {}
-    if _split_run(run):
+    if keeps_pairs_apart(run):
         topics, reasons = result["pair_topics"], [tuple(r) for r in result["pair_reasons"]]
     else:
         pairs = result.get("pairs", [])

@@ -13,7 +13,6 @@ from django.urls import reverse
 
 from analysis.models import AnalysisRun
 from analysis.selectors import run_pairs
-from analysis.services import analysis_run_create
 from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import
 from annotation.importers import parse_arguments
@@ -52,16 +51,6 @@ def build_project():
     project = ProjectFactory(slug="gold", redundancy=5)
     crowd_import(project=project, data="\n".join(rows).encode() + b"\n", filename="results.tsv")
     return project, quality
-
-
-@pytest.fixture
-def gold_run(django_capture_on_commit_callbacks):
-    project, quality = build_project()
-    with django_capture_on_commit_callbacks(execute=True):
-        run = analysis_run_create(project=project, kind="pairwise_gold", params=FAST)
-    run.refresh_from_db()
-    assert run.status == "done", run.error
-    return run, quality
 
 
 def test_pipeline_result(gold_run):
