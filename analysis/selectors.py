@@ -10,15 +10,15 @@ from django.contrib.auth import get_user_model
 from django.db.models import QuerySet
 
 from analysis.frames import annotations_queryset
-from analysis.graph_layout import GraphLayout, preference_graph_layout
 from analysis.models import AnalysisRun, RunPart
 from analysis.reports.agreement import FEW_ANNOTATIONS
-from analysis.reports.pairwise_gold import PAIRS, TEXTS
 from annotation.models import Item, Project
 from annotation.selectors import project_progress
 from annotation.tallies import HOURS, count_per_hour, project_is_large, tally_of
 from annotation.task_types import get_task_type
 from annotation.task_types.base import shorten
+from task_types.pairwise.graph_layout import GraphLayout, preference_graph_layout
+from task_types.pairwise.report import PAIRS, TEXTS
 
 Status = AnalysisRun.Status
 # (result key, label, what it means) in display order.

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis import views, views_gold, views_reports
+from analysis import views, views_reports
 
 urlpatterns = [
     path("projects/<slug:slug>/analysis/", views.dashboard, name="analysis-dashboard"),
@@ -17,8 +17,4 @@ urlpatterns = [
          name="report-figure"),
     path("projects/<slug:slug>/reports/<slug:kind>/runs/<int:run_id>/files/<str:name>", views_reports.report_file,
          name="report-file"),
-    path("projects/<slug:slug>/gold/", views_gold.gold_page, name="gold-page"),
-    path("projects/<slug:slug>/gold/runs/<int:run_id>/graph.svg", views_gold.graph, name="gold-graph"),
-    path("projects/<slug:slug>/gold/runs/<int:run_id>/files/<str:name>", views_gold.gold_download, name="gold-file"),
-    path("projects/<slug:slug>/gold/workers/<int:worker_id>/reject/", views_gold.reject_worker, name="gold-reject-worker"),
 ]

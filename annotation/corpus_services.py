@@ -13,7 +13,7 @@ from annotation.models import Argument, Item, Project, Topic
 from annotation.services import ImportResult, items_import
 from annotation.task_types import get_task_type
 from annotation.task_types.base import CorpusArgument, FieldError
-from annotation.task_types.pairwise import ArgumentRecord, generate_pairs
+from task_types.pairwise.task import ArgumentRecord, generate_pairs
 
 
 @dataclass(frozen=True)

@@ -75,6 +75,10 @@ INSTALLED_APPS = [
     "axes",
     "annotation",
     "analysis",
+    # Task types: one app each (see task_types/__init__.py).
+    "task_types.comprehension",
+    "task_types.counter_speech",
+    "task_types.pairwise",
 ]
 
 MIDDLEWARE = [

@@ -1,12 +1,9 @@
 """Task types, registered by slug.
 
 ``get_task_type(slug)`` returns the instance; an unknown slug raises ``UnknownTaskType`` naming
-the known ones. A new task type is a module of this package that calls ``register``: every module
-here is imported once, so nothing lists the types by hand.
+the known ones. Task types live in apps of their own (``task_types/<slug>/``); each app calls
+``register`` in its ``AppConfig.ready``, so nothing here lists the types by hand.
 """
-
-import importlib
-import pkgutil
 
 from annotation.task_types.base import TaskType
 
@@ -47,11 +44,9 @@ def task_types() -> list[TaskType]:
     return [t for _, t in sorted(_REGISTRY.items())]
 
 
-def _discover() -> None:
-    for module in pkgutil.iter_modules(__path__):
-        # Command-line tools (``*_cli``) are run, not registered.
-        if module.name != "base" and not module.name.startswith("_") and not module.name.endswith("_cli"):
-            importlib.import_module(f"{__name__}.{module.name}")
 
+def type_urlpatterns() -> list:
+    """The URL patterns of every registered type that has pages of its own (``TaskType.urls``)."""
+    from django.urls import include, path
 
-_discover()
+    return [path("", include(t.urls)) for t in task_types() if t.urls]

@@ -303,6 +303,11 @@ class TaskType(ABC):
     # Admin pages of the task type's own that add items to a project: (URL name taking the
     # project's id, link text); generic pages list them without naming task types.
     item_tools: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # The type's own pages: the dotted path of a URLconf module, mounted at the site's root by the
+    # registry (``annotation.task_types.type_urlpatterns``); its paths name their full address.
+    urls: ClassVar[str | None] = None
+    # The management commands the type's app provides, checked by the contract test.
+    commands: ClassVar[tuple[str, ...]] = ()
     # Columns of the raw annotation export, in order, after the common ones.
     export_columns: ClassVar[tuple[str, ...]] = ()
     # When an answer is one row of the long frame made of these answer keys (the first being the

@@ -1,8 +1,6 @@
 import pytest
 
-from analysis.services import analysis_run_create
 from annotation.services import annotation_submit, assignment_next
-from tests.analysis.test_pairwise_gold import FAST, build_project
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 
 
@@ -19,20 +17,3 @@ def annotated_project(db):
             if a is not None:
                 annotation_submit(assignment=a, worker=worker, data=answer(label), client={"elapsed_ms": 3000})
     return project
-
-
-@pytest.fixture
-def gold_run(django_capture_on_commit_callbacks):
-    """A finished pairwise gold run of the small project of ``test_pairwise_gold``, and the
-    quality of each argument that project was built from."""
-    project, quality = build_project()
-    with django_capture_on_commit_callbacks(execute=True):
-        run = analysis_run_create(project=project, kind="pairwise_gold", params=FAST)
-    run.refresh_from_db()
-    assert run.status == "done", run.error
-    return run, quality
-
-
-@pytest.fixture
-def gold(gold_run):
-    return gold_run[0]

@@ -1,0 +1,211 @@
+"""The listening and reading comprehension report (Mirkin et al., EMNLP 2018): the paper's
+figures per mode with intervals over speeches, listening vs reading on speeches done in both
+modes, per-pair votes with the majority label, and a TF-IDF machine reference beside them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from analysis.methods.comprehension import comprehension_figures, mode_comparison, question_votes
+from analysis.methods.comprehension_votes import vote_distribution
+from analysis.methods.text_reference import machine_reference, similarities, split_motions
+from analysis.reports import Param, Progress, Report, ReportInput
+
+MODES = ("listening", "reading")
+CONFIGURATIONS = {
+    "title_whole": "argument title vs whole speech",
+    "title_sentence": "argument title vs best sentence",
+    "text_whole": "argument text vs whole speech",
+    "text_sentence": "argument text vs best sentence",
+}
+# The paper's figures, in its order: (key in a mode's figures, label, what it is over).
+FIGURE_ROWS = (
+    ("n_questions", "(speech, title) pairs", "binary questions"),
+    ("positive_share", "Pairs positive by majority", "share of pairs; a tie is negative"),
+    ("titles_per_speech", "Titles per speech", "mean over speeches"),
+    ("speeches_with_positive", "Speeches with at least one positive pair", "share of speeches"),
+    ("titles_positive_once", "Titles positive at least once", "share of titles, over the speeches that offered them"),
+    ("cohen_kappa", "Cohen's kappa (mean over worker pairs)", "all speeches"),
+    ("cohen_kappa_pro", "Cohen's kappa, supporting speeches", "pro"),
+    ("cohen_kappa_con", "Cohen's kappa, opposing speeches", "con"),
+    ("fleiss_kappa", "Fleiss' kappa", "over binary questions"),
+    ("high_confidence_share", "High-confidence labels", "at least m−1 of m agree"),
+)
+PAIR_COLUMNS = ["speech", "motion", "stance", "title_id", "title", "mode", "votes", "annotators", "share",
+                "majority", "high_confidence"]
+
+
+def _mode_of(frame: pd.DataFrame) -> pd.Series:
+    # Answers without a recorded mode (imported elsewhere) are counted as reading.
+    mode = frame["mode"] if "mode" in frame.columns else pd.Series("reading", index=frame.index)
+    return mode.fillna("reading").replace("", "reading")
+
+
+# Title ids are only unique within a motion's side: inside the report a title is known by
+# motion, stance and id together, joined by this separator.
+SIDE = "\x1f"
+
+
+def side_keys(items: pd.DataFrame) -> pd.Series:
+    """item → "motion␟stance", the side of the motion a speech (and its titles) belongs to."""
+    meta = items.set_index("item")
+    return meta["motion"].astype(str) + SIDE + meta["stance"].astype(str)
+
+
+def title_table(items: pd.DataFrame) -> pd.DataFrame:
+    """One row per title of a side: ``key`` (side and id), ``id``, ``title``, ``text``."""
+    sides = side_keys(items)
+    rows = [{"key": sides[item] + SIDE + str(t["id"]), "id": str(t["id"]), "title": t["title"], "text": t.get("text", "")}
+            for item, titles in zip(items["item"], items["titles"], strict=True) for t in (titles or [])]
+    return pd.DataFrame(rows, columns=["key", "id", "title", "text"]).drop_duplicates("key")
+
+
+def pair_rows(frame: pd.DataFrame, items: pd.DataFrame) -> list[dict[str, Any]]:
+    """Per (speech, title, mode): the positive votes, the annotators and the majority label."""
+    titles = title_table(items).set_index("key")
+    meta = items.set_index("item")
+    rows = []
+    for mode, part in frame.groupby("mode", sort=True):
+        for r in question_votes(part).itertuples(index=False):
+            known = r.option in titles.index
+            rows.append({
+                "speech": r.item, "motion": meta.at[r.item, "motion"] if r.item in meta.index else "",
+                "stance": meta.at[r.item, "stance"] if r.item in meta.index else "",
+                "title_id": titles.at[r.option, "id"] if known else r.option.rsplit(SIDE, 1)[-1],
+                "title": titles.at[r.option, "title"] if known else "", "mode": mode, "votes": int(r.votes),
+                "annotators": int(r.annotators), "share": round(float(r.share), 6), "majority": int(r.majority),
+                "high_confidence": bool(r.high_confidence),
+            })
+    return rows
+
+
+def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
+    """The TF-IDF machine reference against the crowd's majority (or the items' gold)."""
+    sides = side_keys(items)
+    if params["reference_labels"] == "gold":
+        known = items[items["gold"].notna()]
+        labels = pd.DataFrame(
+            [{"item": r.item, "option": sides[r.item] + SIDE + str(t["id"]), "label": int(t["id"] in (r.gold or []))}
+             for r in known.itertuples(index=False) for t in r.titles],
+            columns=["item", "option", "label"])
+    else:
+        votes = question_votes(frame)
+        labels = votes.rename(columns={"majority": "label"})[["item", "option", "label"]]
+    if labels.empty:
+        return {"problem": "no labels to compare with: no item has "
+                           + ("gold" if params["reference_labels"] == "gold" else "annotations")}
+    meta = items.set_index("item")
+    labels = labels[labels["item"].isin(meta.index)].copy()
+    labels["motion"] = labels["item"].map(meta["motion"]).astype(str)
+    speeches = pd.DataFrame({"item": meta.index, "text": meta["transcript"].fillna(""),
+                             "sentences": meta["sentences"]}).reset_index(drop=True)
+    arguments = title_table(items).drop(columns="id").rename(columns={"key": "option"})
+    motions = sorted(labels["motion"].unique())
+    if len(motions) < 2:
+        return {"problem": "the machine reference needs labelled speeches of at least two motions (one split "
+                           f"tunes the threshold, the other tests it); there are {len(motions)}"}
+    scored = similarities(speeches, arguments, labels)
+    try:
+        dev, test = split_motions(motions, dev_share=params["dev_share"], seed=params["split_seed"])
+        result = machine_reference(scored, dev_motions=dev, test_motions=test).to_dict()
+    except ValueError as exc:
+        return {"problem": f"the machine reference could not be computed: {exc}"}
+    return {**result, "labels": params["reference_labels"], "dev_motions": [str(m) for m in dev],
+            "test_motions": [str(m) for m in test]}
+
+
+class ComprehensionReport(Report):
+    kind = "comprehension"
+    title = "Listening and reading comprehension"
+    task_types = ("comprehension",)
+    page_label = "Comprehension figures"
+    template = "comprehension/report.html"
+    figures = {"votes": "Questions by number of positive votes (Figure 1)"}
+    files = {"pairs": "Per-pair votes and majority label (CSV)"}
+    params = (
+        Param("min_overlap", int, 1, "binary questions two workers must share to enter the averaged Cohen's kappa",
+              minimum=1, label="Shared questions for Cohen's kappa", group="Agreement"),
+        Param("high_confidence_min_annotators", int, 4, "questions with fewer answers are left out of the "
+              "high-confidence share (with m ≤ 3 binary answers, m−1 always agree)", minimum=2,
+              label="Answers for the high-confidence share", group="Agreement"),
+        Param("n_boot", int, 200, "bootstrap resamples of speeches for the intervals (0: none)", minimum=0,
+              maximum=5000, label="Bootstrap resamples", group="Agreement"),
+        Param("reference_labels", str, "majority", "what the machine reference is scored against: the crowd's "
+              "majority label or the items' gold", choices=("majority", "gold"), label="Machine reference labels",
+              group="Machine reference"),
+        Param("dev_share", float, 0.5, "share of motions in the development split (the rest is the test split)",
+              minimum=0.05, maximum=0.95, label="Development share of motions", group="Machine reference"),
+        Param("split_seed", int, 0, "seed of the split of motions", label="Split seed", group="Machine reference"),
+        Param("seed", int, 0, "seed of the bootstrap", label="Random seed", group="Reproducibility"),
+    )
+
+    def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
+        frame = data.frame
+        if frame.empty:
+            return {"empty": True, "n_annotations": 0}
+        sides = frame["item"].map(side_keys(data.items))
+        frame = frame.assign(mode=_mode_of(frame), label=frame["label"].astype(int),
+                             option=sides + SIDE + frame["option"].astype(str))[
+            ["item", "option", "worker", "label", "mode"]]
+        stance = data.items.set_index("item")["stance"]
+        modes = {}
+        present = [m for m in MODES if (frame["mode"] == m).any()]
+        for i, mode in enumerate(present):
+            progress(0.1 + 0.4 * i / len(present), f"figures of the {mode} mode")
+            part = frame[frame["mode"] == mode]
+            modes[mode] = comprehension_figures(
+                part.drop(columns="mode"), stance, min_overlap=params["min_overlap"],
+                high_confidence_min_annotators=params["high_confidence_min_annotators"],
+                n_boot=params["n_boot"], seed=params["seed"]).to_dict()
+            modes[mode]["figure1"] = vote_distribution(question_votes(part), n_boot=params["n_boot"],
+                                                       seed=params["seed"])
+        comparison = None
+        if len(present) == 2:
+            progress(0.55, "listening vs reading")
+            try:
+                comparison = mode_comparison(frame, min_overlap=params["min_overlap"]).to_dict()
+            except ValueError as exc:
+                comparison = {"problem": str(exc)}
+        progress(0.7, "machine reference")
+        machine = reference(frame.drop(columns="mode"), data.items, params)
+        progress(0.9, "per-pair votes")
+        return {"modes": modes, "comparison": comparison, "machine": machine,
+                "pairs": pair_rows(frame, data.items), "n_annotations": int(frame.groupby(["item", "worker"]).ngroups),
+                "items_in_project": len(data.items)}
+
+    def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        machine = result.get("machine") or {}
+        rows = [{"name": name, "label": CONFIGURATIONS.get(name, name), **values}
+                for name, values in (machine.get("configurations") or {}).items()]
+        modes = result.get("modes", {})
+        table = []
+        for key, label, note in FIGURE_ROWS:
+            cells = []
+            for figures in modes.values():
+                value = figures.get(key)
+                if isinstance(value, dict):
+                    low, high = value.get("interval") or (None, None)
+                    cells.append({"value": value.get("value"), "low": low, "high": high,
+                                  "n": value.get("n", value.get("n_pairs"))})
+                else:
+                    cells.append({"value": value, "low": None, "high": None, "n": None})
+            table.append({"label": label, "note": note, "cells": cells, "count": key == "n_questions"})
+        distribution = [
+            {"mode": mode, "m": m, "rows": [{"votes": k, "count": c, "share": sh, "interval": iv}
+                                            for k, (c, sh, iv) in enumerate(zip(d["counts"], d["shares"], d["intervals"], strict=True))]}
+            for mode, figures in modes.items() for m, d in (figures.get("figure1") or {}).items()
+        ]
+        return {"machine_rows": rows, "modes": modes, "figure_table": table, "distribution": distribution,
+                "comparison": result.get("comparison"), "machine": machine}
+
+    def figure(self, name: str, result: Mapping[str, Any]) -> str:
+        from analysis.plots import votes_by_m_svg
+
+        series = {mode: figures["positive_votes"]["counts"] for mode, figures in result.get("modes", {}).items()}
+        return votes_by_m_svg(series)
+
+    def file(self, name: str, result: Mapping[str, Any]) -> tuple[str, list[str], list[dict[str, Any]]]:
+        return "pairs.csv", PAIR_COLUMNS, result.get("pairs", [])

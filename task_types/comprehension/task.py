@@ -1,0 +1,246 @@
+"""Listening and reading comprehension (Mirkin et al., EMNLP 2018).
+
+An item is one debate speech with every argument title of its motion on the speech's side; the
+annotator hears the speech (listening) or reads its transcript (reading) and ticks the titles the
+speaker argued, or "None" (exclusive). Each (speech, title) pair becomes a binary question of the
+long frame. In listening mode the client reports playback events, and the server refuses an
+answer that breaks the project's playback rules (by default: play once, no pause, no seeking, to
+the end).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+
+from annotation.task_types.base import (
+    NO_CONTEXT,
+    AnswerContext,
+    AnswerData,
+    AnswerField,
+    AnswerInvalid,
+    CleanAnswer,
+    CleanItem,
+    DemoContext,
+    Example,
+    ExportContext,
+    ImportField,
+    Shortcut,
+    TaskType,
+    shorten,
+)
+from task_types.comprehension.corpus import clean_question
+from task_types.comprehension.demo import demo_projects
+from task_types.comprehension.playback import playback_problem, playback_summary
+
+NONE = "none"
+MODES = ("listening", "reading")
+GUIDELINES = """\
+## Which arguments did the speaker make?
+
+Each item is a short speech from a debate on a **motion** (for example *"We should ban boxing"*).
+Depending on the project you **listen** to the speech or **read** its transcript. Below it is a
+list of arguments that are often made on the speaker's side of the debate.
+
+Tick every argument that **the speaker argued**, even in other words, or tick **None** when the
+speaker made none of them. An argument counts when the speaker made its point, not when they only
+mentioned its topic.
+
+When listening:
+
+- Listen closely: by default the speech **plays once**, without pausing or going back.
+- You can answer only after the speech has ended.
+"""
+
+
+class ComprehensionOptions(forms.Form):
+    mode = forms.ChoiceField(
+        choices=[("listening", "Listening: annotators hear the speech"),
+                 ("reading", "Reading: annotators read the transcript"),
+                 ("both", "Both: each annotator is given one of the two, for every item")],
+        initial="reading", label="Task-type option: mode",
+        help_text="With both, an annotator's mode is fixed for the project (decided from the project and "
+                  "the annotator), so that each speech is heard by some annotators and read by others.",
+    )
+    transcript = forms.ChoiceField(
+        choices=[("manual", "Manual transcript"), ("asr", "Automatic (ASR) transcript")], initial="manual",
+        label="Reading: transcript shown",
+        help_text="The transcript shown in reading mode (the other one when an item lacks it).",
+    )
+    allow_pause = forms.BooleanField(initial=False, required=False, label="Listening: allow pausing")
+    allow_seek = forms.BooleanField(initial=False, required=False, label="Listening: allow seeking",
+                                    help_text="Jumping back or ahead in the speech.")
+    allow_replay = forms.BooleanField(initial=False, required=False, label="Listening: allow replaying",
+                                      help_text="Playing the speech again after it ended.")
+    require_end = forms.BooleanField(initial=True, required=False, label="Listening: require the end",
+                                     help_text="The answer is taken only once the speech played to its end.")
+
+
+class Comprehension(TaskType):
+    slug = "comprehension"
+    name = "Listening and reading comprehension"
+    description = "Which argument titles of the motion, on the speech's side, did the speaker argue (or none)."
+    template = "comprehension/item.html"
+    default_guidelines = GUIDELINES
+    scripts = ("comprehension/listening.js",)
+    level = "set"
+    long_rows_use_payload = True
+    options_form = ComprehensionOptions
+    answer_fields = (
+        AnswerField("titles", "choices", "Ids of the argument titles the speaker argued; or [\"none\"] alone."),
+        AnswerField("playback", "json", "Listening mode: {\"events\": [{\"type\": play|pause|seek|ended, "
+                    "\"t\": position in s, \"at\": ms since the item was shown}], \"heard\": fraction of the "
+                    "audio heard (0-1), \"duration\": s}.", required=False),
+    )
+    metric_fields = ("playback",)
+    import_fields = (
+        ImportField("id", False, "Item id; default the speech id."),
+        ImportField("motion_id", False, "Id of the motion (used to split motions in the machine reference)."),
+        ImportField("motion", True, "The motion's text, e.g. `We should ban boxing`."),
+        ImportField("speech_id", True, "Id of the speech (or a nested `speech` object with the fields below)."),
+        ImportField("speaker", False, "The speaker's name."),
+        ImportField("stance", True, "pro or con: the speech's side of the motion."),
+        ImportField("audio", False, "Key of the speech's audio file in the project (upload the audio first); "
+                    "needed for listening."),
+        ImportField("transcript", False, "Manual transcript (transcript or asr_transcript is required)."),
+        ImportField("asr_transcript", False, "Automatic transcript."),
+        ImportField("sentences", False, "The transcript's sentences: a JSON list (default: split from the transcript)."),
+        ImportField("titles", True, "A JSON list of the side's argument titles: "
+                    "`[{\"id\": …, \"title\": …, \"text\": full text (optional)}]`."),
+        ImportField("gold", False, "Known answer: title ids separated by `|`, or `none`."),
+    )
+    export_columns = ("speech", "motion_id", "stance", "mode", "titles", "none", "n_titles",
+                      "heard", "plays", "pauses", "seeks", "ended", "playback_events")
+
+    # Titles are ticked with 1-9 and None with 0 (the item shows the key of each).
+    shortcuts = (
+        Shortcut("1 … 9", "tick or untick an argument"),
+        Shortcut("0", "None of them"),
+        Shortcut("p", "play (and pause, where the project allows it)"),
+        Shortcut("Ctrl+Enter", "submit"),
+    )
+
+    # --- items ------------------------------------------------------------------------------
+
+    def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
+        payload, gold = clean_question(record)
+        return CleanItem(external_id=str(record.get("id") or payload["speech"]["id"]).strip(),
+                         payload=payload, gold=gold)
+
+    def media_keys(self, payload) -> list[str]:
+        audio = payload.get("speech", {}).get("audio")
+        return [audio] if audio else []
+
+    def item_problems(self, payload, *, options) -> dict[str, str]:
+        if options.get("mode", "reading") != "reading" and not payload["speech"].get("audio"):
+            return {"audio": f"the project's mode is {options.get('mode')}: a speech that is heard needs its audio"}
+        return {}
+
+    def item_columns(self, payload) -> dict[str, Any]:
+        speech = payload["speech"]
+        return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],
+                "transcript": speech.get("transcript") or speech.get("asr_transcript", ""),
+                "sentences": speech.get("sentences", []),
+                "titles": [{"id": t["id"], "title": t["title"], "text": t.get("text", "")} for t in payload["titles"]],
+                "options": {t["id"]: t["title"] for t in payload["titles"]}}
+
+    def item_summary(self, payload, *, length: int = 120) -> str:
+        speech = payload["speech"]
+        head = f"{speech.get('speaker') or speech['id']} ({speech['stance']}), {len(payload['titles'])} titles: "
+        return head + shorten(payload["motion"], max(length - len(head), 8))
+
+    # --- presentation -------------------------------------------------------------------------
+
+    def variant(self, *, options, project_id: int, worker_id: int) -> str:
+        mode = options.get("mode", "reading")
+        if mode in MODES:
+            return mode
+        # "both": a stable half of the workers listens, the other half reads.
+        digest = hashlib.sha256(f"{project_id}:{worker_id}".encode()).digest()
+        return MODES[digest[0] % 2]
+
+    # --- answers ------------------------------------------------------------------------------
+
+    def clean_answer(self, data, *, payload, context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
+        values, errors = AnswerData.wrap(data).read(self.answer_fields)
+        known = [str(t["id"]) for t in payload.get("titles", [])]
+        chosen = list(dict.fromkeys(values["titles"]))
+        unknown = [c for c in chosen if c != NONE and c not in known]
+        if "titles" not in errors:
+            if not chosen:
+                errors["titles"] = "Tick the arguments the speaker argued, or None."
+            elif NONE in chosen and len(chosen) > 1:
+                errors["titles"] = "None cannot go with arguments: untick None or the arguments."
+            elif unknown:
+                errors["titles"] = f"Unknown argument id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown[:5])}."
+        mode = context.variant or self.variant(options=context.options, project_id=0, worker_id=0)
+        metrics: dict[str, Any] = {}
+        # A changed answer keeps the playback of the first one: a new report is not taken.
+        if mode == "listening" and not context.revising:
+            raw = values["playback"]
+            if "playback" not in errors:
+                problem, summary = playback_problem(raw, options=context.options)
+                if problem:
+                    errors["playback"] = problem
+                elif summary is not None:
+                    metrics["playback"] = summary
+        if errors:
+            raise AnswerInvalid(errors)
+        picked = [t for t in known if t in chosen]  # in the item's order
+        return CleanAnswer(answer={"titles": picked, "none": NONE in chosen, "mode": mode}, metrics=metrics)
+
+    def form_values(self, data) -> dict[str, Any]:
+        data = AnswerData.wrap(data)
+        values, _ = data.read(self.answer_fields[:1])
+        titles = values["titles"]
+        # The playback report goes back into the form, so that a refusal of another field does
+        # not make the worker hear the speech again (nor lets them).
+        playback = data.raw("playback")
+        if playback is not None and not isinstance(playback, str):
+            playback = json.dumps(playback)
+        return {"titles": [t for t in titles if t != NONE], "none": NONE in titles, "playback": playback or ""}
+
+    def long_rows(self, *, payload, answer) -> list[dict]:
+        chosen = set(answer.get("titles", []))
+        mode = answer.get("mode", "")
+        return [{"option": str(t["id"]), "label": int(str(t["id"]) in chosen), "mode": mode}
+                for t in payload.get("titles", [])]
+
+    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+        p = ctx.payload
+        summary = playback_summary(ctx.metrics.get("playback"))
+        return {
+            "speech": p["speech"]["id"], "motion_id": p.get("motion_id", ""), "stance": p["speech"]["stance"],
+            "mode": answer.get("mode", ""), "titles": "|".join(answer.get("titles", [])),
+            "none": bool(answer.get("none")), "n_titles": len(p.get("titles", [])), **summary,
+        }
+
+    def label_display(self, answer) -> str:
+        if answer.get("none"):
+            return "None"
+        n = len(answer.get("titles", []))
+        return f"{n} argument{'s' if n != 1 else ''}"
+
+    def example(self) -> Example:
+        titles = [{"id": "t1", "title": "Boxing causes serious brain injuries", "text": ""},
+                  {"id": "t2", "title": "Banning boxing would drive it underground", "text": ""}]
+        records = [
+            {"id": "s1", "motion_id": "m1", "motion": "We should ban boxing",
+             "speech": {"id": "s1", "speaker": "rachel", "stance": "pro",
+                        "transcript": "Boxers suffer brain damage. Every punch to the head harms the brain."},
+             "titles": titles[:1] + [{"id": "t3", "title": "Boxing glorifies violence", "text": ""}], "gold": "t1"},
+            {"id": "s2", "motion_id": "m1", "motion": "We should ban boxing",
+             "speech": {"id": "s2", "speaker": "james", "stance": "con",
+                        "transcript": "A ban only moves fights to places with no doctors and no rules."},
+             "titles": titles[1:], "gold": "t2"},
+        ]
+        return Example(records=records, answer={"titles": ["t1"]}, form=[("titles", "t1")],
+                       invalid={"titles": ["t1", "none"]}, invalid_field="titles", options={"mode": "reading"})
+
+    def demo(self, ctx: DemoContext) -> None:
+        demo_projects(self, ctx)
+

@@ -1,0 +1,43 @@
+"""The counter-speech demo: questions built from the IBM Debater Recorded Debating Dataset V4,
+where each CON speech names the PRO speaker it responds to. Every motion there has two opposing
+speeches, so a question has at most two candidates: the demo asks for two, and says so."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from annotation.task_types.base import DemoContext
+from task_types.counter_speech.corpus import IBM_FOLDER, build_questions, ibm_speeches
+
+if TYPE_CHECKING:
+    from annotation.task_types.base import TaskType
+
+SLUG = "counter-speech-demo"
+# The release allows no more: two opposing speeches per motion, at most two candidates.
+DEMO_MIN_CANDIDATES = 2
+
+
+def demo_projects(task: TaskType, ctx: DemoContext) -> None:
+    # Imported here: task types are loaded before the models and services that use them.
+    from annotation.importers import ParsedItem
+    from annotation.models import Project
+    from annotation.services import items_import
+
+    folder = ctx.data_dir / IBM_FOLDER
+    if not (folder / "speech-transcripts.csv").is_file():
+        ctx.log(f"No counter-speech demo: {folder} was not found.")
+        return
+    records, report = build_questions(ibm_speeches(folder), min_candidates=DEMO_MIN_CANDIDATES, seed=2020)
+    project, created = Project.objects.get_or_create(slug=SLUG, defaults={
+        "name": "Which speech answers this one? (IBM Debater speeches)", "task_type": task.slug,
+        "redundancy": 3, "state": Project.State.ACTIVE, "created_by": ctx.owner,
+        "options": task.clean_options({"bonus_per_correct": "0.10"}),
+    })
+    project.members.add(*ctx.annotators)
+    existing = set(project.items.values_list("external_id", flat=True))
+    parsed = [ParsedItem(i, task.clean_item(r)) for i, r in enumerate(records, 1)]
+    fresh = [p for p in parsed if p.item.external_id not in existing]
+    result = items_import(project=project, parsed=fresh) if fresh else None
+    ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
+            f"{project.items.count()} items, {result.created if result else 0} new; "
+            + "; ".join(report.lines(min_candidates=3)) + ".")

@@ -1,0 +1,106 @@
+"""The counter-speech report (Orbach et al., ACL 2020): the annotators measured against the true
+counters known by design — accuracy per annotator and overall, split by kind of counter, beside
+the random-guess baseline of the same questions; the reasons given for correct and wrong answers
+by the accurate annotators (the paper's Figure 2); and the automatic baselines of its section 5
+(top-1 accuracy and MRR) on the project's questions, beside human accuracy."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from analysis.methods.counter_speech import annotator_accuracy, evaluate, reason_profile
+from analysis.reports import Param, Progress, Report, ReportInput
+
+REASON_TEXTS = {
+    "quote": "quotes a phrase", "specific": "mentions a specific case or argument",
+    "comprehensive": "more comprehensive", "order": "same order", "similar": "similar issues",
+    "main_issue": "main issue", "elimination": "elimination", "guess": "guess", "other": "other",
+}
+METHOD_TEXTS = {"js": "Jensen–Shannon (stemmed unigrams)", "cosine": "cosine (stemmed unigrams)",
+                "mi": "mutual information", "cmi": "conditional MI (c-MI)", "ngrs": "shared n-grams (ngrs)"}
+WORKER_COLUMNS = ["worker", "answers", "correct", "accuracy", "random_baseline"]
+
+
+def _kind(gold: Any) -> str:
+    kind = (gold or {}).get("kind", "") if isinstance(gold, Mapping) else ""
+    return kind or "unknown"
+
+
+def scored_answers(frame: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """One row per answer: worker, item, correct, n_candidates, setting (kind of the true counter)
+    and reasons."""
+    meta = items.set_index("item")
+    gold = frame["item"].map(meta["gold"])
+    counters = gold.map(lambda g: set((g or {}).get("counters", [])) if isinstance(g, Mapping) else set())
+    return pd.DataFrame({
+        "worker": frame["worker"], "item": frame["item"],
+        "correct": [label in c for label, c in zip(frame["label"], counters, strict=True)],
+        "n_candidates": frame["item"].map(meta["candidates"].map(len)),
+        "setting": gold.map(_kind), "reasons": frame["reasons"] if "reasons" in frame else [[]] * len(frame),
+    })
+
+
+def baseline_questions(items: pd.DataFrame) -> list[tuple[str, list[str], int, str]]:
+    """(supporting text, candidate texts, index of the first true counter shown, kind) per item
+    that has gold; with several true counters shown, the first one in display order counts."""
+    out = []
+    for r in items.itertuples(index=False):
+        gold = r.gold if isinstance(r.gold, Mapping) else {}
+        ids = [c["id"] for c in r.candidates]
+        true = [i for i, cid in enumerate(ids) if cid in gold.get("counters", [])]
+        if true:
+            out.append((r.supporting, [c["transcript"] for c in r.candidates], true[0], _kind(gold)))
+    return out
+
+
+class CounterSpeechReport(Report):
+    kind = "counter_speech"
+    title = "Counter-speech accuracy, reasons and baselines"
+    task_types = ("counter_speech",)
+    page_label = "Accuracy and baselines"
+    template = "counter_speech/report.html"
+    figures = {"reasons": "Reasons of correct and wrong answers (Figure 2)"}
+    files = {"workers": "Accuracy per annotator (CSV)"}
+    params = (
+        Param("min_accuracy", float, 0.6, "annotators whose reasons are compared (the paper: 60%)", minimum=0,
+              maximum=1, label="Accuracy of annotators in the reasons figure", group="Reasons"),
+        Param("baselines", bool, True, "rank each question's candidates by the automatic methods",
+              label="Compute the automatic baselines", group="Baselines"),
+    )
+
+    def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
+        if data.frame.empty:
+            return {"empty": True, "n_annotations": 0}
+        answers = scored_answers(data.frame, data.items)
+        progress(0.2, "accuracy per annotator")
+        human = annotator_accuracy(answers).to_dict()
+        progress(0.4, "reasons")
+        reasons = reason_profile(answers, min_accuracy=params["min_accuracy"])
+        machine = None
+        if params["baselines"]:
+            progress(0.5, "automatic baselines")
+            questions = baseline_questions(data.items)
+            machine = evaluate(questions).to_dict() if questions else None
+        return {"human": human, "reasons": reasons, "machine": machine, "n_annotations": len(answers),
+                "items_in_project": len(data.items)}
+
+    def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
+        machine = result.get("machine") or {}
+        rows = [{"method": METHOD_TEXTS.get(name, name), **values}
+                for name, values in (machine.get("methods") or {}).items()]
+        return {"method_rows": rows, "reason_texts": REASON_TEXTS}
+
+    def figure(self, name: str, result: Mapping[str, Any]) -> str:
+        from analysis.plots import paired_shares_svg
+
+        reasons = result.get("reasons") or {}
+        labels = [REASON_TEXTS.get(code, code) for code in REASON_TEXTS]
+        series = {f"correct ({reasons.get('n_correct', 0)})": [reasons.get("correct", {}).get(c, 0) for c in REASON_TEXTS],
+                  f"wrong ({reasons.get('n_wrong', 0)})": [reasons.get("wrong", {}).get(c, 0) for c in REASON_TEXTS]}
+        return paired_shares_svg(labels, series, ylabel="share of answers citing it")
+
+    def file(self, name: str, result: Mapping[str, Any]) -> tuple[str, list[str], list[dict[str, Any]]]:
+        return "workers.csv", WORKER_COLUMNS, (result.get("human") or {}).get("workers", [])

@@ -1,0 +1,94 @@
+"""Reproduce UKPConvArg1 (Habernal & Gurevych, ACL 2016) from its raw crowd data."""
+
+import time
+from pathlib import Path
+
+import pandas as pd
+from django.conf import settings
+from django.core.management.base import BaseCommand, CommandError
+
+from analysis.models import AnalysisRun
+from analysis.services import analysis_run_create, analysis_run_execute
+from annotation.corpus_services import arguments_import
+from annotation.crowd_import import crowd_import
+from annotation.importers import ImportFailed, parse_arguments
+from annotation.models import Annotation, Project
+from task_types.pairwise.exports import gold_file
+from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
+
+TABLE_COLUMNS = {
+    "removed_apriori": "removed a priori", "pairs_before_first_cycle": "pairs before 1st cycle",
+    "first_cycle_nodes": "nodes then", "first_cycle_edges": "edges then", "first_cycle_length": "1st cycle length",
+    "transitivity_mean": "transitivity avg", "transitivity_max": "transitivity max", "final_nodes": "final nodes",
+    "final_edges": "final edges", "pairs_kept": "kept", "pairs_ignored": "ignored",
+}
+
+
+class Command(BaseCommand):
+    help = ("Import UKPConvArg1's arguments and 84,445 crowd labels into a project, run the gold pipeline "
+            "(MACE, transitivity filter, PageRank) in this process and print our figures next to the paper's.")
+
+    def add_arguments(self, parser):
+        parser.add_argument("data", nargs="?", type=Path, default=settings.SHARED_DATA_DIR / "ukpconvarg1",
+                            help="folder with arguments.tsv and assignments.tsv.gz")
+        parser.add_argument("--project", default="ukpconvarg1", help="project slug (created when missing)")
+        parser.add_argument("--out", type=Path, help="write all.tsv, strict.tsv and rank.tsv there")
+        parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                            help="a parameter of the pairwise_gold pipeline, e.g. skip_first_pair=true")
+
+    def handle(self, *args, data, project, out, param, **options):
+        arguments, labels = data / "arguments.tsv", data / "assignments.tsv.gz"
+        for path in (arguments, labels):
+            if not path.is_file():
+                raise CommandError(f"{path} is missing: give the folder of UKPConvArg1 (see shared/data/README.md)")
+        params = dict(p.split("=", 1) for p in param if "=" in p)
+        started = time.perf_counter()
+        try:
+            arguments_import(rows=parse_arguments(arguments.read_bytes()))
+            target, _ = Project.objects.get_or_create(
+                slug=project,
+                defaults={"name": "UKPConvArg1 crowd labels", "task_type": "pairwise", "redundancy": 5,
+                          "state": Project.State.CLOSED},
+            )
+            # The gold page shows the paper's figures beside this project, and only beside it.
+            if target.options.get(REFERENCE_OPTION) != "ukpconvarg1":
+                target.options = {**target.options, REFERENCE_OPTION: "ukpconvarg1"}
+                target.save(update_fields=["options"])
+            if Annotation.objects.filter(assignment__project=target).exists():
+                self.stdout.write(f"project {project!r} already holds its crowd labels; not importing again")
+            else:
+                result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name)
+                self.stdout.write(f"imported {result.annotations} labels on {result.items_created} pairs by "
+                                  f"{result.workers_created} workers in {time.perf_counter() - started:.1f} s")
+        except ImportFailed as exc:
+            raise CommandError(str(exc)) from None
+        try:
+            run = analysis_run_create(project=target, kind="pairwise_gold", params=params, enqueue=False)
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+        run = analysis_run_execute(run_id=run.pk)
+        if run.status != AnalysisRun.Status.DONE:
+            raise CommandError(f"the pipeline failed: {run.error}")
+        self._print(run)
+        if out:
+            out.mkdir(parents=True, exist_ok=True)
+            for name in ("all.tsv", "strict.tsv", "rank.tsv"):
+                with (out / name).open("w", encoding="utf-8", newline="") as fh:
+                    fh.writelines(gold_file(run, name))
+            self.stdout.write(f"wrote all.tsv, strict.tsv and rank.tsv to {out}")
+
+    def _print(self, run: AnalysisRun) -> None:
+        r = run.result
+        c, paper = r["counts"], REFERENCES["ukpconvarg1"]
+        self.stdout.write(f"\npipeline run #{run.pk}: {run.seconds:.1f} s (MACE {r['mace']['method']}, "
+                          f"threshold {run.params['mace_threshold']}, {run.params['mace_iterations']} iterations, "
+                          f"{run.params['mace_restarts']} restarts)\n")
+        self.stdout.write(f"{'':<34}{'paper':>10}{'ours':>10}")
+        self.stdout.write(f"{'UKPConvArgAll (pairs MACE keeps)':<34}{paper['all']:>10,}{c['all']:>10,}")
+        self.stdout.write(f"{'UKPConvArgStrict (DAG, no equal)':<34}{'~' + format(paper['strict'], ','):>10}{c['strict']:>10,}")
+        self.stdout.write(f"{'UKPConvArgRank (arguments)':<34}{paper['rank']:>10,}{c['rank']:>10,}")
+        accuracy = r["human_performance"]["best_worker_accuracy"]
+        self.stdout.write(f"{'best-ranked worker vs gold':<34}{'':>10}{accuracy:>10.3f}\n")
+        mean = pd.DataFrame(r["table1"]["mean"]).set_index(["scenario", "strategy"])[list(TABLE_COLUMNS)]
+        self.stdout.write("Table 1, averaged over topics (ours):")
+        self.stdout.write(mean.rename(columns=TABLE_COLUMNS).round(2).to_string())

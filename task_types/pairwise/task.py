@@ -1,0 +1,376 @@
+"""Pairwise convincingness (Habernal & Gurevych, ACL 2016).
+
+An item shows two arguments with the same topic and stance; the annotator says which one is more
+convincing (or that they are equally convincing), gives a reason of 30–140 characters, and
+states their own standpoint on the topic.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from annotation.task_types.base import (
+    NO_CONTEXT,
+    AnswerContext,
+    AnswerData,
+    AnswerField,
+    AnswerInvalid,
+    CleanAnswer,
+    CleanItem,
+    CrowdAnswer,
+    CrowdItemError,
+    DemoContext,
+    Example,
+    ExportContext,
+    FieldError,
+    ImportField,
+    Shortcut,
+    TaskType,
+    shorten,
+)
+
+LABELS = {
+    "a1": "A1 is more convincing",
+    "a2": "A1 is less convincing (A2 is more convincing)",
+    "equal": "A1 and A2 are equally convincing",
+}
+STANDPOINTS = {
+    "none": "I have no standpoint on this topic",
+    "same": "I agree with this stance",
+    "opposite": "I hold the opposite stance",
+}
+REASON_MIN = 30
+REASON_MAX = 140
+
+# The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
+DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
+DEMO_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "demo_arguments.tsv"
+DEMO_SLUG = "ukpconvarg-demo"
+DEMO_ARGUMENTS = 8  # arguments per topic; all their pairs are items
+# What a marketplace worker agrees to before the first item of the demo.
+DEMO_CONSENT = (
+    "This demo study stores your answers, the time you spend on each item and your marketplace "
+    "ids, for research on argument convincingness. It takes about 10 minutes; you may stop at any "
+    "time. The arguments come from the UKPConvArg1 corpus (CC BY-SA 4.0)."
+)
+
+GUIDELINES = """\
+## Which argument is more convincing?
+
+Each item shows a debate topic, a stance, and **two arguments (A1 and A2) that both support that
+stance**. Read both and decide which one is more convincing:
+
+- **A1 is more convincing**, **A1 is less convincing** (A2 is more convincing), or
+- **equally convincing**, only when you really cannot prefer either.
+
+Then explain your choice in one sentence of 30 to 140 characters, for example *"A2 gives a
+concrete example, A1 only repeats the claim"*.
+
+Please keep in mind:
+
+- **Do not judge whether an argument is true.** Judge how well it convinces a reader.
+- **Be objective.** Your own view on the topic must not decide the answer; we ask for it
+  separately.
+- **Do not argue.** The reason says why one argument is more convincing, not what you think of
+  the topic.
+- Arguments can contain typos or odd formatting; judge the reasoning, not the spelling.
+"""
+
+
+@dataclass(frozen=True)
+class ArgumentRecord:
+    """An argument as pair generation needs it."""
+
+    id: str
+    text: str
+
+
+def _text(record: Mapping[str, Any], field: str, *, required: bool = True) -> str:
+    value = record.get(field)
+    if value is None:
+        if required:
+            raise FieldError(field, "is missing")
+        return ""
+    if not isinstance(value, str | int):
+        raise FieldError(field, f"must be text, got {type(value).__name__}")
+    text = str(value).strip()
+    if required and not text:
+        raise FieldError(field, "must not be empty")
+    return text
+
+
+def _argument(record: Mapping[str, Any], side: str) -> tuple[str, str]:
+    """Accepts flat columns (``arg1_id``, ``arg1_text``) or a nested object (``arg1: {id, text}``)."""
+    nested = record.get(side)
+    if isinstance(nested, Mapping):
+        arg_id = _text(nested, "id")
+        text = _text(nested, "text")
+        return arg_id, text
+    if nested is not None and f"{side}_id" not in record:
+        # UKPConvArg-style files name the argument id in a plain "arg1" column.
+        return _text(record, side), _text(record, f"{side}_text")
+    return _text(record, f"{side}_id"), _text(record, f"{side}_text")
+
+
+class PairwiseConvincingness(TaskType):
+    slug = "pairwise"
+    name = "Pairwise convincingness"
+    description = "Which of two arguments on the same stance is more convincing, and why."
+    template = "pairwise/item.html"
+    default_guidelines = GUIDELINES
+    import_fields = (
+        ImportField("id", False, "External id of the pair; default `<arg1_id>_<arg2_id>`."),
+        ImportField("topic", True, "Topic id (prompt + stance), e.g. `ban-plastic-water-bottles_yes`."),
+        ImportField("prompt", True, "The debate prompt shown above the arguments."),
+        ImportField("stance", True, "The stance both arguments take."),
+        ImportField("arg1_id", True, "Id of the argument shown as A1."),
+        ImportField("arg1_text", True, "Text of A1."),
+        ImportField("arg2_id", True, "Id of the argument shown as A2."),
+        ImportField("arg2_text", True, "Text of A2."),
+        ImportField("gold", False, "Known answer: a1, a2 or equal."),
+    )
+    shortcuts = (
+        Shortcut("1", "A1 is more convincing"),
+        Shortcut("2", "A1 is less convincing"),
+        Shortcut("3", "equally convincing"),
+        Shortcut("n / s / o", "my standpoint: none / same / opposite"),
+        Shortcut("r", "write the reason"),
+        Shortcut("Ctrl+Enter", "submit"),
+    )
+    item_tools = (("admin:annotation_project_pairs", "Generate pairs"),)
+    urls = "task_types.pairwise.urls"
+    commands = ("import_arguments", "generate_pairs", "reproduce_ukpconvarg")
+    export_columns = ("topic", "pair_id", "arg1", "arg2", "label", "reason", "worker_stance")
+    answer_columns = ("label", "standpoint")
+    answer_fields = (
+        AnswerField("label", "choice", "a1, a2 or equal: which argument is more convincing."),
+        AnswerField("standpoint", "choice", "none, same or opposite: the worker's own standpoint on the topic."),
+        AnswerField("reason", "text", f"Why, in {REASON_MIN}–{REASON_MAX} characters."),
+    )
+    level = "nominal"
+    categories = tuple(LABELS.items())
+
+    def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
+        topic = _text(record, "topic")
+        prompt = _text(record, "prompt")
+        stance = _text(record, "stance")
+        arg1_id, arg1_text = _argument(record, "arg1")
+        arg2_id, arg2_text = _argument(record, "arg2")
+        if arg1_id == arg2_id:
+            raise FieldError("arg2_id", f"must differ from arg1_id ({arg1_id!r})")
+        external_id = _text(record, "id", required=False) or f"{arg1_id}_{arg2_id}"
+        gold = record.get("gold")
+        if gold in (None, ""):
+            gold = None
+        elif gold not in LABELS:
+            raise FieldError("gold", f"must be one of {', '.join(LABELS)}, got {gold!r}")
+        payload = {
+            "topic": topic,
+            "prompt": prompt,
+            "stance": stance,
+            "arg1": {"id": arg1_id, "text": arg1_text},
+            "arg2": {"id": arg2_id, "text": arg2_text},
+        }
+        return CleanItem(external_id=external_id, payload=payload, gold=gold)
+
+    def clean_answer(self, data, *, payload: Mapping[str, Any],
+                     context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
+        # JSON clients can send any type; only text is an answer.
+        values, errors = AnswerData.wrap(data).read(self.answer_fields)
+        label = values["label"].strip()
+        if label not in LABELS:
+            errors.setdefault("label", "Choose which argument is more convincing.")
+        standpoint = values["standpoint"].strip()
+        if standpoint not in STANDPOINTS:
+            errors.setdefault("standpoint", "Say what your own standpoint on the topic is.")
+        reason = " ".join(values["reason"].split())
+        if len(reason) < REASON_MIN:
+            errors.setdefault(
+                "reason", f"The reason needs at least {REASON_MIN} characters (it has {len(reason)})."
+            )
+        elif len(reason) > REASON_MAX:
+            errors.setdefault(
+                "reason", f"The reason may have at most {REASON_MAX} characters (it has {len(reason)})."
+            )
+        if errors:
+            raise AnswerInvalid(errors)
+        return CleanAnswer(answer={"label": label, "standpoint": standpoint}, reason=reason)
+
+    def initial_answer(self, *, payload, previous) -> dict[str, Any]:
+        # The standpoint is about the topic, not the pair: carry it over within a topic.
+        if previous is not None:
+            prev_payload, prev_answer = previous
+            if prev_payload.get("topic") == payload.get("topic"):
+                return {"standpoint": prev_answer.get("standpoint", "")}
+        return {}
+
+    def long_rows(self, *, payload, answer) -> list[dict]:
+        return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]
+
+    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+        p = ctx.payload
+        return {
+            "topic": p["topic"],
+            "pair_id": ctx.item_external_id,
+            "arg1": p["arg1"]["id"],
+            "arg2": p["arg2"]["id"],
+            "label": answer["label"],
+            "reason": reason,
+            "worker_stance": answer.get("standpoint", ""),
+        }
+
+    def label_display(self, answer) -> str:
+        return LABELS.get(answer.get("label"), str(answer))
+
+    def item_columns(self, payload) -> dict[str, Any]:
+        return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
+                "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}
+
+    def item_summary(self, payload, *, length: int = 120) -> str:
+        # Both arguments get half of the room: which one is which matters more than either's end.
+        side = max((length - len("A1:  · A2: ")) // 2, 8)
+        return (f"A1: {shorten(payload['arg1']['text'], side)} · "
+                f"A2: {shorten(payload['arg2']['text'], side)}")
+
+    def example(self) -> Example:
+        prompt, stance = "Is the school uniform a good or bad idea?", "Bad"
+        records = [
+            {"id": "u1_u2", "topic": "uniform_bad", "prompt": prompt, "stance": stance,
+             "arg1_id": "u1", "arg1_text": "Uniforms stop pupils from expressing who they are.",
+             "arg2_id": "u2", "arg2_text": "Uniforms cost families money they could spend on books."},
+            {"id": "u2_u3", "topic": "uniform_bad", "prompt": prompt, "stance": stance,
+             "arg1_id": "u2", "arg1_text": "Uniforms cost families money they could spend on books.",
+             "arg2_id": "u3", "arg2_text": "bad", "gold": "a1"},
+        ]
+        reason = "A1 names a concrete cost, A2 gives no reason at all."
+        answer = {"label": "a1", "standpoint": "none", "reason": reason}
+        return Example(records=records, answer=answer, form=list(answer.items()),
+                       invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
+
+    def demo(self, ctx: DemoContext) -> None:
+        # Imported here: the corpus services build on this module.
+        from annotation.corpus_services import arguments_import, pairs_generate
+        from annotation.importers import parse_arguments
+        from annotation.models import Project, Topic
+
+        source = ctx.data_dir / "ukpconvarg1" / "arguments.tsv"
+        if source.is_file():
+            topics, origin = DEMO_TOPICS, f"UKPConvArg1 ({source})"
+        else:
+            origin = f"the built-in sample ({DEMO_FIXTURE.name}); {source} was not found"
+            source, topics = DEMO_FIXTURE, DEMO_TOPICS[:1]
+        arguments_import(rows=[r for r in parse_arguments(source.read_bytes()) if r.topic in topics])
+        project, created = Project.objects.get_or_create(
+            slug=DEMO_SLUG,
+            defaults={
+                "name": "Which argument is more convincing? (UKPConvArg demo)", "task_type": self.slug,
+                "redundancy": 3, "state": Project.State.ACTIVE, "join_code": "DEMO-2016",
+                "external_entry": True, "completion_code": "C1A2B3D4", "consent_text": DEMO_CONSENT,
+                "created_by": ctx.owner,
+            },
+        )
+        project.members.add(*ctx.annotators)
+        made = 0
+        for topic in Topic.objects.filter(external_id__in=topics):
+            result = pairs_generate(project=project, topic=topic, seed=2016, min_words=10, max_words=110,
+                                    sample=DEMO_ARGUMENTS)
+            made += result.imported.created
+        ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
+                f"{project.items.count()} items from {origin}, {made} new. Join code: {project.join_code}; "
+                f"marketplace link: /start/{project.slug}/?PROLIFIC_PID=<worker id>")
+
+    crowd_fields = (
+        ImportField("pair_id", False, "Pair id; default `<arg1>_<arg2>`."),
+        ImportField("topic", True, "Topic id; the arguments must belong to it."),
+        ImportField("arg1", True, "Id of the argument shown as A1 (its text comes from the imported arguments)."),
+        ImportField("arg2", True, "Id of the argument shown as A2."),
+        ImportField("label", True, "a1, a2 or equal."),
+        ImportField("reason", False, "The worker's reason, kept as written."),
+        ImportField("worker_stance", False, "same, opposite, none or empty (not asked)."),
+    )
+
+    def clean_crowd_record(self, record: Mapping[str, Any]) -> CrowdAnswer:
+        topic = _text(record, "topic")
+        arg1, arg2 = _text(record, "arg1"), _text(record, "arg2")
+        if arg1 == arg2:
+            raise FieldError("arg2", f"must differ from arg1 ({arg1!r})")
+        label = _text(record, "label").lower()
+        if label not in LABELS:
+            raise FieldError("label", f"must be one of {', '.join(LABELS)}, got {label!r}")
+        stance = _text(record, "worker_stance", required=False).lower()
+        if stance and stance not in STANDPOINTS:
+            raise FieldError("worker_stance", f"must be one of {', '.join(STANDPOINTS)} or empty, got {stance!r}")
+        # Results collected elsewhere are kept as they are: the HIT's reason limits applied to
+        # that platform's form, not to this record.
+        reason = " ".join(_text(record, "reason", required=False).split())
+        return CrowdAnswer(
+            item_id=_text(record, "pair_id", required=False) or f"{arg1}_{arg2}",
+            answer={"label": label, "standpoint": stance},
+            reason=reason,
+            item_source={"topic": topic, "arg1": arg1, "arg2": arg2},
+        )
+
+    def crowd_items(self, sources, *, corpus) -> dict[str, CleanItem]:
+        known = corpus({s[side] for s in sources.values() for side in ("arg1", "arg2")})
+        items = {}
+        for item_id, source in sources.items():
+            for side in ("arg1", "arg2"):
+                arg = known.get(source[side])
+                if arg is None:
+                    raise CrowdItemError(item_id, side, f"unknown argument {source[side]!r}: import the arguments first")
+                if arg.topic != source["topic"]:
+                    raise CrowdItemError(item_id, "topic", f"argument {arg.id!r} belongs to topic {arg.topic!r}, not {source['topic']!r}")
+            a1, a2 = known[source["arg1"]], known[source["arg2"]]
+            items[item_id] = self.clean_item({
+                "id": item_id, "topic": source["topic"], "prompt": a1.prompt, "stance": a1.stance,
+                "arg1_id": a1.id, "arg1_text": a1.text, "arg2_id": a2.id, "arg2_text": a2.text,
+            })
+        return items
+
+
+def generate_pairs(
+    arguments: Sequence[ArgumentRecord],
+    *,
+    topic: str,
+    prompt: str,
+    stance: str,
+    min_words: int | None = None,
+    max_words: int | None = None,
+    sample: int | None = None,
+    seed: int,
+) -> list[dict[str, Any]]:
+    """All n(n-1)/2 pairs of a topic's arguments as import records.
+
+    Arguments outside [min_words, max_words] are left out first; ``sample`` then keeps that many
+    arguments drawn at random. Which argument is shown as A1 is decided per pair by a generator
+    seeded with ``seed``, so the same seed and arguments give the same items.
+    """
+    rng = random.Random(seed)
+    kept = sorted(arguments, key=lambda a: a.id)
+    if min_words is not None:
+        kept = [a for a in kept if len(a.text.split()) >= min_words]
+    if max_words is not None:
+        kept = [a for a in kept if len(a.text.split()) <= max_words]
+    if sample is not None and sample < len(kept):
+        kept = sorted(rng.sample(kept, sample), key=lambda a: a.id)
+    records = []
+    for i, first in enumerate(kept):
+        for second in kept[i + 1 :]:
+            a1, a2 = (first, second) if rng.random() < 0.5 else (second, first)
+            records.append(
+                {
+                    "id": f"{a1.id}_{a2.id}",
+                    "topic": topic,
+                    "prompt": prompt,
+                    "stance": stance,
+                    "arg1_id": a1.id,
+                    "arg1_text": a1.text,
+                    "arg2_id": a2.id,
+                    "arg2_text": a2.text,
+                }
+            )
+    return records

@@ -1,0 +1,116 @@
+"""The pairwise gold page: the pipeline's figures (next to a reproduced corpus's published ones),
+Table 1, the argument graph and ranking of a topic, the reason review, and the gold files."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.core.paginator import Paginator
+from django.db import transaction
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
+from django.views.decorators.http import require_http_methods
+
+from analysis.forms import param_groups
+from analysis.models import AnalysisRun
+from analysis.reports import get_report
+from analysis.selectors import gold_topic, latest_done, run_state
+from analysis.services import analysis_run_create, analysis_runs_reap
+from analysis.views import svg_response
+from annotation.access import permission_required
+from annotation.models import Project
+from annotation.selectors_staff import worker_assignment_counts
+from annotation.services import worker_work_reject
+from task_types.pairwise.exports import GOLD_FILES, gold_file
+from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
+
+KIND = "pairwise_gold"
+PAGE = "gold-page"
+FLAGGED_PER_PAGE = 100
+
+
+def _project(slug: str) -> Project:
+    project = get_object_or_404(Project, slug=slug)
+    if not get_report(KIND).applies_to(project.task_type):
+        raise Http404(f"the gold pipeline does not apply to {project.task_type} projects")
+    return project
+
+
+def _done_run(slug: str, run_id: int) -> AnalysisRun:
+    return get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug, kind=KIND, status=AnalysisRun.Status.DONE)
+
+
+@permission_required("annotation.view_project")
+def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
+    project = _project(slug)
+    analysis_runs_reap(project=project)
+    state = run_state(project=project, kind=KIND, viewer=request.user)
+    result = state.result
+    # Flagged workers a page at a time: a crowd of spammers can flag thousands.
+    flagged = Paginator(result.get("reason_review", {}).get("workers", []), FLAGGED_PER_PAGE).get_page(
+        request.GET.get("fpage"))
+    user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
+                    .values_list("username", "pk"))
+    ctx = {
+        "project": project,
+        "state": state,
+        "done": state.done,
+        "running": state.running,
+        "result": result,
+        "view": gold_topic(run=state.done, topic=request.GET.get("topic")) if result else None,
+        "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
+        "flagged_page": flagged,
+        "files": list(GOLD_FILES),
+        "reference": REFERENCES.get(project.options.get(REFERENCE_OPTION)),
+        "kind": KIND,
+        "next_page": PAGE,
+        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
+    }
+    return render(request, "pairwise/gold.html", ctx)
+
+
+@permission_required("annotation.view_project")
+def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+    """The topic's argument graph as a standalone SVG file (the page draws the same inline)."""
+    run = _done_run(slug, run_id)
+    topic = request.GET.get("topic", "")
+    view = gold_topic(run=run, topic=topic)
+    if view.topic != topic or not view.graph.nodes:
+        raise Http404(f"no kept pairs in topic {topic!r}")
+    svg = render_to_string("pairwise/preference_graph.svg", {"graph": view.graph, "topic": topic})
+    return svg_response('<?xml version="1.0" encoding="utf-8"?>\n' + svg)
+
+
+@permission_required("annotation.export_annotations")
+def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> HttpResponse:
+    run = _done_run(slug, run_id)
+    if name not in GOLD_FILES:
+        raise Http404(f"unknown gold file {name!r}")
+    response = StreamingHttpResponse(gold_file(run, name), content_type=f"{GOLD_FILES[name]}; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="{slug}-run{run.pk}-{name}"'
+    return response
+
+
+@permission_required("annotation.change_assignment")
+@require_http_methods(["GET", "POST"])
+def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpResponse:
+    """GET: say what rejecting the worker's work would do and ask to confirm; POST: reject all
+    of their counted work in the project and recompute the gold data without it."""
+    project = _project(slug)
+    worker = get_object_or_404(get_user_model(), pk=worker_id)
+    done = latest_done(project=project, kind=KIND)
+    counts = worker_assignment_counts(project=project, worker=worker)
+    if request.method != "POST":
+        review = next((w for w in (done.result or {}).get("reason_review", {}).get("workers", [])
+                       if w["worker"] == worker.get_username()), None) if done else None
+        return render(request, "pairwise/reject_confirm.html",
+                      {"project": project, "worker": worker, "counts": counts, "done": done, "review": review})
+    if not counts.counted:
+        messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
+        return redirect(PAGE, slug=slug)
+    with transaction.atomic():
+        n = worker_work_reject(project=project, worker=worker, note=f"rejected in the reason review by {request.user}")
+        analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
+    messages.success(request, f"Rejected {n} assignments of {worker.get_username()}; the gold data is being recomputed.")
+    return redirect(PAGE, slug=slug)
