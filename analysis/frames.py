@@ -24,6 +24,7 @@ from django.db.models.functions import Cast
 
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.task_types import get_task_type
+from annotation.task_types.base import TaskType
 
 BASE_COLUMNS = ["item", "worker", "label", "reason", "seconds", "submitted_at", "annotation"]
 
@@ -83,7 +84,7 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
     elif task.answer_columns:
         keys = {f"answer_{key}": KeyTextTransform(key, "answer") for key in task.answer_columns}
         records = list(qs.annotate(**keys).values_list(*lookups, *keys).iterator(chunk_size=20000))
-        frame = pd.DataFrame.from_records(records, columns=[*common, *task.answer_columns])
+        frame = pd.DataFrame.from_records(records, columns=[*common, *answer_frame_columns(task)])
     else:
         frame = _frame_from_long_rows(project, task, qs, lookups, common)
     if frame.empty:
@@ -101,6 +102,12 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
     n = (len(frame) if task.answer_columns else frame["annotation"].nunique()) if len(frame) else 0
     last_id = int(frame["annotation"].max()) if len(frame) else None
     return AnnotationFrame(frame=frame, annotations=int(n), last_annotation_id=last_id)
+
+
+def answer_frame_columns(task: TaskType) -> tuple[str, ...]:
+    """The frame's names of a type's ``answer_columns``: the first is the ``label``, whatever the
+    answer calls it (a rating, a choice); the others keep their keys."""
+    return ("label", *task.answer_columns[1:])
 
 
 def _in_submission_order(frame: pd.DataFrame) -> pd.DataFrame:
@@ -202,14 +209,15 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         texts = list(n_row[3:])
         if reasons:
             part["reason"] = np.array(texts.pop(0), dtype=object)[keep]
-        for n, (key, joined) in enumerate(zip(task.answer_columns, texts, strict=True)):
+        for n, (key, name, joined) in enumerate(zip(task.answer_columns, answer_frame_columns(task), texts,
+                                                    strict=True)):
             column = _short_strings(joined, len(n_id))
             if column is None:
                 values = joined.split(_SEP)
                 if len(values) != len(n_id):  # a value holds the separator: read this column as an array
                     values = _answer_array(key, n, chunk, base, up_to_id)
                 column = _shared_strings(values)
-            part[key] = column[keep]
+            part[name] = column[keep]
         return part
 
     ranges = [(lo, min(lo + CHUNK_IDS - 1, high)) for lo in range(low, high + 1, CHUNK_IDS)]
