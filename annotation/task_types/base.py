@@ -5,266 +5,80 @@ item's payload (checked on import), the answer's fields (read the same way from 
 from JSON), its server-side validation together with the client metrics it accepts (e.g. audio
 playback events), the template that renders an item, the label level and categories, the mapping
 of answers to the long frame, the export columns, a typed form for its project options, the
-media its items use, and a demo. The assignment engine, the API, the dashboards, the frame
-builder, the admin and ``load_demo`` only talk to this interface; task types are discovered
-(every module of this package that registers one), never listed by hand.
+media its items use, its pages and commands, and a demo. The assignment engine, the API, the
+dashboards, the frame builder, the admin and ``load_demo`` only talk to this interface; each task
+type is an app of its own (``task_types/<slug>/``) that registers itself, never listed by hand.
+
+This module is the contract's one public face: it re-exports what a task type needs from
+``answers`` (reading and validating a submission) and ``records`` (import records and exports).
 """
 
 from __future__ import annotations
 
-import json
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from annotation.task_types.answers import (
+    NO_CONTEXT,
+    AnswerContext,
+    AnswerData,
+    AnswerField,
+    AnswerInvalid,
+    CleanAnswer,
+    FieldKind,
+)
+from annotation.task_types.records import (
+    CleanItem,
+    CorpusArgument,
+    CorpusLookup,
+    CrowdAnswer,
+    CrowdItemError,
+    ExportContext,
+    FieldError,
+    ImportField,
+    record_text,
+    shorten,
+)
 
 if TYPE_CHECKING:
     from django import forms
 
+__all__ = [
+    "LEVELS",
+    "NO_CONTEXT",
+    "AnswerContext",
+    "AnswerData",
+    "AnswerField",
+    "AnswerInvalid",
+    "CleanAnswer",
+    "CleanItem",
+    "CorpusArgument",
+    "CorpusLookup",
+    "CrowdAnswer",
+    "CrowdItemError",
+    "DemoContext",
+    "Example",
+    "ExportContext",
+    "FieldError",
+    "FieldKind",
+    "ImportField",
+    "Shortcut",
+    "TaskType",
+    "record_text",
+    "shorten",
+]
 
-class FieldError(ValueError):
-    """An import record or answer field that fails validation."""
-
-    def __init__(self, field: str | None, message: str) -> None:
-        super().__init__(message)
-        self.field = field
-        self.message = message
-
-
-class AnswerInvalid(ValueError):
-    """An answer that fails validation; ``errors`` maps form field names to messages."""
-
-    def __init__(self, errors: Mapping[str, str]) -> None:
-        super().__init__("; ".join(f"{k}: {v}" for k, v in errors.items()))
-        self.errors = dict(errors)
-
-
-@dataclass(frozen=True)
-class CleanItem:
-    external_id: str
-    payload: dict[str, Any]
-    gold: Any = None
-
-
-@dataclass(frozen=True)
-class CleanAnswer:
-    answer: dict[str, Any]
-    reason: str = ""
-    # Client metrics the task type accepted with the answer (e.g. playback events), stored with
-    # the annotation (``Annotation.client["metrics"]``) and exported beside it.
-    metrics: dict[str, Any] = field(default_factory=dict)
-
-
-# Kinds of answer fields: one choice (text), several choices (a list of texts), free text, or a
-# JSON document (client metrics such as playback events; a form sends it as JSON text).
-FieldKind = Literal["choice", "choices", "text", "json"]
 LEVELS = ("nominal", "ordinal", "interval", "set")
-
-
-@dataclass(frozen=True)
-class AnswerField:
-    name: str
-    kind: FieldKind
-    description: str
-    required: bool = True
-
-
-@dataclass(frozen=True)
-class AnswerContext:
-    """What validation may depend on besides the answer and the item."""
-
-    # The project's options, cleaned by the task type (defaults filled in).
-    options: Mapping[str, Any] = field(default_factory=dict)
-    # The worker's presentation variant in this project (e.g. "listening" or "reading").
-    variant: str = ""
-    # True when the worker changes an answer given before (rules about how the item was taken in,
-    # such as hearing the audio to the end, were checked on the first answer).
-    revising: bool = False
-
-
-# The context of an answer checked on its own (tests, tools): no options, no variant.
-NO_CONTEXT = AnswerContext()
-
-
-class AnswerData:
-    """A submission read the same way whether it came as form fields (a QueryDict, where a
-    multi-valued field repeats) or as JSON (where it is a list), so that a task type has one
-    parser for both."""
-
-    def __init__(self, data: Mapping[str, Any] | None) -> None:
-        self._data = data if data is not None else {}
-        self._form = hasattr(self._data, "getlist")
-
-    @classmethod
-    def wrap(cls, data: Any) -> AnswerData:
-        return data if isinstance(data, AnswerData) else cls(data)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self._data
-
-    def keys(self):
-        return self._data.keys()
-
-    def raw(self, name: str) -> Any:
-        return self._data.get(name)
-
-    def text(self, name: str) -> str | None:
-        """The field as text ("" when absent); None when it is not text (a JSON list, say)."""
-        value = self._data.get(name)
-        if value is None:
-            return ""
-        # JSON clients can send any type; only text is text.
-        return value if isinstance(value, str) else None
-
-    def choices(self, name: str) -> list[str] | None:
-        """Every value of a multi-valued field, in order, blanks dropped; None when a JSON value
-        is neither a list of texts nor one text."""
-        if self._form:
-            values = self._data.getlist(name)
-        else:
-            value = self._data.get(name)
-            if value is None:
-                values = []
-            elif isinstance(value, str):
-                values = [value]
-            elif isinstance(value, list | tuple) and all(isinstance(v, str | int) and not isinstance(v, bool) for v in value):
-                values = [str(v) for v in value]
-            else:
-                return None
-        return [v.strip() for v in values if str(v).strip()]
-
-    def document(self, name: str) -> tuple[Any, str]:
-        """A JSON field: (value, "") or (None, problem). A form sends it as JSON text; an absent or
-        empty field is None without a problem."""
-        value = self._data.get(name)
-        if isinstance(value, str):
-            if not value.strip():
-                return None, ""
-            try:
-                return json.loads(value), ""
-            except (ValueError, RecursionError):
-                return None, "Must be a JSON document."
-        return value, ""
-
-    def read(self, fields: Iterable[AnswerField]) -> tuple[dict[str, Any], dict[str, str]]:
-        """Typed values of the declared fields, and a message per field of the wrong type."""
-        values: dict[str, Any] = {}
-        errors: dict[str, str] = {}
-        for f in fields:
-            if f.kind == "choice" and self._form and len(self._data.getlist(f.name)) > 1:
-                # A form that sends one choice twice asks for two answers: refuse, never pick one.
-                errors[f.name] = "Choose one only."
-                values[f.name] = ""
-            elif f.kind in ("choice", "text"):
-                value = self.text(f.name)
-                if value is None:
-                    errors[f.name] = "Must be text."
-                    value = ""
-                values[f.name] = value.strip() if f.kind == "choice" else value
-            elif f.kind == "choices":
-                value = self.choices(f.name)
-                if value is None:
-                    errors[f.name] = "Must be a list of choices."
-                    value = []
-                values[f.name] = value
-            else:
-                value, problem = self.document(f.name)
-                if problem:
-                    errors[f.name] = problem
-                values[f.name] = value
-        return values, errors
-
-
-@dataclass(frozen=True)
-class CrowdAnswer:
-    """One label collected elsewhere, as the task type reads it from a results file."""
-
-    item_id: str
-    answer: dict[str, Any]
-    reason: str
-    # What the task type needs to create the item when the project does not have it yet.
-    item_source: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class CorpusArgument:
-    """An argument of the imported corpus, as task types see it (no database access here)."""
-
-    id: str
-    text: str
-    topic: str
-    prompt: str
-    stance: str
-
-
-# Looks up arguments of the corpus by id; ids it does not know are left out of the answer.
-CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
-
-
-def record_text(record: Mapping[str, Any], name: str, *, required: bool = True, limit: int | None = None) -> str:
-    """A text field of an import record, stripped ("" when absent and not required); a number is
-    taken as its digits, anything else (a list, true/false) is refused naming the field."""
-    value = record.get(name)
-    if value is None or value == "":
-        if required:
-            raise FieldError(name, "is missing")
-        return ""
-    if isinstance(value, bool) or not isinstance(value, str | int):
-        raise FieldError(name, f"must be text, got {type(value).__name__}")
-    text = str(value).strip()
-    if limit is not None and len(text) > limit:
-        raise FieldError(name, f"must have at most {limit:,} characters, has {len(text):,}")
-    return text
-
-
-def shorten(text: str, length: int) -> str:
-    """``text`` on one line, cut at a word boundary to at most ``length`` characters (ending
-    with an ellipsis when cut)."""
-    flat = " ".join(str(text).split())
-    if len(flat) <= length:
-        return flat
-    cut = flat[: max(length - 1, 1)]
-    space = cut.rfind(" ")
-    # A word boundary only when it keeps most of the room; a long token (a URL) is cut inside.
-    if space >= len(cut) * 2 // 3:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:.-") + "…"
-
-
-class CrowdItemError(ValueError):
-    """An item of a crowd results file that cannot be built; names the item and the field."""
-
-    def __init__(self, item_id: str, field: str | None, message: str) -> None:
-        super().__init__(message)
-        self.item_id, self.field, self.message = item_id, field, message
 
 
 @dataclass(frozen=True)
 class Shortcut:
     keys: str
     action: str
-
-
-@dataclass(frozen=True)
-class ImportField:
-    name: str
-    required: bool
-    description: str
-
-
-@dataclass(frozen=True)
-class ExportContext:
-    """What an export row can draw on besides the answer itself."""
-
-    item_external_id: str
-    payload: dict[str, Any]
-    extra: dict[str, Any] = field(default_factory=dict)
-    # The client metrics stored with the annotation (CleanAnswer.metrics).
-    metrics: dict[str, Any] = field(default_factory=dict)
-    # The item's known answer (e.g. a true counter known by design), for "correct" columns.
-    gold: Any = None
 
 
 @dataclass(frozen=True)
@@ -295,7 +109,8 @@ class TaskType(ABC):
     slug: ClassVar[str]
     name: ClassVar[str]
     description: ClassVar[str] = ""
-    # Template holding a ``{% partialdef item %}`` (the item) and ``{% partialdef answer %}``.
+    # Template of the item and its answer fields, included inside the annotation page's form
+    # (``annotation/annotate.html``), which adds the submit and skip buttons.
     template: ClassVar[str]
     default_guidelines: ClassVar[str] = ""
     import_fields: ClassVar[tuple[ImportField, ...]] = ()
@@ -310,8 +125,9 @@ class TaskType(ABC):
     commands: ClassVar[tuple[str, ...]] = ()
     # Columns of the raw annotation export, in order, after the common ones.
     export_columns: ClassVar[tuple[str, ...]] = ()
-    # When an answer is one row of the long frame made of these answer keys (the first being the
-    # label), the frame is read key by key in the database instead of through long_rows.
+    # When an answer is one row of the long frame made of these answer keys, the frame is read key
+    # by key in the database instead of through long_rows: the first key's values become the
+    # frame's ``label`` column, the others keep their names.
     answer_columns: ClassVar[tuple[str, ...]] = ()
     # Whether long_rows reads the item payload (e.g. to list the options not chosen); when not,
     # the frame builder never loads payloads.

@@ -1,0 +1,109 @@
+"""What a task type reads from import files and writes to exports: cleaned items, crowd results
+collected elsewhere, the argument corpus as types see it, and helpers that check a record's
+fields (errors name the field)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class FieldError(ValueError):
+    """An import record or answer field that fails validation."""
+
+    def __init__(self, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass(frozen=True)
+class CleanItem:
+    external_id: str
+    payload: dict[str, Any]
+    gold: Any = None
+
+
+@dataclass(frozen=True)
+class CrowdAnswer:
+    """One label collected elsewhere, as the task type reads it from a results file."""
+
+    item_id: str
+    answer: dict[str, Any]
+    reason: str
+    # What the task type needs to create the item when the project does not have it yet.
+    item_source: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class CorpusArgument:
+    """An argument of the imported corpus, as task types see it (no database access here)."""
+
+    id: str
+    text: str
+    topic: str
+    prompt: str
+    stance: str
+
+
+# Looks up arguments of the corpus by id; ids it does not know are left out of the answer.
+CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
+
+
+def record_text(record: Mapping[str, Any], name: str, *, required: bool = True, limit: int | None = None) -> str:
+    """A text field of an import record, stripped ("" when absent and not required); a number is
+    taken as its digits, anything else (a list, true/false) is refused naming the field."""
+    value = record.get(name)
+    if value is None or value == "":
+        if required:
+            raise FieldError(name, "is missing")
+        return ""
+    if isinstance(value, bool) or not isinstance(value, str | int):
+        raise FieldError(name, f"must be text, got {type(value).__name__}")
+    text = str(value).strip()
+    if limit is not None and len(text) > limit:
+        raise FieldError(name, f"must have at most {limit:,} characters, has {len(text):,}")
+    return text
+
+
+def shorten(text: str, length: int) -> str:
+    """``text`` on one line, cut at a word boundary to at most ``length`` characters (ending
+    with an ellipsis when cut)."""
+    flat = " ".join(str(text).split())
+    if len(flat) <= length:
+        return flat
+    cut = flat[: max(length - 1, 1)]
+    space = cut.rfind(" ")
+    # A word boundary only when it keeps most of the room; a long token (a URL) is cut inside.
+    if space >= len(cut) * 2 // 3:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:.-") + "…"
+
+
+class CrowdItemError(ValueError):
+    """An item of a crowd results file that cannot be built; names the item and the field."""
+
+    def __init__(self, item_id: str, field: str | None, message: str) -> None:
+        super().__init__(message)
+        self.item_id, self.field, self.message = item_id, field, message
+
+
+@dataclass(frozen=True)
+class ImportField:
+    name: str
+    required: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class ExportContext:
+    """What an export row can draw on besides the answer itself."""
+
+    item_external_id: str
+    payload: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    # The client metrics stored with the annotation (CleanAnswer.metrics).
+    metrics: dict[str, Any] = field(default_factory=dict)
+    # The item's known answer (e.g. a true counter known by design), for "correct" columns.
+    gold: Any = None
