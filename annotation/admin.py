@@ -19,7 +19,6 @@ from annotation.accounts import annotators_create
 from annotation.admin_media import ProjectMediaPages
 from annotation.admin_options import options_from_form, project_form_with_options
 from annotation.admin_paging import LargeTablePaginator
-from annotation.corpus_services import pairs_generate
 from annotation.crowd_import import COMMON_FIELD_DOCS
 from annotation.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
 from annotation.import_jobs import import_job_cancel, import_job_restart, import_upload
@@ -46,6 +45,7 @@ from annotation.services import (
 )
 from annotation.task_types import get_task_type
 from annotation.uploads import upload_form_is_valid
+from task_types.pairwise.corpus import pairs_generate
 
 
 @admin.register(Project)

@@ -20,7 +20,6 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from annotation.accounts import EXTERNAL_ID_RE, marketplace_username
-from annotation.corpus_services import corpus_arguments
 from annotation.importers import (
     ID_MAX_LENGTH,
     MAX_REPORTED_ERRORS,
@@ -36,6 +35,7 @@ from annotation.importers import (
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.services.corpus import corpus_arguments
 from annotation.storable import scrubbed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import CrowdAnswer, CrowdItemError, FieldError, ImportField

@@ -81,7 +81,7 @@ def main() -> None:
         pages.append(("votes.svg", f"{base}/analysis/runs/{agreement.pk}/votes.svg", {}))
     gold = runs.filter(kind="pairwise_gold").order_by("-pk").first()
     if gold:
-        from analysis.selectors import gold_topic
+        from task_types.pairwise.selectors import gold_topic
 
         topic = args.topic or gold_topic(run=gold, topic=None).topic
         pages.append(("gold page", f"{base}/gold/?topic={topic}", {}))

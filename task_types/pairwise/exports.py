@@ -16,10 +16,10 @@ from collections.abc import Iterator
 
 from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
-from analysis.selectors import keeps_pairs_apart, run_pairs, run_texts
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
+from task_types.pairwise.selectors import keeps_pairs_apart, run_pairs, run_texts
 
 GOLD_FILES = {
     "strict.tsv": "text/tab-separated-values",

@@ -7,10 +7,7 @@ states their own standpoint on the topic.
 
 from __future__ import annotations
 
-import random
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any
 
 from annotation.task_types.base import (
@@ -46,18 +43,6 @@ STANDPOINTS = {
 REASON_MIN = 30
 REASON_MAX = 140
 
-# The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
-DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
-DEMO_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "demo_arguments.tsv"
-DEMO_SLUG = "ukpconvarg-demo"
-DEMO_ARGUMENTS = 8  # arguments per topic; all their pairs are items
-# What a marketplace worker agrees to before the first item of the demo.
-DEMO_CONSENT = (
-    "This demo study stores your answers, the time you spend on each item and your marketplace "
-    "ids, for research on argument convincingness. It takes about 10 minutes; you may stop at any "
-    "time. The arguments come from the UKPConvArg1 corpus (CC BY-SA 4.0)."
-)
-
 GUIDELINES = """\
 ## Which argument is more convincing?
 
@@ -79,14 +64,6 @@ Please keep in mind:
   the topic.
 - Arguments can contain typos or odd formatting; judge the reasoning, not the spelling.
 """
-
-
-@dataclass(frozen=True)
-class ArgumentRecord:
-    """An argument as pair generation needs it."""
-
-    id: str
-    text: str
 
 
 def _text(record: Mapping[str, Any], field: str, *, required: bool = True) -> str:
@@ -252,36 +229,9 @@ class PairwiseConvincingness(TaskType):
                        invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
 
     def demo(self, ctx: DemoContext) -> None:
-        # Imported here: the corpus services build on this module.
-        from annotation.corpus_services import arguments_import, pairs_generate
-        from annotation.importers import parse_arguments
-        from annotation.models import Project, Topic
+        from task_types.pairwise.demo import demo_project
 
-        source = ctx.data_dir / "ukpconvarg1" / "arguments.tsv"
-        if source.is_file():
-            topics, origin = DEMO_TOPICS, f"UKPConvArg1 ({source})"
-        else:
-            origin = f"the built-in sample ({DEMO_FIXTURE.name}); {source} was not found"
-            source, topics = DEMO_FIXTURE, DEMO_TOPICS[:1]
-        arguments_import(rows=[r for r in parse_arguments(source.read_bytes()) if r.topic in topics])
-        project, created = Project.objects.get_or_create(
-            slug=DEMO_SLUG,
-            defaults={
-                "name": "Which argument is more convincing? (UKPConvArg demo)", "task_type": self.slug,
-                "redundancy": 3, "state": Project.State.ACTIVE, "join_code": "DEMO-2016",
-                "external_entry": True, "completion_code": "C1A2B3D4", "consent_text": DEMO_CONSENT,
-                "created_by": ctx.owner,
-            },
-        )
-        project.members.add(*ctx.annotators)
-        made = 0
-        for topic in Topic.objects.filter(external_id__in=topics):
-            result = pairs_generate(project=project, topic=topic, seed=2016, min_words=10, max_words=110,
-                                    sample=DEMO_ARGUMENTS)
-            made += result.imported.created
-        ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
-                f"{project.items.count()} items from {origin}, {made} new. Join code: {project.join_code}; "
-                f"marketplace link: /start/{project.slug}/?PROLIFIC_PID=<worker id>")
+        demo_project(ctx, slug=self.slug)
 
     crowd_fields = (
         ImportField("pair_id", False, "Pair id; default `<arg1>_<arg2>`."),
@@ -330,47 +280,3 @@ class PairwiseConvincingness(TaskType):
                 "arg1_id": a1.id, "arg1_text": a1.text, "arg2_id": a2.id, "arg2_text": a2.text,
             })
         return items
-
-
-def generate_pairs(
-    arguments: Sequence[ArgumentRecord],
-    *,
-    topic: str,
-    prompt: str,
-    stance: str,
-    min_words: int | None = None,
-    max_words: int | None = None,
-    sample: int | None = None,
-    seed: int,
-) -> list[dict[str, Any]]:
-    """All n(n-1)/2 pairs of a topic's arguments as import records.
-
-    Arguments outside [min_words, max_words] are left out first; ``sample`` then keeps that many
-    arguments drawn at random. Which argument is shown as A1 is decided per pair by a generator
-    seeded with ``seed``, so the same seed and arguments give the same items.
-    """
-    rng = random.Random(seed)
-    kept = sorted(arguments, key=lambda a: a.id)
-    if min_words is not None:
-        kept = [a for a in kept if len(a.text.split()) >= min_words]
-    if max_words is not None:
-        kept = [a for a in kept if len(a.text.split()) <= max_words]
-    if sample is not None and sample < len(kept):
-        kept = sorted(rng.sample(kept, sample), key=lambda a: a.id)
-    records = []
-    for i, first in enumerate(kept):
-        for second in kept[i + 1 :]:
-            a1, a2 = (first, second) if rng.random() < 0.5 else (second, first)
-            records.append(
-                {
-                    "id": f"{a1.id}_{a2.id}",
-                    "topic": topic,
-                    "prompt": prompt,
-                    "stance": stance,
-                    "arg1_id": a1.id,
-                    "arg1_text": a1.text,
-                    "arg2_id": a2.id,
-                    "arg2_text": a2.text,
-                }
-            )
-    return records

@@ -15,7 +15,7 @@ from django.views.decorators.http import require_http_methods
 from analysis.forms import param_groups
 from analysis.models import AnalysisRun
 from analysis.reports import get_report
-from analysis.selectors import gold_topic, latest_done, run_state
+from analysis.selectors import latest_done, run_state
 from analysis.services import analysis_run_create, analysis_runs_reap
 from analysis.views import svg_response
 from annotation.access import permission_required
@@ -24,6 +24,7 @@ from annotation.selectors_staff import worker_assignment_counts
 from annotation.services import worker_work_reject
 from task_types.pairwise.exports import GOLD_FILES, gold_file
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
+from task_types.pairwise.selectors import gold_topic
 
 KIND = "pairwise_gold"
 PAGE = "gold-page"

@@ -4,11 +4,11 @@ import gzip
 
 import pytest
 
-from annotation.corpus_services import arguments_import
 from annotation.crowd_import import crowd_import, parse_column_spec
 from annotation.importers import ImportFailed, parse_arguments
 from annotation.models import Annotation, Assignment, Item, WorkerProfile
 from annotation.services import assignment_next
+from annotation.services.corpus import arguments_import
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

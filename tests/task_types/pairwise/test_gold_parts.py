@@ -9,9 +9,9 @@ from django.urls import reverse
 
 from analysis import services
 from analysis.models import AnalysisRun, RunPart
-from analysis.selectors import GRAPH_ARGUMENTS, gold_topic, run_pairs
 from analysis.services import analysis_run_create
 from task_types.pairwise.report import PAIRS, TEXTS
+from task_types.pairwise.selectors import GRAPH_ARGUMENTS, gold_topic, run_pairs
 from tests.factories import ProjectFactory, UserFactory
 from tests.task_types.pairwise.test_report import FAST, build_project
 

@@ -4,7 +4,7 @@ import pytest
 
 from annotation.task_types import UnknownTaskType, get_task_type
 from annotation.task_types.base import AnswerInvalid, FieldError
-from task_types.pairwise.task import ArgumentRecord, generate_pairs
+from task_types.pairwise.corpus import ArgumentRecord, generate_pairs
 from tests.factories import pair_payload
 
 PAIRWISE = get_task_type("pairwise")

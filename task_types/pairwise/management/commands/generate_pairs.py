@@ -1,9 +1,9 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.corpus_services import pairs_generate
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_project
 from annotation.models import Topic
+from task_types.pairwise.corpus import pairs_generate
 
 
 class Command(BaseCommand):

@@ -2,8 +2,8 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.corpus_services import arguments_import
 from annotation.importers import ImportFailed, parse_arguments
+from annotation.services.corpus import arguments_import
 
 
 class Command(BaseCommand):

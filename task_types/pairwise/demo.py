@@ -1,0 +1,53 @@
+"""The pairwise demo: all pairs of eight arguments of each stance of one UKPConvArg1 topic (or of
+the built-in sample of one stance when the shared data is missing)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from annotation.importers import parse_arguments
+from annotation.models import Project, Topic
+from annotation.services.corpus import arguments_import
+from annotation.task_types.base import DemoContext
+from task_types.pairwise.corpus import pairs_generate
+
+# The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
+DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
+DEMO_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "demo_arguments.tsv"
+DEMO_SLUG = "ukpconvarg-demo"
+DEMO_ARGUMENTS = 8  # arguments per topic; all their pairs are items
+# What a marketplace worker agrees to before the first item of the demo.
+DEMO_CONSENT = (
+    "This demo study stores your answers, the time you spend on each item and your marketplace "
+    "ids, for research on argument convincingness. It takes about 10 minutes; you may stop at any "
+    "time. The arguments come from the UKPConvArg1 corpus (CC BY-SA 4.0)."
+)
+
+
+def demo_project(ctx: DemoContext, *, slug: str) -> None:
+    """Create (idempotently) the demo project of the task type ``slug``."""
+    source = ctx.data_dir / "ukpconvarg1" / "arguments.tsv"
+    if source.is_file():
+        topics, origin = DEMO_TOPICS, f"UKPConvArg1 ({source})"
+    else:
+        origin = f"the built-in sample ({DEMO_FIXTURE.name}); {source} was not found"
+        source, topics = DEMO_FIXTURE, DEMO_TOPICS[:1]
+    arguments_import(rows=[r for r in parse_arguments(source.read_bytes()) if r.topic in topics])
+    project, created = Project.objects.get_or_create(
+        slug=DEMO_SLUG,
+        defaults={
+            "name": "Which argument is more convincing? (UKPConvArg demo)", "task_type": slug,
+            "redundancy": 3, "state": Project.State.ACTIVE, "join_code": "DEMO-2016",
+            "external_entry": True, "completion_code": "C1A2B3D4", "consent_text": DEMO_CONSENT,
+            "created_by": ctx.owner,
+        },
+    )
+    project.members.add(*ctx.annotators)
+    made = 0
+    for topic in Topic.objects.filter(external_id__in=topics):
+        result = pairs_generate(project=project, topic=topic, seed=2016, min_words=10, max_words=110,
+                                sample=DEMO_ARGUMENTS)
+        made += result.imported.created
+    ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
+            f"{project.items.count()} items from {origin}, {made} new. Join code: {project.join_code}; "
+            f"marketplace link: /start/{project.slug}/?PROLIFIC_PID=<worker id>")
