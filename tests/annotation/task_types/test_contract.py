@@ -6,10 +6,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from importlib import import_module
 
 import pytest
 from django import forms
+from django.apps import apps
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.management import get_commands, load_command_class
+from django.urls import URLPattern, reverse
 from rest_framework.test import APIClient
 
 from analysis.frames import annotation_frame
@@ -147,6 +151,46 @@ def test_whole_workflow(slug, client):
         if kind == "agreement" and task.level == "set":
             text = shown.content.decode()
             assert "Whole answers and options" in text and "MASI distance" in text
+        report = get_report(kind)
+        if report.page is None:  # the generic page serves the report's figures and files
+            for name in report.figures:
+                url = reverse("report-figure", kwargs={"slug": project.slug, "kind": kind, "run_id": run.pk, "name": name})
+                assert client.get(url).status_code == 200, url
+            for name in report.files:
+                url = reverse("report-file", kwargs={"slug": project.slug, "kind": kind, "run_id": run.pk, "name": name})
+                assert client.get(url).status_code == 200, url
+
+    # The type's own pages: its admin tools for adding items, and every page of its URLconf that
+    # takes only the project.
+    for url_name, _ in task.item_tools:
+        assert client.get(reverse(url_name, args=[project.pk])).status_code == 200, url_name
+    for pattern in type_pages(task):
+        url = reverse(pattern.name, kwargs={"slug": project.slug})
+        assert client.get(url).status_code == 200, url
+
+
+def type_pages(task) -> list[URLPattern]:
+    """The patterns of a type's URLconf that take the project's slug and nothing else."""
+    if not task.urls:
+        return []
+    patterns = import_module(task.urls).urlpatterns
+    return [p for p in patterns if isinstance(p, URLPattern) and set(p.pattern.converters) == {"slug"}]
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_a_type_declares_its_pages_and_commands(slug):
+    """What a type's app provides is what the type declares: every command of the app (and only
+    those) in ``commands``, each one installed and with a parser; its URLconf mounted."""
+    task = get_task_type(slug)
+    app = apps.get_containing_app_config(type(task).__module__)
+    installed = get_commands()
+    assert sorted(name for name, owner in installed.items() if owner == app.name) == sorted(task.commands)
+    for name in task.commands:
+        parser = load_command_class(app.name, name).create_parser("manage.py", name)
+        assert parser.format_help().startswith("usage: manage.py " + name)
+    if task.urls:
+        patterns = import_module(task.urls).urlpatterns
+        assert patterns and all(p.name for p in patterns), "every page of a type has a name"
 
 
 def _form(fields) -> dict[str, list[str]]:
