@@ -1,4 +1,11 @@
-"""Factories for the crowd workflow's models."""
+"""Factories for the crowd workflow's models, for every task type.
+
+Tests of the generic workflow need answers of some concrete type: they use the pairwise type
+(``GENERIC_TESTS_TYPE``) and its helpers in ``tests.task_types.pairwise.factories``.
+"""
+
+from importlib import import_module
+from pathlib import Path
 
 import factory
 from django.contrib.auth import get_user_model
@@ -8,8 +15,10 @@ from django.utils import timezone
 from annotation.accounts import role_set
 from annotation.models import Argument, Assignment, Item, Project, Topic
 from annotation.task_types import get_task_type
+from annotation.task_types.base import DemoContext
 
-REASON = "A1 gives a concrete example, A2 only repeats its claim."
+# The type a project gets when a test does not name one.
+GENERIC_TESTS_TYPE = "pairwise"
 
 
 class UserFactory(factory.django.DjangoModelFactory):
@@ -26,35 +35,28 @@ class UserFactory(factory.django.DjangoModelFactory):
         role_set(user=obj, role=extracted or "annotator")
 
 
-def pair_payload(n: int, topic: str = "uniforms_good") -> dict:
-    return {
-        "topic": topic,
-        "prompt": "Is the school uniform a good idea?",
-        "stance": "Good",
-        "arg1": {"id": f"a{n}x", "text": f"Uniforms save families money, argument {n}."},
-        "arg2": {"id": f"a{n}y", "text": f"Uniforms reduce bullying over clothes, argument {n}."},
-    }
-
-
 class ProjectFactory(factory.django.DjangoModelFactory):
     class Meta:
         model = Project
 
     name = factory.Sequence(lambda n: f"Project {n}")
     slug = factory.Sequence(lambda n: f"project-{n}")
-    task_type = "pairwise"
+    task_type = GENERIC_TESTS_TYPE
     redundancy = 3
     state = Project.State.ACTIVE
     open_to_all = True
 
 
 def item_payload(project: Project, n: int) -> dict:
-    """A payload of the project's task type: the pairwise ones numbered, any other type's taken
-    from the first record of its worked example."""
-    if project.task_type == "pairwise":
-        return pair_payload(n)
-    task = get_task_type(project.task_type)
-    return task.clean_item(task.example().records[0]).payload
+    """A payload of the project's task type: from the type's own test factories when they offer
+    numbered ones (``tests/task_types/<slug>/factories.py``: ``item_payload(n)``), else the first
+    record of the type's worked example."""
+    try:
+        numbered = import_module(f"tests.task_types.{project.task_type}.factories").item_payload
+    except (ModuleNotFoundError, AttributeError):
+        task = get_task_type(project.task_type)
+        return task.clean_item(task.example().records[0]).payload
+    return numbered(n)
 
 
 class ItemFactory(factory.django.DjangoModelFactory):
@@ -108,14 +110,18 @@ class ArgumentFactory(factory.django.DjangoModelFactory):
     text = factory.Sequence(lambda n: " ".join(["word"] * 12) + f" number {n}")
 
 
-def answer(label: str = "a1", standpoint: str = "none", reason: str = REASON) -> dict:
-    return {"label": label, "standpoint": standpoint, "reason": reason}
+class DemoLog:
+    """Collects what a demo hook logs."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def __call__(self, line: str) -> None:
+        self.lines.append(line)
 
 
-def items_file(n: int, *, bad_line: int | None = None) -> bytes:
-    """A CSV of ``n`` pairwise items; ``bad_line`` (a file line number) lacks its prompt."""
-    lines = ["id,topic,prompt,stance,arg1_id,arg1_text,arg2_id,arg2_text"]
-    for i in range(n):
-        prompt = "" if bad_line == i + 2 else "Is the school uniform a good idea?"
-        lines.append(f"p{i},uniforms,{prompt},Good,a{i},Uniforms save money number {i},b{i},They stop bullying {i}")
-    return ("\n".join(lines) + "\n").encode()
+def demo_context(data_dir) -> DemoContext:
+    """What ``load_demo`` hands a task type's demo hook: an admin, three annotators, a log."""
+    owner = UserFactory(username="demo-admin", role="admin")
+    annotators = [UserFactory(username=f"demo-annotator{n}") for n in (1, 2, 3)]
+    return DemoContext(data_dir=Path(data_dir), owner=owner, annotators=annotators, log=DemoLog())

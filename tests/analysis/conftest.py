@@ -1,7 +1,8 @@
 import pytest
 
 from annotation.services import annotation_submit, assignment_next
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.services import annotation_submit, assignment_next
-from tests.factories import ItemFactory, UserFactory, answer
+from tests.factories import ItemFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 Status = AnalysisRun.Status

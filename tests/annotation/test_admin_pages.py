@@ -6,7 +6,8 @@ from django.urls import reverse
 
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.revisions import annotation_revise
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

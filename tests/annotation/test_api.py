@@ -8,7 +8,8 @@ from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
 from annotation.models import Annotation, Item
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 GOOD = json.dumps([

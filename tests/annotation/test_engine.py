@@ -15,7 +15,8 @@ from annotation.services import (
     worker_block,
     worker_unblock,
 )
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 S = Assignment.Status

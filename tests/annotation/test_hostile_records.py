@@ -25,7 +25,8 @@ from annotation.services.corpus import arguments_import
 from annotation.storable import value_problem
 from annotation.task_types import get_task_type
 from task_types.pairwise.corpus import pairs_generate
-from tests.factories import ItemFactory, ProjectFactory, TopicFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, TopicFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 PAIRWISE = get_task_type("pairwise")

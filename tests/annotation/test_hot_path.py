@@ -16,7 +16,8 @@ from annotation.models import Annotation, Assignment, Item, Project
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.submission import _locked_read
 from annotation.throttles import UserThrottle, _count
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

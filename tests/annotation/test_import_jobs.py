@@ -22,7 +22,8 @@ from annotation.import_jobs import (
     import_uploads_tidy,
 )
 from annotation.models import ImportJob, Item
-from tests.factories import ProjectFactory, UserFactory, items_file
+from tests.factories import ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import items_file
 
 pytestmark = pytest.mark.django_db
 Status = ImportJob.Status

@@ -14,7 +14,8 @@ from annotation.accounts import (
     worker_from_marketplace,
 )
 from annotation.models import Assignment, Consent, WorkerProfile
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

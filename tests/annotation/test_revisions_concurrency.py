@@ -9,7 +9,8 @@ from annotation.models import Annotation, AnnotationRevision
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_review
 from annotation.services.revisions import annotation_revise
 from tests.conftest import is_postgres
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -8,7 +8,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
-from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

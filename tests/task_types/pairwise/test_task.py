@@ -2,18 +2,12 @@
 
 import pytest
 
-from annotation.task_types import UnknownTaskType, get_task_type
+from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid, FieldError
 from task_types.pairwise.corpus import ArgumentRecord, generate_pairs
-from tests.factories import pair_payload
+from tests.task_types.pairwise.factories import pair_payload
 
 PAIRWISE = get_task_type("pairwise")
-
-
-def test_unknown_task_type_names_the_known_ones():
-    with pytest.raises(UnknownTaskType) as exc:
-        get_task_type("ranking")
-    assert str(exc.value) == "unknown task type 'ranking'; known task types: comprehension, counter_speech, pairwise"
 
 
 @pytest.mark.parametrize("length,ok", [(29, False), (30, True), (140, True), (141, False)])
