@@ -1,10 +1,11 @@
-# Two commands on a fresh machine: `make run` (demo on http://127.0.0.1:8000) and `make test`.
+# Two commands on a fresh machine: `make run` (demo on http://127.0.0.1:8000) and `make test`;
+# `make docs` builds the manual into site/.
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint migrate demo worker beat bench clean
+.PHONY: run test lint docs migrate demo worker beat bench clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,6 +17,10 @@ $(VENV)/.runtime: requirements.txt | $(PY)
 
 $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
 	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+$(VENV)/.docs: requirements-docs.txt | $(PY)
+	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-docs.txt
 	touch $@
 
 migrate: $(VENV)/.runtime
@@ -37,6 +42,12 @@ test: $(VENV)/.dev
 lint: $(VENV)/.dev
 	$(VENV)/bin/ruff check .
 
+# The manual (docs/, mkdocs.yml) into site/; --strict turns every warning (a broken link or
+# anchor, a page missing from the nav) into a failure. The variable silences Material's banner
+# about its successor, which is not a warning about the manual.
+docs: $(VENV)/.docs
+	NO_MKDOCS_2_WARNING=1 $(PY) -m mkdocs build --strict --site-dir site
+
 # A job worker on its own (production runs it beside gunicorn, with `make beat`).
 worker: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config worker --loglevel INFO
@@ -45,4 +56,4 @@ beat: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config beat --loglevel INFO
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles var .pytest_cache
+	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles var site .pytest_cache
