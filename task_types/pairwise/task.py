@@ -98,6 +98,7 @@ class PairwiseConvincingness(TaskType):
     name = "Pairwise convincingness"
     description = "Which of two arguments on the same stance is more convincing, and why."
     template = "pairwise/item.html"
+    styles = ("pairwise/pairwise.css",)
     default_guidelines = GUIDELINES
     import_fields = (
         ImportField("id", False, "External id of the pair; default `<arg1_id>_<arg2_id>`."),
