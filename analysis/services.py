@@ -1,6 +1,6 @@
 """Writes of the analysis side: creating, running, cancelling and restarting runs.
 
-A run is a background job (``annotation.jobs``): idempotent by id (executing a finished run does
+A run is a background job (``jobs.services``): idempotent by id (executing a finished run does
 nothing), executed by one live worker at a time, guarded by its attempt's token, cancelled or
 restarted at once from the pages, the API or the command line.
 """
@@ -22,7 +22,9 @@ from django.db import (
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.reports import PARTS, ParamError, ReportInput, get_report, report_kinds
-from annotation.jobs import (
+from annotation.models import Project
+from annotation.task_types import get_task_type
+from jobs.services import (
     Attempt,
     JobBusy,
     JobCancelled,
@@ -36,8 +38,6 @@ from annotation.jobs import (
     job_restart,
     jobs_reap,
 )
-from annotation.models import Project
-from annotation.task_types import get_task_type
 
 logger = logging.getLogger(__name__)
 Status = AnalysisRun.Status

@@ -2,10 +2,14 @@
 
 from celery import shared_task
 
-from annotation.import_jobs import TransientImportFault, import_job_execute, import_uploads_tidy
-from annotation.jobs import jobs_reap_all, run_as_task
 from annotation.models import ImportJob
 from annotation.services import leases_expire
+from annotation.services.imports import (
+    TransientImportFault,
+    import_job_execute,
+    import_uploads_tidy,
+)
+from jobs.services import jobs_reap_all, run_as_task
 
 
 @shared_task(name="annotation.expire_leases")
@@ -32,8 +36,8 @@ def run_import(self, job_id: int) -> str:
 
 @shared_task(name="annotation.refresh_tally")
 def refresh_tally(project_id: int) -> int:
-    """Count a large project's staff aggregates (annotation.tallies); queued by the pages."""
-    from annotation.tallies import tally_refresh
+    """Count a large project's staff aggregates (annotation.services.tallies); queued by the pages."""
+    from annotation.services.tallies import tally_refresh
 
     tally = tally_refresh(project_id=project_id)
     return len(tally.workers) if tally else 0

@@ -14,9 +14,9 @@ from django.urls import reverse
 from analysis.models import AnalysisRun
 from analysis.selectors import run_pairs
 from annotation.corpus_services import arguments_import
-from annotation.crowd_import import crowd_import
 from annotation.importers import parse_arguments
 from annotation.models import Assignment, Project
+from annotation.services.crowd_results import crowd_import
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,6 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.corpus_services import arguments_import, pairs_generate
-from annotation.crowd_import import crowd_import
 from annotation.importers import (
     AUTHOR_MAX_LENGTH,
     ID_MAX_LENGTH,
@@ -22,8 +21,9 @@ from annotation.importers import (
     parse_items,
 )
 from annotation.models import Annotation, Argument, Assignment, Item, Topic, WorkerProfile
-from annotation.storable import value_problem
+from annotation.services.crowd_results import crowd_import
 from annotation.task_types import get_task_type
+from annotation.value_checks import value_problem
 from tests.factories import ItemFactory, ProjectFactory, TopicFactory, UserFactory, answer
 
 pytestmark = pytest.mark.django_db

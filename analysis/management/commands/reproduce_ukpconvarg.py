@@ -12,9 +12,9 @@ from analysis.models import AnalysisRun
 from analysis.reports.pairwise_gold import REFERENCE_OPTION, REFERENCES
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.corpus_services import arguments_import
-from annotation.crowd_import import crowd_import
 from annotation.importers import ImportFailed, parse_arguments
 from annotation.models import Annotation, Project
+from annotation.services.crowd_results import crowd_import
 
 TABLE_COLUMNS = {
     "removed_apriori": "removed a priori", "pairs_before_first_cycle": "pairs before 1st cycle",
