@@ -24,10 +24,9 @@ from analysis.models import AnalysisRun, RunPart
 from analysis.reports import PARTS, ParamError, ReportInput, get_report, report_kinds
 from annotation.models import Project
 from annotation.task_types import get_task_type
+from jobs.live import Attempt, JobCancelled
 from jobs.services import (
-    Attempt,
     JobBusy,
-    JobCancelled,
     failure_message,
     job_cancel,
     job_claim,

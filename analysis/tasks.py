@@ -4,7 +4,7 @@ from celery import shared_task
 
 from analysis.models import AnalysisRun
 from analysis.services import TransientFault, analysis_run_execute
-from jobs.services import run_as_task
+from jobs.tasks import run_as_task
 
 
 @shared_task(bind=True, name="analysis.run", max_retries=3)

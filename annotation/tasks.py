@@ -9,7 +9,8 @@ from annotation.services.imports import (
     import_job_execute,
     import_uploads_tidy,
 )
-from jobs.services import jobs_reap_all, run_as_task
+from jobs.services import jobs_reap_all
+from jobs.tasks import run_as_task
 
 
 @shared_task(name="annotation.expire_leases")

@@ -16,7 +16,7 @@ from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
 from annotation.media_sources import MANIFEST_FIELDS, max_file_bytes
 from annotation.models import MediaFile, Project
-from annotation.selectors.progress import media_files_of
+from annotation.selectors.media import media_files_of
 from annotation.services import media_files_delete, media_import_upload
 from annotation.uploads import limit_text, upload_form_is_valid
 

@@ -1,12 +1,11 @@
-"""Django admin for everything, plus project pages to import items, create annotators and
-generate pairs (audio files: ``annotation.admin.media``; bonuses: ``annotation.admin.bonuses``).
-State changes go through the services, never through raw model saves."""
+"""Django admin of projects, with their pages to import items and crowd results, create
+annotators and generate pairs, and of the import jobs those pages start (audio files:
+``annotation.admin.media``). State changes go through the services, never through raw model
+saves."""
 
 from __future__ import annotations
 
 from django.contrib import admin, messages
-from django.contrib.auth import get_user_model
-from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
 from django.core.exceptions import PermissionDenied
 from django.db import models
 from django.shortcuts import get_object_or_404, redirect
@@ -16,29 +15,11 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
 from annotation.admin.media import ProjectMediaPages
-from annotation.admin.paging import LargeTablePaginator
 from annotation.admin.task_options import options_from_form, project_form_with_options
 from annotation.corpus_services import pairs_generate
 from annotation.importers import ImportFailed
-from annotation.models import (
-    Annotation,
-    AnnotationRevision,
-    Argument,
-    Assignment,
-    Consent,
-    ImportJob,
-    Invite,
-    Item,
-    Project,
-    Topic,
-    WorkerProfile,
-)
-from annotation.services import (
-    assignments_review,
-    project_set_redundancy,
-    worker_block,
-    worker_unblock,
-)
+from annotation.models import ImportJob, Project
+from annotation.services import project_set_redundancy
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
@@ -218,161 +199,3 @@ class ImportJobAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
-
-
-@admin.register(Item)
-class ItemAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "project", "position", "n_active", "redundancy"]
-    list_filter = ["project"]
-    search_fields = ["external_id"]
-    list_select_related = ["project"]
-    paginator = LargeTablePaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
-    readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
-    fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
-
-
-@admin.register(Assignment)
-class AssignmentAdmin(admin.ModelAdmin):
-    list_display = ["id", "item", "project", "worker", "status", "assigned_at", "submitted_at"]
-    list_filter = ["status", "project"]
-    search_fields = ["item__external_id", "worker__username"]
-    readonly_fields = ["item", "project", "worker", "status", "assigned_at", "expires_at", "submitted_at", "reviewed_at", "review_note"]
-    actions = ["approve", "reject"]
-    list_select_related = ["item", "project", "worker"]
-    # Newest first by id (its index), not by time: no sort of a large project's assignments.
-    ordering = ["-id"]
-    paginator = LargeTablePaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
-
-    def has_add_permission(self, request):
-        return False
-
-    @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
-    def approve(self, request, queryset):
-        n = assignments_review(assignments=list(queryset), approve=True)
-        self.message_user(request, f"Approved {n} assignments.")
-
-    @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
-    def reject(self, request, queryset):
-        n = assignments_review(assignments=list(queryset), approve=False)
-        self.message_user(request, f"Rejected {n} assignments.")
-
-
-class RevisionInline(admin.TabularInline):
-    model = AnnotationRevision
-    extra = 0
-    can_delete = False
-    readonly_fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
-    fields = readonly_fields
-
-    def has_add_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(Annotation)
-class AnnotationAdmin(admin.ModelAdmin):
-    list_display = ["id", "assignment", "version", "reason", "seconds", "created_at", "revised_at"]
-    list_filter = ["assignment__project"]
-    readonly_fields = ["assignment", "version", "answer", "reason", "seconds", "client", "created_at", "revised_at"]
-    inlines = [RevisionInline]
-    list_select_related = ["assignment__item", "assignment__worker"]
-    ordering = ["-id"]
-    paginator = LargeTablePaginator
-    show_full_result_count = False
-    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-class ReadOnlyAdmin(admin.ModelAdmin):
-    """Records of what people did: shown, never added or changed here."""
-
-    def has_add_permission(self, request):
-        return False
-
-    def has_change_permission(self, request, obj=None):
-        return False
-
-
-@admin.register(AnnotationRevision)
-class AnnotationRevisionAdmin(ReadOnlyAdmin):
-    list_display = ["annotation", "version", "saved_at", "replaced_at"]
-    list_filter = ["annotation__assignment__project"]
-    readonly_fields = [f.name for f in AnnotationRevision._meta.fields]
-
-
-@admin.register(Consent)
-class ConsentAdmin(ReadOnlyAdmin):
-    list_display = ["worker", "project", "accepted_at"]
-    list_filter = ["project"]
-    search_fields = ["worker__username"]
-    readonly_fields = [f.name for f in Consent._meta.fields]
-
-
-@admin.register(Topic)
-class TopicAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "prompt", "stance"]
-    search_fields = ["external_id", "prompt"]
-
-
-@admin.register(Argument)
-class ArgumentAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "topic", "author", "word_count"]
-    list_filter = ["topic"]
-    search_fields = ["external_id", "text"]
-
-
-@admin.register(Invite)
-class InviteAdmin(admin.ModelAdmin):
-    list_display = ["user", "project", "created_at", "expires_at", "used_at"]
-    readonly_fields = ["user", "project", "token_hash", "created_at", "expires_at", "used_at"]
-
-    def has_add_permission(self, request):
-        return False
-
-
-class WorkerProfileInline(admin.StackedInline):
-    model = WorkerProfile
-    can_delete = False
-    readonly_fields = ["role", "blocked", "blocked_reason", "blocked_at", "source", "external_id"]
-    fields = readonly_fields + ["must_change_password"]
-
-
-User = get_user_model()
-admin.site.unregister(User)
-
-
-@admin.register(User)
-class UserAdmin(BaseUserAdmin):
-    inlines = [WorkerProfileInline]
-    list_display = ["username", "role", "blocked", "is_staff", "last_login"]
-    list_filter = ["profile__role", "profile__blocked", "is_staff"]
-    actions = ["block", "unblock"]
-    list_select_related = ["profile"]
-
-    @admin.display(description="role")
-    def role(self, obj):
-        return getattr(getattr(obj, "profile", None), "role", "")
-
-    @admin.display(description="blocked", boolean=True)
-    def blocked(self, obj):
-        return bool(getattr(getattr(obj, "profile", None), "blocked", False))
-
-    @admin.action(description="Block the selected workers (their open items return to the pool)")
-    def block(self, request, queryset):
-        for user in queryset:
-            worker_block(worker=user, reason=f"blocked by {request.user.get_username()}")
-        self.message_user(request, f"Blocked {queryset.count()} workers.")
-
-    @admin.action(description="Unblock the selected workers")
-    def unblock(self, request, queryset):
-        for user in queryset:
-            worker_unblock(worker=user)
-        self.message_user(request, f"Unblocked {queryset.count()} workers.")

@@ -25,13 +25,9 @@ from annotation.api.serializers import (
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
+from annotation.selectors.annotator import consent_pending, presentation
 from annotation.selectors.bonuses import bonus_ledger
-from annotation.selectors.progress import (
-    consent_pending,
-    presentation,
-    project_progress,
-    projects_for_worker,
-)
+from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services.errors import NotYours
 from annotation.services.imports import import_job_cancel, import_upload

@@ -35,7 +35,7 @@ from annotation.importers import (
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
-from annotation.services.accounts import EXTERNAL_ID_RE, marketplace_username
+from annotation.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
 from annotation.task_types.base import CrowdAnswer, CrowdItemError, FieldError, ImportField
 from annotation.value_checks import scrubbed

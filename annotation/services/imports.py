@@ -26,9 +26,8 @@ from annotation.models import ImportJob, Project
 from annotation.services import items_import
 from annotation.services.crowd_results import crowd_rows_import, parse_column_spec, parse_crowd_rows
 from annotation.task_types import get_task_type
+from jobs.live import Attempt, JobCancelled
 from jobs.services import (
-    Attempt,
-    JobCancelled,
     failure_message,
     job_cancel,
     job_claim,

@@ -18,7 +18,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
-from annotation.selectors.progress import revision_refusal
+from annotation.selectors.answers import revision_refusal
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.errors import WorkflowError
 from annotation.services.submission import answer_context

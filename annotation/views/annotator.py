@@ -18,21 +18,17 @@ from django.views.decorators.http import require_POST, require_safe
 
 from annotation.media_serving import media_response
 from annotation.models import Annotation, Assignment, Project
-from annotation.selectors.progress import (
+from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_pending,
     holds_open_assignment,
-    media_file_for,
     presentation,
     preview_item,
-    previous_answer,
     project_access,
-    projects_for_worker,
-    revisable_annotation,
-    revision_refusal,
-    worker_progress,
-    worker_status,
 )
+from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
+from annotation.selectors.media import media_file_for
+from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
     WorkflowError,

@@ -9,15 +9,15 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 
 from annotation.models import Project
-from annotation.selectors.progress import (
+from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_needed,
     presentation,
     preview_item,
     project_access,
 )
-from annotation.services.accounts import (
-    AccountError,
+from annotation.services.accounts import AccountError
+from annotation.services.marketplace import (
     consent_accept,
     is_mturk_preview,
     marketplace_account,

@@ -3,7 +3,7 @@
 from django import template
 from django.utils import timezone
 
-from jobs.services import LiveState, jobs_ahead, live_state, worker_alive, worker_last_seen
+from jobs.selectors import LiveState, jobs_ahead, live_state, worker_alive, worker_last_seen
 
 register = template.Library()
 

@@ -123,7 +123,9 @@ def test_runs_whose_worker_died_are_reaped(annotated_project):
 
 
 def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, settings):
-    from jobs.services import Attempt, is_dead, job_claim
+    from jobs.live import Attempt
+    from jobs.selectors import is_dead
+    from jobs.services import job_claim
 
     settings.JOB_HEARTBEAT_SECONDS, settings.JOB_DEAD_SECONDS = 0.05, 0.5
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())

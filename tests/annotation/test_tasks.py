@@ -67,7 +67,7 @@ def test_an_import_cancelled_while_it_writes_leaves_nothing(celery_worker_proces
 
     from annotation.models import ImportJob, Item
     from annotation.services.imports import import_job_cancel, import_upload
-    from jobs.services import live_state
+    from jobs.selectors import live_state
 
     settings.IMPORT_INLINE_MAX_BYTES = 1024
     project = ProjectFactory()

@@ -22,7 +22,8 @@ class FakeTask:
 @pytest.mark.django_db
 def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     from annotation.models import ImportJob
-    from jobs.services import JobBusy, run_as_task
+    from jobs.services import JobBusy
+    from jobs.tasks import run_as_task
 
     class Transient(Exception):
         """A fault worth retrying, as the job's service raises it."""

@@ -17,7 +17,7 @@ from analysis.services import (
     analysis_run_restart,
     analysis_runs_reap,
 )
-from jobs.services import live_state
+from jobs.selectors import live_state
 from tests.support.waiting import wait_for as wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

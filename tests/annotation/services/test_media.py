@@ -10,7 +10,7 @@ from django.db import IntegrityError
 
 from annotation.importers import ImportFailed
 from annotation.models import MediaFile
-from annotation.selectors.progress import media_keys_missing
+from annotation.selectors.media import media_keys_missing
 from annotation.services import (
     media_files_delete,
     media_import_file,

@@ -8,12 +8,8 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Consent, WorkerProfile
-from annotation.services.accounts import (
-    AccountError,
-    marketplace_identity,
-    user_create,
-    worker_from_marketplace,
-)
+from annotation.services.accounts import AccountError, user_create
+from annotation.services.marketplace import marketplace_identity, worker_from_marketplace
 from tests.factories import ItemFactory, ProjectFactory, UserFactory, answer
 
 pytestmark = pytest.mark.django_db
