@@ -37,8 +37,11 @@ from jobs.services import (
     job_restart,
     jobs_reap,
 )
+from jobs.tasks import task_send
 
 logger = logging.getLogger(__name__)
+# The Celery task that executes a run (analysis.tasks.run_analysis).
+RUN_TASK = "analysis.run"
 Status = AnalysisRun.Status
 TRANSIENT = (OperationalError, InterfaceError)
 # Kept under its old name: callers catch it to retry later.
@@ -50,9 +53,7 @@ class TransientFault(Exception):
 
 
 def _send(run_id: int) -> None:
-    from analysis.tasks import run_analysis
-
-    run_analysis.delay(run_id)
+    task_send(RUN_TASK, run_id)
 
 
 def analysis_run_create(*, project: Project, kind: str, params: Mapping[str, Any] | None = None,

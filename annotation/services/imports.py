@@ -37,8 +37,11 @@ from jobs.services import (
     job_requeue,
     job_restart,
 )
+from jobs.tasks import task_send
 
 logger = logging.getLogger(__name__)
+# The Celery task that runs an import job (annotation.tasks.run_import).
+IMPORT_TASK = "annotation.import"
 Kind = ImportJob.Kind
 TRANSIENT = (OperationalError, InterfaceError)
 
@@ -56,9 +59,7 @@ class ImportOutcome:
 
 
 def _send(job_id: int) -> None:
-    from annotation.tasks import run_import
-
-    run_import.delay(job_id)
+    task_send(IMPORT_TASK, job_id)
 
 
 def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:

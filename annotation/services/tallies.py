@@ -24,8 +24,11 @@ from django.db.models.functions import RowNumber, TruncHour
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Project
+from jobs.tasks import task_send
 
 logger = logging.getLogger(__name__)
+# The Celery task that counts a tally (annotation.tasks.refresh_tally).
+TALLY_TASK = "annotation.refresh_tally"
 Status = Assignment.Status
 VERSION = 2
 # The hours up to the latest answer that the answers-per-hour figure shows.
@@ -162,10 +165,8 @@ def tally_of(*, project: Project) -> Tally | None:
     # A marker, so that one refresh per project is queued however many pages ask; it lapses
     # on its own if the job is lost.
     if stale and cache.add(_queued_key(project.pk), True, timeout=max(refresh_seconds(), 30) * 5):
-        from annotation.tasks import refresh_tally
-
         try:
-            refresh_tally.delay(project.pk)
+            task_send(TALLY_TASK, project.pk)
         except Exception:  # the broker is down: the page shows what it has
             logger.exception("could not queue the tally of project %s", project.pk)
             cache.delete(_queued_key(project.pk))

@@ -1,4 +1,5 @@
-"""What every job's Celery task shares: retries of busy and transient jobs, then giving up."""
+"""What every job's Celery task shares: queueing by name; retries of busy and transient jobs,
+then giving up."""
 
 import pytest
 
@@ -48,3 +49,15 @@ def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     assert run_as_task(FakeTask(retries=3), flaky, model=ImportJob, pk=job.pk, transient=Transient) == "failed"
     job.refresh_from_db()
     assert job.status == "failed" and "gave up after 3 retries: server closed" in job.error
+
+
+def test_services_queue_a_task_by_its_name_and_an_unknown_name_lists_the_known_ones(monkeypatch):
+    from annotation import tasks
+    from jobs.tasks import task_send
+
+    sent = []
+    monkeypatch.setattr(tasks.refresh_tally, "delay", lambda *args: sent.append(args))
+    task_send("annotation.refresh_tally", 7)
+    assert sent == [(7,)]
+    with pytest.raises(KeyError, match=r"'no\.such\.task'; known: .*annotation\.import"):
+        task_send("no.such.task")
