@@ -7,13 +7,13 @@ from dataclasses import dataclass
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from analysis.reports import page_url, report_pages
 from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.services.tallies import is_large
+from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 
@@ -58,7 +58,7 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
         "project": project,
         "task": get_task_type(project.task_type),
         "progress": progress,
-        "report_pages": [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)],
+        "staff_links": staff_links(project=project),
         "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage"),
                                 large=is_large(progress.submitted + progress.open)),
         "worker_columns": _sort_links(wsort, WORKER_COLUMNS),
