@@ -26,7 +26,6 @@ from annotation.models import Project
 from annotation.task_types import get_task_type
 from jobs.live import Attempt, JobCancelled
 from jobs.services import (
-    JobBusy,
     failure_message,
     job_cancel,
     job_claim,
@@ -44,8 +43,6 @@ logger = logging.getLogger(__name__)
 RUN_TASK = "analysis.run"
 Status = AnalysisRun.Status
 TRANSIENT = (OperationalError, InterfaceError)
-# Kept under its old name: callers catch it to retry later.
-RunBusy = JobBusy
 
 
 class TransientFault(Exception):
