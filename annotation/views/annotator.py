@@ -1,5 +1,6 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
-a project's audio files, joining and invites. Marketplace arrivals are in ``views_marketplace``."""
+a project's audio files, joining and invites. Marketplace arrivals are in
+``annotation.views.marketplace``."""
 
 from __future__ import annotations
 
