@@ -123,7 +123,7 @@ def annotations_since(*, run: AnalysisRun) -> int:
 
 def annotations_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[Any, int]]:
     """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
-    is not now); a large project's from its tally (``annotation.services.tallies``), which counts the
+    is not now); a large project's from its tally (``annotation.tallies``), which counts the
     default span."""
     if hours == HOURS and project_is_large(project=project):
         tally = tally_of(project=project)
