@@ -2,7 +2,7 @@
 
 from django.db import models
 
-from annotation.models.jobs import Job, job_constraints
+from jobs.models import Job, job_constraints
 
 
 class AnalysisRun(Job):

@@ -1,6 +1,6 @@
 """Writes of the analysis side: creating, running, cancelling and restarting runs.
 
-A run is a background job (``annotation.jobs``): idempotent by id (executing a finished run does
+A run is a background job (``jobs.services``): idempotent by id (executing a finished run does
 nothing), executed by one live worker at a time, guarded by its attempt's token, cancelled or
 restarted at once from the pages, the API or the command line.
 """
@@ -22,10 +22,10 @@ from django.db import (
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.reports import PARTS, ParamError, ReportInput, get_report, report_kinds
-from annotation.jobs import (
-    Attempt,
-    JobBusy,
-    JobCancelled,
+from annotation.models import Project
+from annotation.task_types import get_task_type
+from jobs.live import Attempt, JobCancelled
+from jobs.services import (
     failure_message,
     job_cancel,
     job_claim,
@@ -36,14 +36,13 @@ from annotation.jobs import (
     job_restart,
     jobs_reap,
 )
-from annotation.models import Project
-from annotation.task_types import get_task_type
+from jobs.tasks import task_send
 
 logger = logging.getLogger(__name__)
+# The Celery task that executes a run (analysis.tasks.run_analysis).
+RUN_TASK = "analysis.run"
 Status = AnalysisRun.Status
 TRANSIENT = (OperationalError, InterfaceError)
-# Kept under its old name: callers catch it to retry later.
-RunBusy = JobBusy
 
 
 class TransientFault(Exception):
@@ -51,9 +50,7 @@ class TransientFault(Exception):
 
 
 def _send(run_id: int) -> None:
-    from analysis.tasks import run_analysis
-
-    run_analysis.delay(run_id)
+    task_send(RUN_TASK, run_id)
 
 
 def analysis_run_create(*, project: Project, kind: str, params: Mapping[str, Any] | None = None,

@@ -1,6 +1,7 @@
 from django.urls import path
 
-from analysis import views, views_reports
+from analysis.views import dashboard as views
+from analysis.views import reports as views_reports
 
 urlpatterns = [
     path("projects/<slug:slug>/analysis/", views.dashboard, name="analysis-dashboard"),

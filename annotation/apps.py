@@ -3,7 +3,7 @@ from django.db.models.signals import post_migrate
 
 
 def _sync_roles(sender, **kwargs) -> None:
-    from annotation.accounts import role_groups_sync
+    from annotation.services.accounts import role_groups_sync
 
     role_groups_sync()
 

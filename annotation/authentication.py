@@ -14,7 +14,7 @@ from rest_framework import exceptions
 from rest_framework.authentication import TokenAuthentication
 from rest_framework.authtoken.models import Token
 
-from annotation import rows
+from annotation import raw_sql
 
 
 class FastTokenAuthentication(TokenAuthentication):
@@ -22,15 +22,15 @@ class FastTokenAuthentication(TokenAuthentication):
         User = get_user_model()
         token_table, user_table = Token._meta.db_table, User._meta.db_table
         quote = connection.ops.quote_name
-        sql = (f"SELECT {rows.columns(Token, 't')}, {rows.columns(User, 'u')} "
+        sql = (f"SELECT {raw_sql.columns(Token, 't')}, {raw_sql.columns(User, 'u')} "
                f"FROM {quote(token_table)} t JOIN {quote(user_table)} u ON u.{quote(User._meta.pk.column)} = "
                f"t.{quote(Token._meta.get_field('user').column)} WHERE t.{quote(Token._meta.pk.column)} = %s")
-        row = rows.fetchone(sql, [key])
+        row = raw_sql.fetchone(sql, [key])
         if row is None:
             raise exceptions.AuthenticationFailed(_("Invalid token."))
-        token_values, user_values, _rest = rows.split(row, Token, User)
-        token = rows.instance(Token, token_values, "t")
-        user = rows.instance(User, user_values, "u")
+        token_values, user_values, _rest = raw_sql.split(row, Token, User)
+        token = raw_sql.instance(Token, token_values, "t")
+        user = raw_sql.instance(User, user_values, "u")
         # Both ends cached, as the ORM's join leaves them (token.user, user.auth_token).
         Token.user.field.set_cached_value(token, user)
         User.auth_token.related.set_cached_value(user, token)

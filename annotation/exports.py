@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 from django.http import StreamingHttpResponse
 
 from annotation.models import Annotation, Assignment, Project
-from annotation.selectors_bonuses import bonuses_of
+from annotation.selectors.bonuses import bonuses_of
 from annotation.spreadsheet import safe_row
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext

@@ -20,8 +20,8 @@ from typing import Any, BinaryIO
 
 from django.conf import settings
 
-from annotation.storable import text_problem, value_problem
 from annotation.task_types.base import CleanItem, FieldError, TaskType
+from annotation.value_checks import text_problem, value_problem
 
 FORMATS = ("csv", "tsv", "json", "jsonl")
 MAX_REPORTED_ERRORS = 50
@@ -210,7 +210,7 @@ def _json_error(exc: Exception, text: str, line: int | None) -> RowError:
 
 def check_record(record: Mapping[str, Any]) -> None:
     """Raise FieldError if a raw record holds a value the database would refuse or change
-    (annotation.storable): the same rule for every format and both databases."""
+    (annotation.value_checks): the same rule for every format and both databases."""
     problem = value_problem(record)
     if problem:
         raise FieldError(*problem)

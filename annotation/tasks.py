@@ -1,11 +1,19 @@
-"""Celery jobs of the crowd workflow (thin: they call a service and own retries)."""
+"""Celery jobs of the crowd workflow (thin: they call a service and own retries). The services
+queue them by name, so that they import nothing from here."""
 
 from celery import shared_task
 
-from annotation.import_jobs import TransientImportFault, import_job_execute, import_uploads_tidy
-from annotation.jobs import jobs_reap_all, run_as_task
 from annotation.models import ImportJob
 from annotation.services import leases_expire
+from annotation.services.imports import (
+    IMPORT_TASK,
+    TransientImportFault,
+    import_job_execute,
+    import_uploads_tidy,
+)
+from annotation.services.tallies import TALLY_TASK, tally_refresh
+from jobs.services import jobs_reap_all
+from jobs.tasks import run_as_task
 
 
 @shared_task(name="annotation.expire_leases")
@@ -23,17 +31,15 @@ def reap_dead_jobs() -> int:
     return reaped
 
 
-@shared_task(bind=True, name="annotation.import", max_retries=3)
+@shared_task(bind=True, name=IMPORT_TASK, max_retries=3)
 def run_import(self, job_id: int) -> str:
     """Import one uploaded file; safe to deliver twice."""
     return run_as_task(self, lambda: import_job_execute(job_id=job_id), model=ImportJob, pk=job_id,
                        transient=TransientImportFault)
 
 
-@shared_task(name="annotation.refresh_tally")
+@shared_task(name=TALLY_TASK)
 def refresh_tally(project_id: int) -> int:
-    """Count a large project's staff aggregates (annotation.tallies); queued by the pages."""
-    from annotation.tallies import tally_refresh
-
+    """Count a large project's staff aggregates (annotation.services.tallies); queued by the pages."""
     tally = tally_refresh(project_id=project_id)
     return len(tally.workers) if tally else 0

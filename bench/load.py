@@ -77,8 +77,8 @@ def prepare(args) -> None:
     from django.contrib.auth import get_user_model
     from rest_framework.authtoken.models import Token
 
-    from annotation.accounts import role_set
     from annotation.models import Item, Project
+    from annotation.services.accounts import role_set
 
     User = get_user_model()
     project, _ = Project.objects.update_or_create(slug=SLUG, defaults={

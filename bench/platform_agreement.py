@@ -145,7 +145,7 @@ def gold(project, restarts: int) -> None:
     result stored on the run."""
     from analysis.models import AnalysisRun, RunPart
     from analysis.services import analysis_run_create, analysis_run_execute
-    from annotation.models.jobs import JobStatus
+    from jobs.models import JobStatus
 
     run = analysis_run_create(project=project, kind="pairwise_gold", params={"mace_restarts": restarts},
                               enqueue=False)

@@ -20,7 +20,7 @@ _stop = threading.Event()
 def _announce(sender=None, **kwargs) -> None:
     """Tell the pages that a job worker is alive, every heartbeat, so that a queued job whose
     worker is missing says so instead of waiting in silence."""
-    from annotation.jobs import heartbeat_seconds, worker_beat
+    from jobs.live import heartbeat_seconds, worker_beat
 
     hostname = getattr(sender, "hostname", None) or socket.gethostname()
 

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "axes",
+    "jobs",
     "annotation",
     "analysis",
     # Task types: one app each (see task_types/__init__.py).
@@ -142,7 +143,7 @@ else:
     # In-memory databases cannot use WAL; the test runner creates one.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_PATH") or None}
 
-# PostgreSQL: the annotator's hot path (annotation.rows.fetchone) prepares its few statements on
+# PostgreSQL: the annotator's hot path (annotation.raw_sql.fetchone) prepares its few statements on
 # each connection, so the server plans them once. Set DATABASE_PREPARED=0 behind a connection
 # pooler in transaction mode that does not track prepared statements.
 DATABASE_PREPARED = env_bool("DATABASE_PREPARED", True)
@@ -356,7 +357,7 @@ JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
 JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
 # Staff pages count a project's workers and answers per hour as they render up to this many
 # assignments; above it they show the tally a background job counts, at most this many seconds
-# old (annotation.tallies).
+# old (annotation.services.tallies).
 STAFF_LIVE_ASSIGNMENTS = int(os.environ.get("STAFF_LIVE_ASSIGNMENTS", 250_000))
 STAFF_TALLY_SECONDS = float(os.environ.get("STAFF_TALLY_SECONDS", 60))
 # MACE in analysis runs refuses (with advice) data that would need more memory than this.

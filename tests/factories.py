@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.accounts import role_set
 from annotation.models import Argument, Assignment, Item, Project, Topic
+from annotation.services.accounts import role_set
 from annotation.task_types import get_task_type
 from annotation.task_types.base import DemoContext
 

@@ -11,7 +11,7 @@ from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
 from annotation.models import MediaFile
-from annotation.selectors import media_files_of
+from annotation.selectors.media import media_files_of
 from annotation.services import media_import_upload
 from annotation.services.media import ON_DUPLICATE
 from annotation.uploads import refuse_oversized_upload

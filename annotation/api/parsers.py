@@ -2,7 +2,7 @@
 
 DRF's own parser reads a body of any size into memory and lets a deeply nested document end in
 a RecursionError (a 500); this one refuses both with a 400, and a body that breaks the storage
-rule of ``annotation.storable`` (NUL characters, numbers beyond 64 bits, nesting past 32 levels)
+rule of ``annotation.value_checks`` (NUL characters, numbers beyond 64 bits, nesting past 32 levels)
 with a 400 naming the field, before any view sees it.
 """
 
@@ -14,7 +14,7 @@ from django.conf import settings
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 
-from annotation.storable import field_problems, value_problem
+from annotation.value_checks import field_problems, value_problem
 
 
 class SafeJSONParser(JSONParser):

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
-from annotation.selectors import annotation_history, revision_refusal
+from annotation.selectors.answers import annotation_history, revision_refusal
 from annotation.services import WorkflowError
 from annotation.services.revisions import annotation_revise
 from annotation.task_types.base import AnswerInvalid

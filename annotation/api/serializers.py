@@ -1,7 +1,7 @@
 from rest_framework import serializers
 
-from annotation.jobs import live_state
 from annotation.models import Annotation, Assignment, ImportJob, Item, Project
+from jobs.selectors import live_state
 
 
 class ProjectSerializer(serializers.ModelSerializer):

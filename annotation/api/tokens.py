@@ -16,8 +16,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.storable import text_problem
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
+from annotation.value_checks import text_problem
 
 
 def api_token_get_or_create(*, user: AbstractBaseUser) -> Token:

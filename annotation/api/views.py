@@ -23,18 +23,14 @@ from annotation.api.serializers import (
     assignment_data,
 )
 from annotation.exports import FORMATS, bonus_rows, export_response
-from annotation.import_jobs import import_job_cancel, import_upload
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
-from annotation.selectors import (
-    consent_pending,
-    presentation,
-    project_progress,
-    projects_for_worker,
-)
-from annotation.selectors_bonuses import bonus_ledger
+from annotation.selectors.annotator import consent_pending, presentation
+from annotation.selectors.bonuses import bonus_ledger
+from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services.errors import NotYours
+from annotation.services.imports import import_job_cancel, import_upload
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload

@@ -10,7 +10,7 @@ from annotation.models.crowd import (
     Project,
     WorkerProfile,
 )
-from annotation.models.jobs import ImportJob, Job, JobStatus
+from annotation.models.imports import ImportJob
 from annotation.models.media import MediaFile
 
 __all__ = [
@@ -23,8 +23,6 @@ __all__ = [
     "Invite",
     "ImportJob",
     "Item",
-    "Job",
-    "JobStatus",
     "MediaFile",
     "Project",
     "Topic",

@@ -1,5 +1,7 @@
-"""Writes of the crowd workflow, one module per concern: items, the assignment engine,
-submission, review, bonuses, workers and media files. Import them from here."""
+"""Writes of the crowd workflow, one module per concern. The writes of the annotation loop and
+its administration (items, the assignment engine, submission, review, bonuses, workers and media
+files) are imported from here; the others from their modules: accounts, marketplace, imports
+(uploaded files, inline or as jobs), crowd_results, revisions, tallies."""
 
 from annotation.services.bonuses import (
     bonus_grant,

@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import rows
+from annotation import raw_sql
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
 
@@ -172,14 +172,14 @@ def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tupl
     """PostgreSQL: lock the worker's profile and read whether they are blocked and their open
     assignment with its item, in one statement."""
     sql = f"""
-        SELECT p.blocked, {rows.columns(Assignment, "a")}, {rows.columns(Item, "i")} FROM {WorkerProfile._meta.db_table} p
+        SELECT p.blocked, {raw_sql.columns(Assignment, "a")}, {raw_sql.columns(Item, "i")} FROM {WorkerProfile._meta.db_table} p
         LEFT JOIN {Assignment._meta.db_table} a
           ON a.worker_id = p.user_id AND a.project_id = %(project)s AND a.status = %(status)s
         LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id
         WHERE p.user_id = %(worker)s
         FOR UPDATE OF p
     """
-    row = rows.fetchone(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
+    row = raw_sql.fetchone(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
     if row is None:  # no profile yet
         return _profile_and_open_orm(project=project, worker=worker)
     if row[1] is None:
@@ -188,10 +188,10 @@ def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tupl
 
 
 def _assignment_from_row(row: Sequence[Any], project: Project, aliases: tuple[str, str]) -> Assignment:
-    """An assignment and its item from a raw row of both tables' columns (as rows.columns lists them)."""
-    a_values, item_values, _ = rows.split(row, Assignment, Item)
-    assignment = rows.instance(Assignment, a_values, aliases[0])
-    assignment.item, assignment.project = rows.instance(Item, item_values, aliases[1]), project
+    """An assignment and its item from a raw row of both tables' columns (as raw_sql.columns lists them)."""
+    a_values, item_values, _ = raw_sql.split(row, Assignment, Item)
+    assignment = raw_sql.instance(Assignment, a_values, aliases[0])
+    assignment.item, assignment.project = raw_sql.instance(Item, item_values, aliases[1]), project
     return assignment
 
 
@@ -216,12 +216,12 @@ def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
             SELECT bumped.id, %(project)s, %(worker)s, %(status)s, %(now)s, %(expires)s, '' FROM bumped
             RETURNING *
         )
-        SELECT {rows.columns(Assignment, "made")}, {rows.columns(Item, "bumped")}
+        SELECT {raw_sql.columns(Assignment, "made")}, {raw_sql.columns(Item, "bumped")}
         FROM made JOIN bumped ON bumped.id = made.item_id
     """
     params = {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED, "now": now,
               "expires": now + timedelta(minutes=project.lease_minutes)}
-    row = rows.fetchone(sql, params)
+    row = raw_sql.fetchone(sql, params)
     return None if row is None else _assignment_from_row(row, project, ("made", "bumped"))
 
 

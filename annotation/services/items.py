@@ -17,7 +17,7 @@ from annotation.importers import (
     parse_items,
 )
 from annotation.models import Assignment, Item, Project
-from annotation.selectors import media_keys_missing
+from annotation.selectors.media import media_keys_missing
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 

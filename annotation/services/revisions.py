@@ -18,13 +18,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
-from annotation.selectors import revision_refusal
+from annotation.selectors.answers import revision_refusal
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.errors import WorkflowError
 from annotation.services.submission import answer_context
-from annotation.storable import field_problems
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
+from annotation.value_checks import field_problems
 
 
 @dataclass(frozen=True)

@@ -12,14 +12,14 @@ from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import rows
+from annotation import raw_sql
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
 from annotation.services.bonuses import bonus_grant_new
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
-from annotation.storable import field_problems, scrubbed
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
+from annotation.value_checks import field_problems, scrubbed
 
 Status = Assignment.Status
 
@@ -60,25 +60,25 @@ def _locked_read(pk: int) -> Assignment:
     than running it, on every submit."""
     quote = connection.ops.quote_name
     lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
-    sql = (f"SELECT {rows.columns(Assignment, 'a')}, {rows.columns(Item, 'i')}, {rows.columns(Project, 'p')}, "
-           f"{rows.columns(Annotation, 'n')}, EXISTS(SELECT 1 FROM {quote(WorkerProfile._meta.db_table)} w "
+    sql = (f"SELECT {raw_sql.columns(Assignment, 'a')}, {raw_sql.columns(Item, 'i')}, {raw_sql.columns(Project, 'p')}, "
+           f"{raw_sql.columns(Annotation, 'n')}, EXISTS(SELECT 1 FROM {quote(WorkerProfile._meta.db_table)} w "
            f"WHERE w.user_id = a.worker_id AND w.blocked) "
            f"FROM {quote(Assignment._meta.db_table)} a "
            f"JOIN {quote(Item._meta.db_table)} i ON i.id = a.item_id "
            f"JOIN {quote(Project._meta.db_table)} p ON p.id = a.project_id "
            f"LEFT JOIN {quote(Annotation._meta.db_table)} n ON n.assignment_id = a.id "
            f"WHERE a.id = %s{lock}")
-    row = rows.fetchone(sql, [pk])
+    row = raw_sql.fetchone(sql, [pk])
     if row is None:
         raise Assignment.DoesNotExist(f"no assignment {pk}")
-    a_values, item_values, project_values, stored_values, (blocked,) = rows.split(row, Assignment, Item, Project,
+    a_values, item_values, project_values, stored_values, (blocked,) = raw_sql.split(row, Assignment, Item, Project,
                                                                                   Annotation)
-    a = rows.instance(Assignment, a_values, "a")
-    Assignment.item.field.set_cached_value(a, rows.instance(Item, item_values, "i"))
-    Assignment.project.field.set_cached_value(a, rows.instance(Project, project_values, "p"))
+    a = raw_sql.instance(Assignment, a_values, "a")
+    Assignment.item.field.set_cached_value(a, raw_sql.instance(Item, item_values, "i"))
+    Assignment.project.field.set_cached_value(a, raw_sql.instance(Project, project_values, "p"))
     stored = None
     if stored_values[0] is not None:  # the annotation's id: NULL when nothing is stored
-        stored = rows.instance(Annotation, stored_values, "n")
+        stored = raw_sql.instance(Annotation, stored_values, "n")
         Annotation.assignment.field.set_cached_value(stored, a)
     Assignment.annotation.related.set_cached_value(a, stored)
     a.worker_blocked = bool(blocked)
@@ -96,7 +96,7 @@ def _submit_sql(a: Assignment, annotation: Annotation, *, now: datetime) -> None
            f"WHERE id = %s) "
            f"INSERT INTO {quote(Annotation._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id")
-    row = rows.fetchone(sql, [Status.SUBMITTED, now, a.pk, *values])
+    row = raw_sql.fetchone(sql, [Status.SUBMITTED, now, a.pk, *values])
     annotation.pk = row[0]
     annotation._state.adding, annotation._state.db = False, connection.alias
     a.status, a.submitted_at = Status.SUBMITTED, now
@@ -132,7 +132,7 @@ def annotation_submit(
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         task = get_task_type(a.project.task_type)
         clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
-        # What is stored obeys one rule on both databases (annotation.storable): an answer that
+        # What is stored obeys one rule on both databases (annotation.value_checks): an answer that
         # breaks it is refused naming the field; client details are our own record, so cleaned.
         problems = field_problems({**clean.answer, "reason": clean.reason, **clean.metrics})
         if problems:

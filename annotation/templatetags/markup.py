@@ -19,8 +19,3 @@ def markdown(text: str) -> str:
     html = markdown_lib.markdown(text or "", extensions=["tables", "sane_lists"])
     # Safe only after nh3 has removed scripts, event handlers and unknown tags.
     return mark_safe(nh3.clean(html, tags=ALLOWED_TAGS, link_rel="noopener noreferrer nofollow"))
-
-
-@register.filter
-def get_item(mapping, key):
-    return mapping.get(key) if hasattr(mapping, "get") else None

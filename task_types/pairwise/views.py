@@ -17,11 +17,11 @@ from analysis.models import AnalysisRun
 from analysis.reports import get_report
 from analysis.selectors import latest_done, run_state
 from analysis.services import analysis_run_create, analysis_runs_reap
-from analysis.views import svg_response
-from annotation.access import permission_required
+from analysis.views.dashboard import svg_response
 from annotation.models import Project
-from annotation.selectors_staff import worker_assignment_counts
+from annotation.selectors.staff import worker_assignment_counts
 from annotation.services import worker_work_reject
+from annotation.views.permissions import permission_required
 from task_types.pairwise.exports import GOLD_FILES, gold_file
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 from task_types.pairwise.selectors import gold_topic

@@ -11,7 +11,6 @@ from analysis.models import AnalysisRun
 from analysis.reports import ParamError
 from analysis.selectors import annotations_since
 from analysis.services import (
-    RunBusy,
     TransientFault,
     analysis_run_cancel,
     analysis_run_create,
@@ -20,6 +19,7 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.services import annotation_submit, assignment_next
+from jobs.services import JobBusy
 from tests.factories import ItemFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 
@@ -68,7 +68,7 @@ def _defaults():
 def test_run_held_by_a_live_worker_is_left_alone(annotated_project):
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults(),
                                      status=Status.RUNNING, heartbeat_at=timezone.now(), started_at=timezone.now())
-    with pytest.raises(RunBusy):
+    with pytest.raises(JobBusy):
         analysis_run_execute(run_id=run.pk)
     # Once its heartbeat is older than JOB_DEAD_SECONDS, its worker is dead: the run is taken over.
     AnalysisRun.objects.filter(pk=run.pk).update(heartbeat_at=timezone.now() - timedelta(minutes=1))
@@ -124,7 +124,9 @@ def test_runs_whose_worker_died_are_reaped(annotated_project):
 
 
 def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, settings):
-    from annotation.jobs import Attempt, is_dead, job_claim
+    from jobs.live import Attempt
+    from jobs.selectors import is_dead
+    from jobs.services import job_claim
 
     settings.JOB_HEARTBEAT_SECONDS, settings.JOB_DEAD_SECONDS = 0.05, 0.5
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())

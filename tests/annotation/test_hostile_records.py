@@ -10,7 +10,6 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.crowd_import import crowd_import
 from annotation.importers import (
     AUTHOR_MAX_LENGTH,
     ID_MAX_LENGTH,
@@ -22,8 +21,9 @@ from annotation.importers import (
 )
 from annotation.models import Annotation, Argument, Assignment, Item, Topic, WorkerProfile
 from annotation.services.corpus import arguments_import
-from annotation.storable import value_problem
+from annotation.services.crowd_results import crowd_import
 from annotation.task_types import get_task_type
+from annotation.value_checks import value_problem
 from task_types.pairwise.corpus import pairs_generate
 from tests.factories import ItemFactory, ProjectFactory, TopicFactory, UserFactory
 from tests.task_types.pairwise.factories import answer

@@ -10,7 +10,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import rows
+from annotation import raw_sql
 from annotation.cache import RedisCache
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.services import annotation_submit, assignment_next
@@ -28,8 +28,8 @@ def field_values(instance) -> dict:
 
 def read(model, pk):
     table = connection.ops.quote_name(model._meta.db_table)
-    row = rows.fetchone(f"SELECT {rows.columns(model, 'x')} FROM {table} x WHERE x.id = %s", [pk])
-    return rows.instance(model, row, "x")
+    row = raw_sql.fetchone(f"SELECT {raw_sql.columns(model, 'x')} FROM {table} x WHERE x.id = %s", [pk])
+    return raw_sql.instance(model, row, "x")
 
 
 def test_instances_read_by_hand_equal_the_orms():

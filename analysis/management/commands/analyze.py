@@ -6,8 +6,8 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
 from analysis.services import analysis_recompute_all, analysis_run_create, analysis_run_execute
-from annotation.jobs import live_state, worker_alive
 from annotation.management.arguments import existing_project
+from jobs.selectors import live_state, worker_alive
 
 
 class Command(BaseCommand):

@@ -1,8 +1,8 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.crowd_import import crowd_import, parse_column_spec
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_file, existing_project
+from annotation.services.crowd_results import crowd_import, parse_column_spec
 
 
 class Command(BaseCommand):

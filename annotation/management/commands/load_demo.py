@@ -12,8 +12,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 from django.db import transaction
 
-from annotation.accounts import role_set, user_create
 from annotation.models import WorkerProfile
+from annotation.services.accounts import role_set, user_create
 from annotation.task_types import task_types
 from annotation.task_types.base import DemoContext
 

@@ -9,7 +9,7 @@ from annotation.importers import ParsedItem
 from annotation.models import Annotation
 from annotation.services import items_import
 from annotation.task_types import get_task_type
-from tests.annotation.test_browser import open_page
+from tests.annotation.views.test_browser import open_page
 from tests.factories import ProjectFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]

@@ -5,7 +5,7 @@ from django.core.management import CommandError
 
 from annotation.models import Argument, Project, Topic
 from annotation.task_types import get_task_type
-from tests.annotation.test_commands import run
+from tests.annotation.commands.test_commands import run
 from tests.factories import ProjectFactory, demo_context
 
 pytestmark = pytest.mark.django_db

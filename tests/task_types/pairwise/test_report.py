@@ -12,10 +12,10 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from analysis.models import AnalysisRun
-from annotation.crowd_import import crowd_import
 from annotation.importers import parse_arguments
 from annotation.models import Assignment, Project
 from annotation.services.corpus import arguments_import
+from annotation.services.crowd_results import crowd_import
 from task_types.pairwise.selectors import run_pairs
 from tests.factories import ProjectFactory, UserFactory
 

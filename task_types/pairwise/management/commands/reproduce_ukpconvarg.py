@@ -9,10 +9,10 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
-from annotation.crowd_import import crowd_import
 from annotation.importers import ImportFailed, parse_arguments
 from annotation.models import Annotation, Project
 from annotation.services.corpus import arguments_import
+from annotation.services.crowd_results import crowd_import
 from task_types.pairwise.exports import gold_file
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 

@@ -1,0 +1,1 @@
+"""Pages of the analysis side: the agreement dashboard and the generic report pages."""

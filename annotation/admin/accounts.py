@@ -1,0 +1,60 @@
+"""Django admin of people: users with their worker profile (blocked and unblocked through the
+services), and invites."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.contrib.auth import get_user_model
+from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+
+from annotation.models import Invite, WorkerProfile
+from annotation.services import worker_block, worker_unblock
+
+
+@admin.register(Invite)
+class InviteAdmin(admin.ModelAdmin):
+    list_display = ["user", "project", "created_at", "expires_at", "used_at"]
+    readonly_fields = ["user", "project", "token_hash", "created_at", "expires_at", "used_at"]
+
+    def has_add_permission(self, request):
+        return False
+
+
+class WorkerProfileInline(admin.StackedInline):
+    model = WorkerProfile
+    can_delete = False
+    readonly_fields = ["role", "blocked", "blocked_reason", "blocked_at", "source", "external_id"]
+    fields = readonly_fields + ["must_change_password"]
+
+
+User = get_user_model()
+admin.site.unregister(User)
+
+
+@admin.register(User)
+class UserAdmin(BaseUserAdmin):
+    inlines = [WorkerProfileInline]
+    list_display = ["username", "role", "blocked", "is_staff", "last_login"]
+    list_filter = ["profile__role", "profile__blocked", "is_staff"]
+    actions = ["block", "unblock"]
+    list_select_related = ["profile"]
+
+    @admin.display(description="role")
+    def role(self, obj):
+        return getattr(getattr(obj, "profile", None), "role", "")
+
+    @admin.display(description="blocked", boolean=True)
+    def blocked(self, obj):
+        return bool(getattr(getattr(obj, "profile", None), "blocked", False))
+
+    @admin.action(description="Block the selected workers (their open items return to the pool)")
+    def block(self, request, queryset):
+        for user in queryset:
+            worker_block(worker=user, reason=f"blocked by {request.user.get_username()}")
+        self.message_user(request, f"Blocked {queryset.count()} workers.")
+
+    @admin.action(description="Unblock the selected workers")
+    def unblock(self, request, queryset):
+        for user in queryset:
+            worker_unblock(worker=user)
+        self.message_user(request, f"Unblocked {queryset.count()} workers.")

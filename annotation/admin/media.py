@@ -1,0 +1,94 @@
+"""Admin pages of a project's audio files: the project's *Upload audio* page, and the list of
+stored files, where deleting a file deletes its stored copy too."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.shortcuts import get_object_or_404, redirect
+from django.urls import path, reverse
+from django.utils.html import format_html
+
+from annotation.admin.forms import MediaUploadForm
+from annotation.audio import AUDIO_SUFFIXES, KNOWN_FORMATS
+from annotation.importers import ImportFailed
+from annotation.media_serving import media_url
+from annotation.media_sources import MANIFEST_FIELDS, max_file_bytes
+from annotation.models import MediaFile, Project
+from annotation.selectors.media import media_files_of
+from annotation.services import media_files_delete, media_import_upload
+from annotation.uploads import limit_text, upload_form_is_valid
+
+# Files listed on the upload page; the admin list of media files has them all.
+LISTED = 200
+
+
+class ProjectMediaPages:
+    """The *Upload audio* page of ProjectAdmin (which provides ``_page``)."""
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [path("<int:pk>/media/", view(self.media_view), name="annotation_project_media"), *super().get_urls()]
+
+    def media_view(self, request, pk: int):
+        """Upload a zip of audio files or one file; the page lists the project's files. Who may
+        add items may add the audio they refer to."""
+        if not request.user.has_perm("annotation.add_item"):
+            raise PermissionDenied
+        project = get_object_or_404(Project, pk=pk)
+        form = MediaUploadForm(request.POST or None, request.FILES or None)
+        errors = None
+        if request.method == "POST" and upload_form_is_valid(request, form):
+            data = form.cleaned_data
+            try:
+                result = media_import_upload(project=project, upload=data["file"], key=data["key"] or None,
+                                             on_duplicate=data["on_duplicate"])
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                skipped = f"; {result.skipped} other files left out" if result.skipped else ""
+                messages.success(request, f"Stored {data['file'].name}: {result.created} new, "
+                                          f"{result.replaced} replaced audio files{skipped}.")
+                return redirect(reverse("admin:annotation_project_media", args=[project.pk]))
+        files = media_files_of(project=project)
+        return self._page(
+            request, project, f"Upload audio to {project}", form, template="admin/annotation/project/media.html",
+            errors=errors, fields=MANIFEST_FIELDS, submit="Upload", count=files.count(), files=files[:LISTED],
+            changelist=reverse("admin:annotation_mediafile_changelist") + f"?project__id__exact={project.pk}",
+            suffixes=AUDIO_SUFFIXES, formats=KNOWN_FORMATS, max_file=limit_text(max_file_bytes()),
+            max_total=limit_text(settings.IMPORT_MAX_DECOMPRESSED_BYTES), max_members=settings.MEDIA_MAX_ZIP_MEMBERS,
+        )
+
+
+@admin.register(MediaFile)
+class MediaFileAdmin(admin.ModelAdmin):
+    """Files are added on the project's *Upload audio* page, never here."""
+
+    list_display = ["key", "project", "content_type", "size", "created_at", "listen"]
+    list_filter = ["project", "content_type"]
+    search_fields = ["key", "sha256"]
+    # The stored name is shown as text: the storage has no public URL to link to.
+    readonly_fields = ["project", "key", "listen", "content_type", "size", "sha256", "stored_as", "created_at"]
+    fields = readonly_fields
+    list_select_related = ["project"]
+
+    @admin.display(description="file")
+    def listen(self, obj: MediaFile) -> str:
+        return format_html('<a href="{}">open</a>', media_url(obj.project, obj.key))
+
+    @admin.display(description="stored as")
+    def stored_as(self, obj: MediaFile) -> str:
+        return obj.file.name
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def delete_model(self, request, obj):
+        media_files_delete(files=[obj])
+
+    def delete_queryset(self, request, queryset):
+        media_files_delete(files=queryset)

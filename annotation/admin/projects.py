@@ -1,0 +1,202 @@
+"""Django admin of projects, with their pages to import items and crowd results, create
+annotators and generate pairs, and of the import jobs those pages start (audio files:
+``annotation.admin.media``). State changes go through the services, never through raw model
+saves."""
+
+from __future__ import annotations
+
+from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.db import models
+from django.shortcuts import get_object_or_404, redirect
+from django.template.response import TemplateResponse
+from django.urls import path, reverse
+from django_htmx.http import HttpResponseClientRefresh
+
+from annotation.admin import bonuses as admin_bonuses  # noqa: F401 (registers the bonus admin)
+from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
+from annotation.admin.media import ProjectMediaPages
+from annotation.admin.task_options import options_from_form, project_form_with_options
+from annotation.importers import ImportFailed
+from annotation.models import ImportJob, Project
+from annotation.services import project_set_redundancy
+from annotation.services.accounts import annotators_create
+from annotation.services.crowd_results import COMMON_FIELD_DOCS
+from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
+from annotation.task_types import get_task_type
+from annotation.uploads import upload_form_is_valid
+from jobs.services import jobs_reap
+from task_types.pairwise.corpus import pairs_generate
+
+
+@admin.register(Project)
+class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
+    # A completion URL typed without a scheme is an https one (what marketplaces hand out).
+    formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
+    list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
+    list_filter = ["state", "task_type"]
+    search_fields = ["name", "slug"]
+    prepopulated_fields = {"slug": ["name"]}
+    # Searched, not listed: a platform has thousands of accounts.
+    autocomplete_fields = ["members"]
+    readonly_fields = ["created_by", "created_at"]
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        # A project's task-type options are the fields of the type's options form; the raw JSON
+        # stays readable (it also keeps records such as pair generations) but is not typed in.
+        task = get_task_type(obj.task_type) if obj is not None else None
+        if task is not None and task.options_form is not None:
+            kwargs["form"] = project_form_with_options(kwargs.get("form", self.form), task)
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_readonly_fields(self, request, obj=None):
+        return [*super().get_readonly_fields(request, obj), "options"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        project = Project.objects.filter(pk=object_id).only("task_type").first()
+        tools = get_task_type(project.task_type).item_tools if project else ()
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "item_tools": tools})
+
+    def save_model(self, request, obj, form, change):
+        obj.options = options_from_form(obj, form.cleaned_data)
+        if not change:
+            obj.created_by = request.user
+            super().save_model(request, obj, form, change)
+            return
+        new_redundancy = obj.redundancy
+        obj.redundancy = Project.objects.values_list("redundancy", flat=True).get(pk=obj.pk)
+        super().save_model(request, obj, form, change)
+        if new_redundancy != obj.redundancy:
+            project_set_redundancy(project=obj, redundancy=new_redundancy)
+
+    def get_urls(self):
+        view = self.admin_site.admin_view
+        return [
+            path("<int:pk>/import/", view(self.import_view), name="annotation_project_import"),
+            path("<int:pk>/annotators/", view(self.annotators_view), name="annotation_project_annotators"),
+            path("<int:pk>/pairs/", view(self.pairs_view), name="annotation_project_pairs"),
+            path("<int:pk>/crowd/", view(self.crowd_view), name="annotation_project_crowd"),
+            path("<int:pk>/imports/<int:job_id>/", view(self.import_job_view), name="annotation_project_import_job"),
+        ] + super().get_urls()
+
+    def _page(self, request, project, title, form, *, template="admin/annotation/project/tool.html", **extra):
+        ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": project,
+               "title": title, "form": form, "project": project, **extra}
+        return TemplateResponse(request, template, ctx)
+
+    def _check(self, request, perm: str):
+        if not request.user.has_perm(perm):
+            raise PermissionDenied
+
+    def _upload_view(self, request, pk: int, *, kind: str, perm: str, form_class, title: str, fields):
+        """The item and crowd-result import pages: small files are imported at once, larger
+        ones by a job whose page follows its progress."""
+        self._check(request, perm)
+        project = get_object_or_404(Project, pk=pk)
+        form = form_class(request.POST or None, request.FILES or None)
+        errors = None
+        if request.method == "POST" and upload_form_is_valid(request, form):
+            data = dict(form.cleaned_data)
+            upload = data.pop("file")
+            try:
+                outcome = import_upload(project=project, kind=kind, upload=upload, options=data, user=request.user)
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                if outcome.job is not None:
+                    return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
+                messages.success(request, f"Imported {upload.name}: {_counts(outcome.result)}.")
+                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+        return self._page(request, project, title, form, errors=errors, fields=fields, submit="Import")
+
+    def import_view(self, request, pk: int):
+        project = get_object_or_404(Project, pk=pk)
+        return self._upload_view(request, pk, kind=ImportJob.Kind.ITEMS, perm="annotation.add_item",
+                                 form_class=ItemImportForm, title=f"Import items into {project}",
+                                 fields=get_task_type(project.task_type).import_fields)
+
+    def crowd_view(self, request, pk: int):
+        project = get_object_or_404(Project, pk=pk)
+        return self._upload_view(request, pk, kind=ImportJob.Kind.CROWD, perm="annotation.add_annotation",
+                                 form_class=CrowdImportForm, title=f"Import crowd results into {project}",
+                                 fields=[*get_task_type(project.task_type).crowd_fields, *COMMON_FIELD_DOCS])
+
+    def import_job_view(self, request, pk: int, job_id: int):
+        """An import job's page: its progress while it runs (polled), then its counts or the
+        line-and-field errors of a refused file."""
+        self._check(request, "annotation.view_importjob")
+        job = get_object_or_404(ImportJob.objects.select_related("project"), pk=job_id, project_id=pk)
+        if job.status == ImportJob.Status.RUNNING and jobs_reap(ImportJob, jobs=[job]):
+            job.refresh_from_db()
+        if request.method == "POST":
+            self._check(request, "annotation.change_importjob")
+            try:
+                if request.POST.get("action") == "restart":
+                    import_job_restart(job=job)
+                else:
+                    import_job_cancel(job=job, user=request.user)
+            except ValueError as exc:
+                messages.error(request, str(exc))
+            return redirect(reverse("admin:annotation_project_import_job", args=[pk, job.pk]))
+        ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
+               "project": job.project, "job": job, "title": f"Import of {job.filename}",
+               "counts": _counts(job.result) if job.result else "",
+               "again_url": reverse("admin:annotation_project_import" if job.kind == ImportJob.Kind.ITEMS
+                                    else "admin:annotation_project_crowd", args=[pk]),
+               "can_change": request.user.has_perm("annotation.change_importjob")}
+        if request.htmx:
+            if job.is_finished:
+                return HttpResponseClientRefresh()
+            return TemplateResponse(request, "admin/annotation/project/import_job.html#progress", ctx)
+        return TemplateResponse(request, "admin/annotation/project/import_job.html", ctx)
+
+    def annotators_view(self, request, pk: int):
+        self._check(request, "auth.add_user")
+        project = get_object_or_404(Project, pk=pk)
+        form = AnnotatorsForm(request.POST or None)
+        errors, created = None, None
+        if request.method == "POST" and form.is_valid():
+            try:
+                created = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"], project=project)
+            except ImportFailed as exc:
+                errors = exc
+        invite_base = request.build_absolute_uri("/invite/")
+        return self._page(request, project, f"Create annotators for {project}", form, errors=errors,
+                          created=created, invite_base=invite_base, submit="Create accounts")
+
+    def pairs_view(self, request, pk: int):
+        self._check(request, "annotation.add_item")
+        project = get_object_or_404(Project, pk=pk)
+        form = PairsForm(request.POST or None)
+        errors = None
+        if request.method == "POST" and form.is_valid():
+            data = form.cleaned_data
+            try:
+                result = pairs_generate(project=project, topic=data["topic"], seed=data["seed"],
+                                        min_words=data["min_words"], max_words=data["max_words"], sample=data["sample"])
+            except ImportFailed as exc:
+                errors = exc
+            else:
+                messages.success(request, f"{result.pairs} pairs of {result.arguments} arguments: {result.imported.created} new items, {result.skipped_existing} already in the project.")
+                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+        return self._page(request, project, f"Generate argument pairs for {project}", form, errors=errors, submit="Generate pairs")
+
+
+def _counts(result: dict | None) -> str:
+    """An import's outcome in words."""
+    if not result:
+        return ""
+    if "annotations" in result:
+        return (f"{result['annotations']} annotations; items {result['items_created']} new, {result['items_existing']} existing; "
+                f"workers {result['workers_created']} new, {result['workers_existing']} known")
+    return f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+
+
+@admin.register(ImportJob)
+class ImportJobAdmin(admin.ModelAdmin):
+    list_display = ["id", "project", "kind", "filename", "status", "error_count", "created_by", "created_at", "finished_at"]
+    list_filter = ["status", "kind", "project"]
+    readonly_fields = [f.name for f in ImportJob._meta.fields]
+
+    def has_add_permission(self, request):
+        return False

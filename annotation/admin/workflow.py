@@ -1,0 +1,106 @@
+"""Django admin of the crowd workflow's records: items, assignments (approved or rejected here,
+through the services), annotations with their earlier versions, and consents."""
+
+from __future__ import annotations
+
+from django.contrib import admin
+
+from annotation.admin.paging import LargeTablePaginator
+from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item
+from annotation.services import assignments_review
+
+
+@admin.register(Item)
+class ItemAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "project", "position", "n_active", "redundancy"]
+    list_filter = ["project"]
+    search_fields = ["external_id"]
+    list_select_related = ["project"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
+    readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
+    fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
+
+
+@admin.register(Assignment)
+class AssignmentAdmin(admin.ModelAdmin):
+    list_display = ["id", "item", "project", "worker", "status", "assigned_at", "submitted_at"]
+    list_filter = ["status", "project"]
+    search_fields = ["item__external_id", "worker__username"]
+    readonly_fields = ["item", "project", "worker", "status", "assigned_at", "expires_at", "submitted_at", "reviewed_at", "review_note"]
+    actions = ["approve", "reject"]
+    list_select_related = ["item", "project", "worker"]
+    # Newest first by id (its index), not by time: no sort of a large project's assignments.
+    ordering = ["-id"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
+
+    def has_add_permission(self, request):
+        return False
+
+    @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
+    def approve(self, request, queryset):
+        n = assignments_review(assignments=list(queryset), approve=True)
+        self.message_user(request, f"Approved {n} assignments.")
+
+    @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
+    def reject(self, request, queryset):
+        n = assignments_review(assignments=list(queryset), approve=False)
+        self.message_user(request, f"Rejected {n} assignments.")
+
+
+class RevisionInline(admin.TabularInline):
+    model = AnnotationRevision
+    extra = 0
+    can_delete = False
+    readonly_fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
+    fields = readonly_fields
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Annotation)
+class AnnotationAdmin(admin.ModelAdmin):
+    list_display = ["id", "assignment", "version", "reason", "seconds", "created_at", "revised_at"]
+    list_filter = ["assignment__project"]
+    readonly_fields = ["assignment", "version", "answer", "reason", "seconds", "client", "created_at", "revised_at"]
+    inlines = [RevisionInline]
+    list_select_related = ["assignment__item", "assignment__worker"]
+    ordering = ["-id"]
+    paginator = LargeTablePaginator
+    show_full_result_count = False
+    show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+class ReadOnlyAdmin(admin.ModelAdmin):
+    """Records of what people did: shown, never added or changed here."""
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(AnnotationRevision)
+class AnnotationRevisionAdmin(ReadOnlyAdmin):
+    list_display = ["annotation", "version", "saved_at", "replaced_at"]
+    list_filter = ["annotation__assignment__project"]
+    readonly_fields = [f.name for f in AnnotationRevision._meta.fields]
+
+
+@admin.register(Consent)
+class ConsentAdmin(ReadOnlyAdmin):
+    list_display = ["worker", "project", "accepted_at"]
+    list_filter = ["project"]
+    search_fields = ["worker__username"]
+    readonly_fields = [f.name for f in Consent._meta.fields]

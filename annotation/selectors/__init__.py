@@ -1,0 +1,1 @@
+"""Reads of the crowd workflow, one module per concern. Import them from their modules."""

@@ -1,0 +1,54 @@
+"""What an annotator may open and is shown: access to a project, the preview, the welcome and
+consent step of a marketplace arrival, and how the task is presented to them."""
+
+from __future__ import annotations
+
+from django.contrib.auth.models import AbstractBaseUser
+
+from annotation.models import Assignment, Consent, Item, Project
+from annotation.task_types import get_task_type
+
+Status = Assignment.Status
+
+
+def project_access(*, project: Project, user: AbstractBaseUser) -> str:
+    """``"worker"`` when the user may annotate the project, ``"staff"`` when they may only look
+    at it (researchers and admins), ``""`` when it is none of their business."""
+    if project.open_to_all or project.members.filter(pk=user.pk).exists():
+        return "worker"
+    if user.has_perm("annotation.view_project"):
+        return "staff"
+    return ""
+
+
+def preview_item(*, project: Project) -> Item | None:
+    """The item a preview shows: the first one the project hands out in sequential order."""
+    return Item.objects.filter(project=project).order_by("position", "pk").first()
+
+
+def holds_open_assignment(*, project: Project, worker: AbstractBaseUser) -> bool:
+    return Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).exists()
+
+
+def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
+    return not Consent.objects.filter(project=project, worker=worker).exists()
+
+
+# The session key that marks a marketplace arrival, and for which project.
+MARKETPLACE_PROJECT = "marketplace_project"
+
+
+def consent_pending(*, project: Project, worker: AbstractBaseUser, session) -> bool:
+    """A worker who arrived from this project's marketplace link has not yet accepted its
+    welcome and consent text: no item for them, on the page or through the API."""
+    return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)
+
+
+def presentation(project: Project, worker: AbstractBaseUser | None) -> dict:
+    """The project's options and the worker's variant, for the task type's template."""
+    task = get_task_type(project.task_type)
+    options = task.clean_options(project.options)
+    # A preview (no worker) shows what the first worker would get.
+    variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)
+    # Only the options of the type's form: other records in the options stay with the staff.
+    return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}

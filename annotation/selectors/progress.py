@@ -1,0 +1,121 @@
+"""Reads of the crowd workflow's progress: of a project, and of one worker in it. The staff
+tables of workers and items are in ``annotation.selectors.staff``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import Count, F, Q, QuerySet, Sum
+
+from annotation.models import Assignment, Item, Project
+
+Status = Assignment.Status
+COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
+
+
+@dataclass(frozen=True)
+class ProjectProgress:
+    items: int
+    complete: int
+    partial: int
+    untouched: int
+    submitted: int
+    target: int
+    open: int
+
+    @property
+    def percent(self) -> float:
+        return round(100.0 * self.submitted / self.target, 1) if self.target else 0.0
+
+
+def open_per_item(*, project: Project) -> dict[int, int]:
+    """Open assignments per item of the project (only items that have one): few at any time,
+    read through the index on status."""
+    return dict(
+        Assignment.objects.filter(status=Status.ASSIGNED, project=project)
+        .values_list("item_id").annotate(n=Count("pk")).values_list("item_id", "n")
+    )
+
+
+def project_progress(*, project: Project) -> ProjectProgress:
+    """Counts of the whole project from the items' slot counters and the few open assignments,
+    never from the annotations: one pass over the project's items whatever the number of
+    answers (the overview polls this every few seconds).
+
+    An item's counted answers are its slots taken (``n_active``: assigned, submitted, approved)
+    less its open assignments, so it is complete when every slot is taken and none is open,
+    and untouched when every slot taken is open."""
+    open_items = open_per_item(project=project)
+    # Counted from the index on (project, n_active, …) that carries the redundancy.
+    totals = Item.objects.filter(project=project).aggregate(
+        items=Count("n_active"), full=Count("n_active", filter=Q(n_active__gte=F("redundancy"))),
+        empty=Count("n_active", filter=Q(n_active=0)), target=Sum("redundancy"), taken=Sum("n_active"),
+    )
+    held = {pk: (n_active, redundancy) for pk, n_active, redundancy in
+            Item.objects.filter(pk__in=list(open_items)).values_list("pk", "n_active", "redundancy")}
+    complete, untouched = totals["full"], totals["empty"]
+    for pk, (n_active, redundancy) in held.items():
+        complete -= n_active >= redundancy  # a slot is open: not complete yet
+        untouched += n_active == open_items[pk]  # every slot taken is open: nothing counted
+    opened = sum(open_items.values())
+    return ProjectProgress(
+        items=totals["items"],
+        complete=complete,
+        partial=totals["items"] - complete - untouched,
+        untouched=untouched,
+        submitted=(totals["taken"] or 0) - opened,
+        target=totals["target"] or 0,
+        open=opened,
+    )
+
+
+@dataclass(frozen=True)
+class WorkerStatus:
+    """One annotator's own standing in a project."""
+
+    project: Project
+    done: int
+    quota: int | None
+    progress: ProjectProgress
+
+    @property
+    def remaining_quota(self) -> int | None:
+        return None if self.quota is None else max(self.quota - self.done, 0)
+
+
+def worker_status(*, project: Project, worker: AbstractBaseUser) -> WorkerStatus:
+    done = Assignment.objects.filter(
+        project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
+    ).count()
+    return WorkerStatus(project=project, done=done, quota=project.max_items_per_worker,
+                        progress=project_progress(project=project))
+
+
+def projects_for_worker(*, worker: AbstractBaseUser) -> QuerySet[Project]:
+    """Active projects an annotator may work on."""
+    return (
+        Project.objects.filter(state=Project.State.ACTIVE)
+        .filter(Q(open_to_all=True) | Q(members=worker))
+        .distinct()
+        .order_by("name")
+    )
+
+
+@dataclass(frozen=True)
+class WorkerProgress:
+    """How far one worker is in a project: answers that count, and their limit if any."""
+
+    done: int
+    quota: int | None
+
+    @property
+    def percent(self) -> float | None:
+        return round(100.0 * min(self.done, self.quota) / self.quota, 1) if self.quota else None
+
+
+def worker_progress(*, project: Project, worker: AbstractBaseUser) -> WorkerProgress:
+    done = Assignment.objects.filter(
+        project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
+    ).count()
+    return WorkerProgress(done=done, quota=project.max_items_per_worker)

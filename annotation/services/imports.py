@@ -1,0 +1,203 @@
+"""Imports of uploaded files, inline when small and as background jobs otherwise.
+
+A web request never imports a large file itself: it stores the upload, queues an ImportJob and
+returns; the job parses and checks every row, then writes everything in one transaction that
+also records the job's outcome, so the import and its "done" commit together or not at all.
+Errors name line (or record) and field, as inline imports do.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass
+from datetime import timedelta
+from typing import Any, BinaryIO
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.core.files.uploadedfile import UploadedFile
+from django.db import InterfaceError, OperationalError, transaction
+from django.utils import timezone
+
+from annotation.importers import ImportFailed, RowError, detect_format, parse_items
+from annotation.models import ImportJob, Project
+from annotation.services import items_import
+from annotation.services.crowd_results import crowd_rows_import, parse_column_spec, parse_crowd_rows
+from annotation.task_types import get_task_type
+from jobs.live import Attempt, JobCancelled
+from jobs.services import (
+    failure_message,
+    job_cancel,
+    job_claim,
+    job_enqueue,
+    job_fail,
+    job_finish,
+    job_requeue,
+    job_restart,
+)
+from jobs.tasks import task_send
+
+logger = logging.getLogger(__name__)
+# The Celery task that runs an import job (annotation.tasks.run_import).
+IMPORT_TASK = "annotation.import"
+Kind = ImportJob.Kind
+TRANSIENT = (OperationalError, InterfaceError)
+
+
+class TransientImportFault(Exception):
+    """The database went away during an import job; it was put back in the queue."""
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    """What an import request led to: the result of an inline import, or the queued job."""
+
+    result: dict[str, Any] | None = None
+    job: ImportJob | None = None
+
+
+def _send(job_id: int) -> None:
+    task_send(IMPORT_TASK, job_id)
+
+
+def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """Check the options before anything is stored, with the errors an import would give."""
+    options = {k: v for k, v in options.items() if v not in (None, "")}
+    if kind == Kind.ITEMS:
+        on_duplicate = options.get("on_duplicate", "reject")
+        if on_duplicate not in ("reject", "update"):
+            raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'update'")])
+        return {"format": options.get("format"), "on_duplicate": on_duplicate}
+    if kind == Kind.CROWD:
+        # Parsed now so that a bad spec is refused at once; stored as given.
+        parse_column_spec(options.get("columns", ""))
+        parse_column_spec(options.get("label_map", ""))
+        return {"format": options.get("format"), "columns": options.get("columns", ""),
+                "label_map": options.get("label_map", ""), "source": (options.get("source") or "mturk").strip()}
+    raise ImportFailed([RowError(None, "kind", f"unknown import kind {kind!r}; known: {', '.join(Kind.values)}")])
+
+
+def _import(project: Project, kind: str, data: bytes | BinaryIO, filename: str, options: Mapping[str, Any], *,
+            progress=None, on_written=None) -> dict[str, Any]:
+    """Parse (progress 0–60%) and write (60–100%) one file; the result as a dict."""
+    def parsing(fraction: float, stage: str) -> None:
+        if progress:
+            progress(0.02 + 0.58 * fraction, stage)
+
+    def writing(fraction: float, stage: str) -> None:
+        if progress:
+            progress(0.6 + 0.39 * fraction, stage)
+
+    def written(result) -> None:
+        if on_written:
+            on_written(asdict(result))
+
+    fmt = detect_format(filename, options.get("format"))
+    task = get_task_type(project.task_type)
+    if kind == Kind.ITEMS:
+        parsed = parse_items(data, fmt=fmt, task_type=task, progress=parsing)
+        result = items_import(project=project, parsed=parsed, on_duplicate=options["on_duplicate"],
+                              unit="record" if fmt == "json" else "line", progress=writing, on_written=written)
+    else:
+        rows = parse_crowd_rows(data, filename=filename, task_type=task, fmt=fmt,
+                                columns=parse_column_spec(options["columns"]),
+                                label_map=parse_column_spec(options["label_map"]), progress=parsing)
+        result = crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt,
+                                   source=options["source"], progress=writing, on_written=written)
+    return asdict(result)
+
+
+def import_upload(*, project: Project, kind: str, upload: UploadedFile, options: Mapping[str, Any],
+                  user=None) -> ImportOutcome:
+    """Import an uploaded file: at once when it is small (IMPORT_INLINE_MAX_BYTES), else as a job.
+    Raises ImportFailed for a refused inline import or bad options."""
+    options = _clean_options(kind, options)
+    detect_format(upload.name or "", options.get("format"))  # refuse an unknown format at once
+    if upload.size <= settings.IMPORT_INLINE_MAX_BYTES:
+        return ImportOutcome(result=_import(project, kind, upload, upload.name or "", options))
+    stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
+    try:
+        with transaction.atomic():
+            job = ImportJob.objects.create(
+                project=project, kind=kind, filename=(upload.name or "upload")[:255], size=upload.size,
+                stored_name=stored, options=options,
+                created_by=user if user is not None and user.is_authenticated else None,
+            )
+            job_enqueue(job, _send)
+    except Exception:
+        default_storage.delete(stored)
+        raise
+    return ImportOutcome(job=job)
+
+
+def import_job_execute(*, job_id: int) -> ImportJob | None:
+    """Run a queued import job; returns None if it was finished already. Raises JobBusy when a
+    live worker runs it, TransientImportFault after putting it back in the queue."""
+    job = job_claim(ImportJob, job_id)
+    if job is None:
+        _forget_upload(ImportJob.objects.get(pk=job_id))
+        return None
+    keep_file = False
+    with Attempt(job) as attempt:
+        try:
+            attempt.progress(0.01, "reading the file")
+
+            def finish(result: dict[str, Any]) -> None:
+                if not job_finish(job, result=result):
+                    # Cancelled while writing: roll the import back.
+                    raise JobCancelled(f"{job} was cancelled")
+
+            # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.
+            with default_storage.open(job.stored_name, "rb") as stored:
+                _import(job.project, job.kind, stored, job.filename, job.options, progress=attempt.progress,
+                        on_written=finish)
+        except ImportFailed as exc:
+            job_fail(job, f"Nothing was imported: {exc.total} problem{'s' if exc.total != 1 else ''} in the file.",
+                     errors=[e.as_dict() for e in exc.errors], error_count=exc.total)
+        except JobCancelled:
+            logger.info("%s was cancelled", job)
+        except TRANSIENT as exc:
+            keep_file = job_requeue(job, str(exc))
+            raise TransientImportFault(str(exc)) from exc
+        except Exception as exc:
+            logger.exception("%s failed", job)
+            job_fail(job, "Nothing was imported: " + failure_message(exc))
+        finally:
+            if not keep_file:
+                _forget_upload(job)
+    job.refresh_from_db()
+    return job
+
+
+def _forget_upload(job: ImportJob) -> None:
+    if job.stored_name:
+        default_storage.delete(job.stored_name)
+        ImportJob.objects.filter(pk=job.pk).update(stored_name="")
+        job.stored_name = ""
+
+
+def import_job_cancel(*, job: ImportJob, user=None) -> ImportJob:
+    job = job_cancel(job, by=user.get_username() if user is not None and user.is_authenticated else "")
+    if job.started_at is None:
+        # Never started: no worker will come to delete the upload.
+        _forget_upload(job)
+    return job
+
+
+def import_uploads_tidy(*, older_than: timedelta = timedelta(days=1)) -> int:
+    """Delete the stored uploads of imports that ended (failed, or lost their worker) long ago;
+    until then a job whose worker died can be restarted on the same file."""
+    stale = ImportJob.objects.filter(status__in=ImportJob.FINISHED, finished_at__lt=timezone.now() - older_than)
+    jobs = list(stale.exclude(stored_name=""))
+    for job in jobs:
+        _forget_upload(job)
+    return len(jobs)
+
+
+def import_job_restart(*, job: ImportJob) -> ImportJob:
+    """Queue a failed or cancelled import again; only possible while its upload is still stored."""
+    if not job.stored_name or not default_storage.exists(job.stored_name):
+        raise ValueError("the uploaded file of this import is gone; upload it again")
+    return job_restart(job, _send)

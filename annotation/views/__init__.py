@@ -1,0 +1,1 @@
+"""Pages of the crowd workflow, one module per area: annotator, marketplace, staff."""

@@ -1,0 +1,315 @@
+"""Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
+a project's audio files, joining and invites. Marketplace arrivals are in
+``annotation.views.marketplace``."""
+
+from __future__ import annotations
+
+import logging
+
+from django.contrib import messages
+from django.contrib.auth import login
+from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.views import PasswordChangeView
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse_lazy
+from django.utils import timezone
+from django.views.decorators.http import require_POST, require_safe
+
+from annotation.media_serving import media_response
+from annotation.models import Annotation, Assignment, Project
+from annotation.selectors.annotator import (
+    MARKETPLACE_PROJECT,
+    consent_pending,
+    holds_open_assignment,
+    presentation,
+    preview_item,
+    project_access,
+)
+from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
+from annotation.selectors.media import media_file_for
+from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
+from annotation.services import (
+    NextResult,
+    WorkflowError,
+    annotation_submit,
+    assignment_next,
+    assignment_return,
+)
+from annotation.services.accounts import (
+    AccountError,
+    invite_accept,
+    invite_lookup,
+    password_changed,
+    project_join,
+)
+from annotation.services.revisions import annotation_revise
+from annotation.task_types import get_task_type
+from annotation.task_types.base import AnswerInvalid
+from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
+from annotation.views.nul_fields import refuse_nul_fields
+
+logger = logging.getLogger(__name__)
+ANNOTATE = "annotation/annotate.html"
+AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
+# The session key of a marketplace arrival: the slug of the project the link was for.
+
+
+def not_found(request: HttpRequest) -> HttpResponse:
+    """A project the user may not see looks exactly like one that does not exist."""
+    return render(request, "404.html", status=404)
+
+
+def _visible_project(request: HttpRequest, slug: str) -> tuple[Project | None, str]:
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        return None, ""
+    return project, project_access(project=project, user=request.user)
+
+
+@require_safe
+def media(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+    """An audio file of a project, for whoever may open the project. Anyone else gets the page
+    of a project that does not exist, anonymous visitors too: a login form would tell them that
+    the project, and the file, are there."""
+    if not request.user.is_authenticated:
+        return not_found(request)
+    project, access = _visible_project(request, slug)
+    media_file = media_file_for(project=project, key=key) if access else None
+    if media_file is None:
+        return not_found(request)
+    try:
+        return media_response(request, media_file)
+    except FileNotFoundError:
+        logger.error("media file %s of project %s is recorded but not stored", key, project.slug)
+        return not_found(request)
+
+
+@login_required
+def home(request: HttpRequest) -> HttpResponse:
+    slug = request.session.get(MARKETPLACE_PROJECT)
+    if slug:
+        return redirect("annotate", slug=slug)
+    return redirect("projects")
+
+
+@login_required
+def projects(request: HttpRequest) -> HttpResponse:
+    statuses = [worker_status(project=p, worker=request.user) for p in projects_for_worker(worker=request.user)]
+    managed = Project.objects.order_by("name") if request.user.is_staff else Project.objects.none()
+    return render(request, "annotation/projects.html", {"statuses": statuses, "managed": managed})
+
+
+@login_required
+def guidelines(request: HttpRequest, slug: str) -> HttpResponse:
+    project, access = _visible_project(request, slug)
+    if not access:
+        return not_found(request)
+    task = get_task_type(project.task_type)
+    return render(request, "annotation/guidelines.html", {
+        "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
+    })
+
+
+def task_page_context(project: Project) -> dict:
+    task = get_task_type(project.task_type)
+    return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
+
+
+def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
+                  errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
+    task = get_task_type(project.task_type)
+    ctx = {"project": project, "task": task, "result": result,
+           "progress": worker_progress(project=project, worker=request.user),
+           "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
+           "revisable": revisable_annotation(project=project, worker=request.user)}
+    assignment = result.assignment
+    if assignment is not None:
+        payload = assignment.item.payload
+        initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
+        ctx.update(assignment=assignment, payload=payload, values=values if values is not None else initial,
+                   **presentation(project, request.user))
+    return ctx
+
+
+def _edit_context(request: HttpRequest, project: Project, annotation: Annotation, *,
+                  errors: dict | None = None, values=None) -> dict:
+    """The task area showing an answer already given, to change it."""
+    assignment = annotation.assignment
+    stored = {**annotation.answer, "reason": annotation.reason}
+    return {
+        "project": project, "task": get_task_type(project.task_type), "result": NextResult(assignment),
+        "progress": worker_progress(project=project, worker=request.user),
+        "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
+        "values": values if values is not None else stored, "editing": annotation,
+        "item_held": holds_open_assignment(project=project, worker=request.user),
+        **presentation(project, request.user),
+    }
+
+
+def _render_task(request: HttpRequest, ctx: dict) -> HttpResponse:
+    if request.htmx:
+        return render(request, f"{ANNOTATE}#task-area", ctx)
+    return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
+
+
+def _after_action(request: HttpRequest, project: Project, notice: str, kind: str) -> HttpResponse:
+    """After submit, skip or change: the next item in place (htmx), or a redirect to it."""
+    if not request.htmx:
+        messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
+                                       "error": messages.ERROR}.get(kind, messages.INFO), notice)
+        return redirect("annotate", slug=project.slug)
+    result = assignment_next(project=project, worker=request.user)
+    return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
+
+
+@login_required
+def annotate(request: HttpRequest, slug: str) -> HttpResponse:
+    project, access = _visible_project(request, slug)
+    if not access:
+        return not_found(request)
+    if access == "staff":
+        # Researchers and admins see what annotators see, without taking an item.
+        return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
+                                          "sample": preview_item(project=project), **presentation(project, None)})
+    if consent_pending(project=project, worker=request.user, session=request.session):
+        return redirect("welcome", slug=project.slug)
+    result = assignment_next(project=project, worker=request.user)
+    return _render_task(request, _task_context(request, project, result))
+
+
+@login_required
+@require_POST
+def submit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    assignment = get_object_or_404(
+        Assignment.objects.select_related("item"), pk=assignment_id, project=project, worker=request.user
+    )
+    try:
+        outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.POST,
+                                    client=client_meta(request))
+    except AnswerInvalid as exc:
+        values = get_task_type(project.task_type).form_values(request.POST)
+        ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=values)
+        return _render_task(request, ctx)
+    except WorkflowError as exc:
+        return _after_action(request, project, str(exc), "error")
+    if not outcome.created:
+        return _after_action(request, project, "This answer was already saved.", "info")
+    if not outcome.counted:
+        return _after_action(request, project, "Saved, but your time on that item ran out and others completed it meanwhile.", "warning")
+    return _after_action(request, project, "Saved.", "success")
+
+
+@login_required
+@require_POST
+def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    assignment = get_object_or_404(Assignment, pk=assignment_id, project=project, worker=request.user)
+    try:
+        assignment_return(assignment=assignment, worker=request.user)
+    except WorkflowError as exc:
+        return _after_action(request, project, str(exc), "error")
+    return _after_action(request, project, "Skipped; this item goes to someone else.", "info")
+
+
+def _own_annotation(request: HttpRequest, project: Project, assignment_id: int) -> Annotation:
+    return get_object_or_404(
+        Annotation.objects.select_related("assignment__item"),
+        assignment_id=assignment_id, assignment__project=project, assignment__worker=request.user,
+    )
+
+
+@login_required
+def edit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    """The answer the worker gave to an item, in the form again, to change it."""
+    project = get_object_or_404(Project, slug=slug)
+    annotation = _own_annotation(request, project, assignment_id)
+    refusal = revision_refusal(annotation.assignment, now=timezone.now())
+    if refusal:
+        return _after_action(request, project, refusal, "error")
+    return _render_task(request, _edit_context(request, project, annotation))
+
+
+@login_required
+@require_POST
+def revise(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    annotation = _own_annotation(request, project, assignment_id)
+    try:
+        version = int(request.POST.get("version", ""))
+    except ValueError:
+        version = None
+    try:
+        outcome = annotation_revise(assignment=annotation.assignment, worker=request.user, data=request.POST,
+                                    client=client_meta(request), version=version)
+    except AnswerInvalid as exc:
+        values = get_task_type(project.task_type).form_values(request.POST)
+        return _render_task(request, _edit_context(request, project, annotation, errors=exc.errors, values=values))
+    except WorkflowError as exc:
+        return _after_action(request, project, str(exc), "error")
+    if not outcome.changed:
+        return _after_action(request, project, "Your answer is unchanged.", "info")
+    return _after_action(request, project, "Your answer was changed.", "success")
+
+
+@login_required
+@throttle(JoinThrottle, JoinAddressThrottle)
+@refuse_nul_fields
+def join(request: HttpRequest) -> HttpResponse:
+    if request.method == "POST":
+        try:
+            project = project_join(code=request.POST.get("code", ""), worker=request.user)
+        except AccountError as exc:
+            messages.error(request, str(exc))
+            return redirect("projects")
+        messages.success(request, f"You joined “{project.name}”.")
+        return redirect("annotate", slug=project.slug)
+    return redirect("projects")
+
+
+def client_meta(request: HttpRequest) -> dict:
+    meta = {
+        "elapsed_ms": request.POST.get("client_elapsed_ms"),
+        "input": request.POST.get("client_input", "")[:20],
+        "viewport": request.POST.get("client_viewport", "")[:20],
+        "user_agent": request.headers.get("User-Agent", "")[:300],
+        "htmx": bool(request.htmx),
+    }
+    marketplace = request.session.get("marketplace")
+    if marketplace:
+        meta["marketplace"] = marketplace
+    return meta
+
+
+def invite(request: HttpRequest, token: str) -> HttpResponse:
+    pending = invite_lookup(token=token)
+    if pending is None:
+        return render(request, "annotation/message.html", {
+            "title": "Invite not valid",
+            "text": "This invite link is not valid, was already used or has expired. Ask for a new one.",
+        }, status=404)
+    form = SetPasswordForm(pending.user, request.POST or None)
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = invite_accept(token=token, password=form.cleaned_data["new_password1"])
+        except AccountError as exc:
+            messages.error(request, str(exc))
+            return redirect("login")
+        login(request, user, backend=AUTH_BACKEND)
+        if pending.project_id:
+            return redirect("annotate", slug=pending.project.slug)
+        return redirect("projects")
+    return render(request, "annotation/invite.html", {"form": form, "invite": pending})
+
+
+class PasswordChange(PasswordChangeView):
+    template_name = "registration/password_change.html"
+    success_url = reverse_lazy("projects")
+
+    def form_valid(self, form):
+        response = super().form_valid(form)
+        password_changed(user=self.request.user)
+        messages.success(self.request, "Your password was changed.")
+        return response

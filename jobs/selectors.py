@@ -1,0 +1,69 @@
+"""Reads about jobs: live progress, whether a running job lost its worker, how many jobs are
+ahead of a queued one, and whether a job worker is alive."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from django.core.cache import cache
+from django.utils import timezone
+
+from jobs.live import WORKER_KEY, dead_seconds, live_key
+from jobs.models import Job, JobStatus
+
+Status = JobStatus
+
+
+@dataclass(frozen=True)
+class LiveState:
+    progress: float
+    stage: str
+    heartbeat_at: datetime | None
+
+    @property
+    def percent(self) -> int:
+        return int(round(100 * self.progress))
+
+
+def live_state(job: Job) -> LiveState:
+    """Progress, stage and last heartbeat of a job: from the cache while it runs."""
+    if job.status == Status.RUNNING:
+        data = cache.get(live_key(job))
+        if data:
+            beat = datetime.fromtimestamp(data["beat"], tz=UTC)
+            return LiveState(data["progress"], data["stage"], beat)
+    return LiveState(job.progress, job.stage, job.heartbeat_at)
+
+
+def is_dead(job: Job, *, now: datetime | None = None) -> bool:
+    """A running job whose last heartbeat is older than JOB_DEAD_SECONDS."""
+    if job.status != Status.RUNNING:
+        return False
+    now = now or timezone.now()
+    beat = live_state(job).heartbeat_at or job.started_at or job.created_at
+    return (now - beat).total_seconds() > dead_seconds()
+
+
+def worker_last_seen() -> datetime | None:
+    """When a job worker last said it was alive, if ever."""
+    data = cache.get(WORKER_KEY)
+    return datetime.fromtimestamp(data["at"], tz=UTC) if data else None
+
+
+def worker_alive(*, now: datetime | None = None) -> bool:
+    seen = worker_last_seen()
+    return seen is not None and (now or timezone.now()) - seen < timedelta(seconds=dead_seconds())
+
+
+def job_models() -> list[type[Job]]:
+    """Every kind of job the installed apps define."""
+    from django.apps import apps
+
+    return [m for m in apps.get_models() if issubclass(m, Job)]
+
+
+def jobs_ahead(job: Job) -> int:
+    """Active jobs of every kind created before this one: what a worker does first."""
+    return sum(model.objects.filter(status__in=Job.ACTIVE, created_at__lt=job.created_at).count()
+               for model in job_models())

@@ -1,0 +1,187 @@
+"""Writes of background jobs: queueing, claiming an attempt, finishing, failing, cancelling,
+restarting, and marking dead jobs failed.
+
+The job row holds the durable state; while an attempt runs, its progress and heartbeat go to the
+cache (``jobs.live``). A running job whose heartbeat is older than ``JOB_DEAD_SECONDS`` lost its
+worker; it is marked failed (by the scheduler, and by any page that looks at it) and can be
+restarted at once. Every write of an attempt is guarded by the attempt's
+``token``: an attempt that was given up can never overwrite a newer one.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from typing import Any, TypeVar
+
+from django.core.cache import cache
+from django.db import DatabaseError, transaction
+from django.utils import timezone
+
+from jobs.live import LIVE_TTL, cancel_key, dead_seconds
+from jobs.models import Job, JobStatus
+from jobs.selectors import is_dead, job_models, live_state
+
+logger = logging.getLogger(__name__)
+Status = JobStatus
+J = TypeVar("J", bound=Job)
+
+
+class JobBusy(Exception):
+    """Another live worker runs this job; try again after ``retry_in`` seconds."""
+
+    def __init__(self, retry_in: float) -> None:
+        super().__init__(f"the job is running on another worker; retry in {retry_in:.0f} s")
+        self.retry_in = retry_in
+
+
+# --- queueing ----------------------------------------------------------------------------------
+
+
+def job_enqueue(job: Job, send: Callable[[int], Any]) -> None:
+    """Send the job to the queue once the transaction that created it commits. A broker that
+    cannot be reached fails the job with the reason instead of leaving it queued forever."""
+
+    def publish() -> None:
+        try:
+            send(job.pk)
+        except Exception as exc:  # the broker's errors differ by transport
+            logger.exception("could not queue %s", job)
+            type(job).objects.filter(pk=job.pk, status=Status.QUEUED).update(
+                status=Status.FAILED, finished_at=timezone.now(),
+                error=f"The job queue could not be reached ({exc}); start the broker and restart the job.",
+            )
+
+    transaction.on_commit(publish)
+
+
+# --- dead workers ------------------------------------------------------------------------------
+
+
+def jobs_reap(model: type[J], *, now: datetime | None = None, jobs: Iterable[J] | None = None) -> int:
+    """Mark running jobs whose worker died as failed; returns how many."""
+    now = now or timezone.now()
+    candidates = list(jobs) if jobs is not None else list(model.objects.filter(status=Status.RUNNING))
+    reaped = 0
+    for job in candidates:
+        if not is_dead(job, now=now):
+            continue
+        try:
+            reaped += model.objects.filter(pk=job.pk, status=Status.RUNNING, token=job.token).update(
+                status=Status.FAILED, finished_at=now,
+                error=f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s. Restart the job.",
+            )
+        except DatabaseError:
+            # SQLite is locked by a long write; the next look will catch it.
+            logger.warning("could not mark %s as dead now", job)
+    return reaped
+
+
+# --- an attempt, in the worker -----------------------------------------------------------------
+
+
+def job_claim(model: type[J], pk: int) -> J | None:
+    """Start a new attempt at a queued job (or at a running one whose worker died). Returns None
+    when the job is finished; raises JobBusy when a live worker runs it."""
+    now = timezone.now()
+    with transaction.atomic():
+        job = model.objects.select_for_update().get(pk=pk)
+        if job.is_finished:
+            return None
+        if job.status == Status.RUNNING and not is_dead(job, now=now):
+            beat = live_state(job).heartbeat_at or now
+            raise JobBusy(max(dead_seconds() - (now - beat).total_seconds(), 1.0))
+        job.status, job.token, job.attempts = Status.RUNNING, uuid.uuid4(), job.attempts + 1
+        job.started_at = job.heartbeat_at = now
+        job.finished_at = None
+        job.progress, job.stage, job.error = 0.0, "starting", ""
+        job.save(update_fields=["status", "token", "attempts", "started_at", "heartbeat_at", "finished_at",
+                                "progress", "stage", "error"])
+    return job
+
+
+def _guarded(job: Job):
+    return type(job).objects.filter(pk=job.pk, token=job.token, status=Status.RUNNING)
+
+
+def job_finish(job: Job, **fields: Any) -> bool:
+    """Store the attempt's outcome; False when the attempt was given up meanwhile (cancelled,
+    reaped or restarted), in which case nothing was written. Call it inside the transaction of
+    the job's own writes, so that they commit only together with the outcome."""
+    now = timezone.now()
+    return bool(_guarded(job).update(status=Status.DONE, progress=1.0, stage="done", finished_at=now,
+                                     heartbeat_at=now, **fields))
+
+
+def job_fail(job: Job, error: str, **fields: Any) -> bool:
+    now = timezone.now()
+    return bool(_guarded(job).update(status=Status.FAILED, finished_at=now, heartbeat_at=now,
+                                     error=error[:10000], **fields))
+
+
+def failure_message(exc: BaseException) -> str:
+    """What a failed job says: the error's class (without its module path) and message."""
+    text = str(exc).strip()
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
+
+
+def job_requeue(job: Job, reason: str) -> bool:
+    """Put the attempt back in the queue after a transient fault (the database went away)."""
+    return bool(_guarded(job).update(status=Status.QUEUED, stage="", error=f"retrying after: {reason}"[:10000]))
+
+
+# --- what people do to jobs --------------------------------------------------------------------
+
+
+def _refuse_cancel(job: Job) -> None:
+    if not job.is_active:
+        raise ValueError(f"only queued or running jobs can be cancelled; this one is {job.get_status_display().lower()}")
+
+
+def job_cancel(job: J, *, by: str = "") -> J:
+    """Cancel a queued or running job at once; a running attempt stops at its next progress
+    report, and whatever it computes after that is discarded."""
+    current = type(job).objects.get(pk=job.pk)
+    _refuse_cancel(current)
+    # Tell the running attempt before taking the row's lock: on SQLite, an import's writes hold
+    # the database's write lock until it stops, which it does on seeing this.
+    cache.set(cancel_key(current), True, LIVE_TTL)
+    with transaction.atomic():
+        job = type(job).objects.select_for_update().get(pk=job.pk)
+        _refuse_cancel(job)
+        cache.set(cancel_key(job), True, LIVE_TTL)
+        job.status, job.finished_at = Status.CANCELLED, timezone.now()
+        job.stage = "cancelled"
+        job.error = f"Cancelled by {by}." if by else "Cancelled."
+        job.save(update_fields=["status", "finished_at", "stage", "error"])
+    return job
+
+
+def job_restart(job: J, send: Callable[[int], Any]) -> J:
+    """Queue a failed or cancelled job again (or one whose worker died), as a new attempt."""
+    with transaction.atomic():
+        job = type(job).objects.select_for_update().get(pk=job.pk)
+        if job.status == Status.RUNNING and is_dead(job):
+            job.status = Status.FAILED
+        if job.status not in (Status.FAILED, Status.CANCELLED):
+            raise ValueError(f"only failed or cancelled jobs can be restarted; this one is {job.get_status_display().lower()}")
+        job.status, job.token = Status.QUEUED, uuid.uuid4()
+        job.progress, job.stage, job.error = 0.0, "", ""
+        job.started_at = job.finished_at = job.heartbeat_at = None
+        job.save(update_fields=["status", "token", "progress", "stage", "error", "started_at", "finished_at",
+                                "heartbeat_at"])
+        job_enqueue(job, send)
+    return job
+
+
+def job_give_up(model: type[Job], pk: int, error: str) -> None:
+    """Fail a job that was requeued after transient faults once its retries are spent."""
+    model.objects.filter(pk=pk, status=Status.QUEUED).update(
+        status=Status.FAILED, finished_at=timezone.now(), error=error[:10000]
+    )
+
+
+def jobs_reap_all() -> int:
+    return sum(jobs_reap(model) for model in job_models())
