@@ -34,20 +34,20 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
     Interval,
     ItemAdditive,
     bootstrap_intervals,
     safe_divide,
 )
-from analysis.methods.agreement_counts import (
+from analysis.methods.agreement.counts import (
     MultiRaterAgreement,
     counts_statistics,
     fleiss_kappa,
     multi_rater_result,
 )
-from analysis.methods.agreement_frames import encode_frame, item_label_counts
-from analysis.methods.agreement_kappa import (
+from analysis.methods.agreement.frames import encode_frame, item_label_counts
+from analysis.methods.agreement.kappa import (
     PairwiseKappa,
     WorkerPairs,
     pairwise_cohen_kappa,
@@ -55,7 +55,7 @@ from analysis.methods.agreement_kappa import (
     pairwise_statistic,
     worker_pairs,
 )
-from analysis.methods.agreement_votes import (
+from analysis.methods.agreement.votes import (
     PositiveVotes,
     high_confidence_statistic,
     positive_votes,

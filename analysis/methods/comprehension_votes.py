@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import ItemAdditive, bootstrap_intervals, safe_divide
+from analysis.methods.agreement.bootstrap import ItemAdditive, bootstrap_intervals, safe_divide
 
 
 def vote_distribution(votes: pd.DataFrame, *, n_boot: int = 200, seed: int | None = 0,

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from analysis.methods.preference_graph import A1, A2, EQUAL
-from analysis.methods.preference_graph_weights import pair_weights
+from analysis.methods.preference_graph.weights import pair_weights
 
 
 class TestPairWeights:

@@ -32,23 +32,23 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from analysis.methods.agreement_frames import factorize
-from analysis.methods.mace_checks import (
+from analysis.methods.agreement.frames import factorize
+from analysis.methods.mace.checks import (
     check_options,
     code_array,
     code_count,
     controls_array,
     reject_duplicates,
 )
-from analysis.methods.mace_em import block_threads, run_restarts
-from analysis.methods.mace_layout import (
+from analysis.methods.mace.em import block_threads, run_restarts
+from analysis.methods.mace.layout import (
     DEFAULT_MAX_MEMORY,
     MaceTooLarge,
     build_layout,
     check_memory,
     memory_estimate,
 )
-from analysis.methods.mace_sparse import SparseRows, sparse_rows
+from analysis.methods.mace.sparse import SparseRows, sparse_rows
 
 __all__ = [
     "DEFAULT_MAX_MEMORY",
@@ -349,8 +349,3 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     array.flags.writeable = False
     return array
 
-
-if __name__ == "__main__":
-    from analysis.methods.mace_cli import main
-
-    raise SystemExit(main())

@@ -18,7 +18,7 @@ Kappa over a pair's few shared items is biased downward (its chance term is esti
 same items), and a bootstrap over items compounds that: the replicates of the mean sit slightly
 below the estimate (by about 0.003 for pairs sharing ~100 items). With thousands of pairs the
 interval is narrower than that shift, so a percentile interval can exclude the estimate; the
-``"basic"`` interval of :func:`~analysis.methods.agreement_bootstrap.bootstrap_intervals`
+``"basic"`` interval of :func:`~analysis.methods.agreement.bootstrap.bootstrap_intervals`
 corrects for it.
 """
 
@@ -33,13 +33,13 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
     Interval,
     ItemAdditive,
     safe_divide,
     single_interval,
 )
-from analysis.methods.agreement_frames import (
+from analysis.methods.agreement.frames import (
     EncodedFrame,
     ensure_encoded,
     unique_inverse_counts,

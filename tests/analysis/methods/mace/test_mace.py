@@ -12,7 +12,7 @@ import pytest
 
 from analysis.methods.mace import NO_LABEL, entropy, mace, mace_frame, threshold_mask
 
-JAVA = Path(__file__).resolve().parents[2] / "fixtures" / "mace_java"
+JAVA = Path(__file__).resolve().parents[3] / "fixtures" / "mace_java"
 
 
 def crowd(n_items=300, n_good=7, n_spammers=3, per_item=5, n_labels=3, accuracy=0.85, seed=0):

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from analysis.methods.agreement_alpha import (
+from analysis.methods.agreement.alpha import (
     PACKAGE_LEVELS,
     KrippendorffAlpha,
     alpha_distance,
@@ -16,23 +16,23 @@ from analysis.methods.agreement_alpha import (
     alpha_result,
     alpha_statistic,
 )
-from analysis.methods.agreement_bootstrap import Interval, IntervalMethod, bootstrap_intervals
-from analysis.methods.agreement_counts import (
+from analysis.methods.agreement.bootstrap import Interval, IntervalMethod, bootstrap_intervals
+from analysis.methods.agreement.counts import (
     MultiRaterAgreement,
     PercentAgreement,
     counts_statistics,
     multi_rater_result,
 )
-from analysis.methods.agreement_frames import EncodedFrame, ensure_encoded, item_label_counts
-from analysis.methods.agreement_kappa import (
+from analysis.methods.agreement.frames import EncodedFrame, ensure_encoded, item_label_counts
+from analysis.methods.agreement.kappa import (
     PairWeighting,
     PairwiseKappa,
     pairwise_result,
     pairwise_statistic,
     worker_pairs,
 )
-from analysis.methods.agreement_sets import SET_DISTANCES, SetDistance
-from analysis.methods.agreement_votes import (
+from analysis.methods.agreement.sets import SET_DISTANCES, SetDistance
+from analysis.methods.agreement.votes import (
     HighConfidence,
     PositiveVotes,
     has_binary_labels,

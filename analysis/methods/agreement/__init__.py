@@ -46,9 +46,9 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from analysis.methods.agreement_alpha import KrippendorffAlpha, krippendorff_alpha
-from analysis.methods.agreement_bootstrap import bootstrap_intervals
-from analysis.methods.agreement_counts import (
+from analysis.methods.agreement.alpha import KrippendorffAlpha, krippendorff_alpha
+from analysis.methods.agreement.bootstrap import bootstrap_intervals
+from analysis.methods.agreement.counts import (
     MultiRaterAgreement,
     PercentAgreement,
     fleiss_kappa,
@@ -57,7 +57,7 @@ from analysis.methods.agreement_counts import (
     gwet_ac1_from_counts,
     percent_agreement,
 )
-from analysis.methods.agreement_frames import (
+from analysis.methods.agreement.frames import (
     EncodedFrame,
     FrameError,
     encode_frame,
@@ -66,8 +66,8 @@ from analysis.methods.agreement_frames import (
     reliability_matrix,
     within_item_pairs,
 )
-from analysis.methods.agreement_io import InputError, default_separator, location, read_long_csv
-from analysis.methods.agreement_kappa import (
+from analysis.methods.agreement.io import InputError, default_separator, location, read_long_csv
+from analysis.methods.agreement.kappa import (
     CohenKappa,
     PairwiseKappa,
     cohen_kappa,
@@ -75,9 +75,9 @@ from analysis.methods.agreement_kappa import (
     pairwise_kappa_table,
     quadratic_weighted_kappa,
 )
-from analysis.methods.agreement_report import AgreementReport, agreement_report
-from analysis.methods.agreement_sets import jaccard_distance, masi_distance
-from analysis.methods.agreement_votes import (
+from analysis.methods.agreement.report import AgreementReport, agreement_report
+from analysis.methods.agreement.sets import jaccard_distance, masi_distance
+from analysis.methods.agreement.votes import (
     HighConfidence,
     PositiveVotes,
     high_confidence_share,
@@ -234,6 +234,3 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(json.dumps(report.to_dict(), indent=args.indent, allow_nan=False))
     return 0
 
-
-if __name__ == "__main__":
-    sys.exit(main())

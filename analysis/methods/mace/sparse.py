@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.mace_layout import DEFAULT_MAX_MEMORY, MaceTooLarge, format_bytes
+from analysis.methods.mace.layout import DEFAULT_MAX_MEMORY, MaceTooLarge, format_bytes
 
 
 @dataclass(frozen=True)

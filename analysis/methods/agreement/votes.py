@@ -11,13 +11,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
     Interval,
     ItemAdditive,
     safe_divide,
     single_interval,
 )
-from analysis.methods.agreement_frames import (
+from analysis.methods.agreement.frames import (
     EncodedFrame,
     ItemLabelCounts,
     ensure_encoded,

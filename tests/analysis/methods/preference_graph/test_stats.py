@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods import preference_graph_stats as stats_module
 from analysis.methods.preference_graph import A1, A2, EQUAL, preference_graph_filter
-from analysis.methods.preference_graph_stats import (
+from analysis.methods.preference_graph import stats as stats_module
+from analysis.methods.preference_graph.stats import (
     preference_graph_stats,
     transitivity_scores,
     transitivity_table,

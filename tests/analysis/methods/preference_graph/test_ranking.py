@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from analysis.methods.preference_graph import A1, A2, EQUAL, preference_graph_filter
-from analysis.methods.preference_graph_ranking import preference_ranking
+from analysis.methods.preference_graph.ranking import preference_ranking
 
 
 def frame(rows: list[tuple]) -> pd.DataFrame:

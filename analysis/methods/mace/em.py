@@ -27,8 +27,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.mace_layout import RESTARTS_PER_BLOCK, Layout, initial_parameters
-from analysis.methods.mace_segments import aligned_empty, segment_reduce
+from analysis.methods.mace.layout import RESTARTS_PER_BLOCK, Layout, initial_parameters
+from analysis.methods.mace.segments import aligned_empty, segment_reduce
 
 # The original tool's Dirichlet prior on guessing strategies (not an option there either): it
 # pulls every strategy towards uniform as strongly as ten pseudo-answers.

@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from analysis.methods import mace_layout
 from analysis.methods.mace import MaceTooLarge, mace, memory_estimate
-from analysis.methods.mace_sparse import sparse_rows
+from analysis.methods.mace import layout as mace_layout
+from analysis.methods.mace.sparse import sparse_rows
 
-PROJECT = Path(__file__).resolve().parents[3]
+PROJECT = Path(__file__).resolve().parents[4]
 MB = 1 << 20
 
 

@@ -31,13 +31,13 @@ import pandas as pd
 from numpy.typing import ArrayLike
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
     Interval,
     ItemAdditive,
     safe_divide,
     single_interval,
 )
-from analysis.methods.agreement_frames import (
+from analysis.methods.agreement.frames import (
     EncodedFrame,
     ItemLabelCounts,
     counts_from_table,

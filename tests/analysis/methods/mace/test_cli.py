@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.mace_cli import format_double, main
+from analysis.methods.mace.cli import format_double, main
 
-PROJECT = Path(__file__).resolve().parents[3]
+PROJECT = Path(__file__).resolve().parents[4]
 
 
 def test_format_double_writes_what_java_writes():

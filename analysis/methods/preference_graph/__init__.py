@@ -27,7 +27,7 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from analysis.methods.dag import IncrementalTopologicalOrder
+from analysis.methods.preference_graph.dag import IncrementalTopologicalOrder
 
 A1, A2, EQUAL = "a1", "a2", "equal"
 GOLD_LABELS = (A1, A2, EQUAL)

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.agreement_frames import unique_inverse_counts
-from analysis.methods.mace_segments import (
+from analysis.methods.agreement.frames import unique_inverse_counts
+from analysis.methods.mace.segments import (
     BLOCK_ROWS,
     EXACT_SEGMENT_SIZES,
     GroupPlan,

@@ -16,11 +16,11 @@ from analysis.methods.agreement import (
     fleiss_kappa,
     item_category_counts,
 )
-from analysis.methods.agreement_alpha import alpha_distance, alpha_statistic
-from analysis.methods.agreement_bootstrap import bootstrap_intervals, bootstrap_replicates
-from analysis.methods.agreement_counts import counts_statistics
-from analysis.methods.agreement_frames import item_label_counts
-from analysis.methods.agreement_kappa import pairwise_statistic, worker_pairs
+from analysis.methods.agreement.alpha import alpha_distance, alpha_statistic
+from analysis.methods.agreement.bootstrap import bootstrap_intervals, bootstrap_replicates
+from analysis.methods.agreement.counts import counts_statistics
+from analysis.methods.agreement.frames import item_label_counts
+from analysis.methods.agreement.kappa import pairwise_statistic, worker_pairs
 
 SEED, N_BOOT = 123, 25
 

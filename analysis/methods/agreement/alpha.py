@@ -27,13 +27,13 @@ import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
     Interval,
     ItemAdditive,
     safe_divide,
     single_interval,
 )
-from analysis.methods.agreement_frames import (
+from analysis.methods.agreement.frames import (
     EncodedFrame,
     ItemLabelCounts,
     ensure_encoded,
@@ -41,7 +41,7 @@ from analysis.methods.agreement_frames import (
     pairs_within_runs,
     unique_inverse_counts,
 )
-from analysis.methods.agreement_sets import SET_DISTANCES, SetDistances
+from analysis.methods.agreement.sets import SET_DISTANCES, SetDistances
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio", "masi", "jaccard"]
 PACKAGE_LEVELS = ("nominal", "ordinal", "interval", "ratio")

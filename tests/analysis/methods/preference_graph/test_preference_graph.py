@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.dag import IncrementalTopologicalOrder
 from analysis.methods.preference_graph import (
     A1,
     A2,
@@ -19,8 +18,9 @@ from analysis.methods.preference_graph import (
     preference_graph_filter,
     processing_order,
 )
-from analysis.methods.preference_graph_ranking import preference_ranking
-from analysis.methods.preference_graph_weights import pair_weights
+from analysis.methods.preference_graph.dag import IncrementalTopologicalOrder
+from analysis.methods.preference_graph.ranking import preference_ranking
+from analysis.methods.preference_graph.weights import pair_weights
 
 UKP = Path("ukpconvarg1") / "assignments.tsv.gz"  # under the shared_data fixture
 

@@ -5,9 +5,10 @@ import math
 import numpy as np
 import pytest
 
-from analysis.methods import mace_em, mace_layout
+from analysis.methods.mace import em as mace_em
+from analysis.methods.mace import layout as mace_layout
 from analysis.methods.mace import mace
-from analysis.methods.mace_layout import build_layout
+from analysis.methods.mace.layout import build_layout
 
 
 def random_annotations(n_items, n_workers, per_item, n_labels, seed):

@@ -24,7 +24,7 @@ from analysis.methods.agreement import (
     within_item_pairs,
 )
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[4]
 UKP = Path("ukpconvarg1") / "assignments.tsv.gz"  # under the shared_data fixture
 REQUIRED_KEYS = {
     "cohen_kappa",

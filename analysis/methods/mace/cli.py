@@ -32,7 +32,7 @@ from analysis.methods.mace import (
     mace,
     threshold_mask,
 )
-from analysis.methods.mace_layout import format_bytes, parse_bytes
+from analysis.methods.mace.layout import format_bytes, parse_bytes
 
 # Java's String.trim() drops every character up to and including the space.
 _JAVA_BLANK = "".join(map(chr, range(33)))
