@@ -18,11 +18,11 @@ from analysis.methods.agreement import (
     gwet_ac1,
     item_category_counts,
     krippendorff_alpha,
-    main,
     pairwise_cohen_kappa,
     percent_agreement,
     within_item_pairs,
 )
+from analysis.methods.agreement.cli import main
 
 ROOT = Path(__file__).resolve().parents[4]
 UKP = Path("ukpconvarg1") / "assignments.tsv.gz"  # under the shared_data fixture
