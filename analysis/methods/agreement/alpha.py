@@ -39,9 +39,9 @@ from analysis.methods.agreement.frames import (
     ensure_encoded,
     item_label_counts,
     pairs_within_runs,
-    unique_inverse_counts,
 )
 from analysis.methods.agreement.sets import SET_DISTANCES, SetDistances
+from analysis.methods.codes import unique_inverse_counts
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio", "masi", "jaccard"]
 PACKAGE_LEVELS = ("nominal", "ordinal", "interval", "ratio")

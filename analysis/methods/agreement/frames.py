@@ -8,7 +8,6 @@ with a million annotations encodes in well under a second.
 
 from __future__ import annotations
 
-import ctypes
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -17,6 +16,8 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 from scipy import sparse
+
+from analysis.methods.codes import factorize, stable_argsort
 
 LONG_COLUMNS = ("item", "worker", "label")
 LabelKind = Literal["plain", "sets"]
@@ -139,76 +140,6 @@ def ensure_encoded(
             )
         return frame
     return encode_frame(frame, categories=categories)
-
-
-def unique_inverse_counts(keys: np.ndarray, *, bound: int | None = None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``np.unique(keys, return_inverse=True, return_counts=True)`` for non-negative integer
-    keys, without sorting every key: by counting when the keys lie below a small ``bound``, else
-    by hashing (only the distinct keys are sorted). Several times faster on millions of keys."""
-    keys = np.asarray(keys, dtype=np.int64)
-    if bound is not None and bound <= max(4 * keys.size, 1 << 16):
-        flat = np.bincount(keys, minlength=bound)
-        present = flat > 0
-        uniques = np.flatnonzero(present)
-        return uniques, (np.cumsum(present) - 1)[keys], flat[uniques]
-    codes, uniques = pd.factorize(keys, sort=True)
-    return uniques, codes.astype(np.int64, copy=False), np.bincount(codes, minlength=uniques.size)
-
-
-def stable_argsort(keys: np.ndarray, *, bound: int | None = None) -> np.ndarray:
-    """``np.argsort(keys, kind="stable")`` for non-negative integer keys below ``bound``.
-
-    numpy sorts 64-bit integers stably with a merge sort; a plain sort of ``key << b | position``
-    (unique values, so order among equal keys is by position) uses the vectorised quicksort and
-    is about four times faster on millions of keys. Falls back to numpy's own when key and
-    position do not fit in 63 bits together.
-    """
-    keys = np.asarray(keys)
-    n = keys.size
-    if n == 0 or keys.dtype.kind not in "iu":
-        return np.argsort(keys, kind="stable")
-    bits = max(1, (n - 1).bit_length())
-    if bound is None:
-        if int(keys.min()) < 0:
-            return np.argsort(keys, kind="stable")
-        bound = int(keys.max()) + 1
-    if bound < 1 or (bound - 1).bit_length() + bits > 63:
-        return np.argsort(keys, kind="stable")
-    combined = keys.astype(np.int64) << bits
-    combined |= np.arange(n, dtype=np.int64)
-    combined.sort()
-    combined &= (1 << bits) - 1
-    return combined.astype(np.intp, copy=False)
-
-
-# Below this many values, factorizing by identity first is not worth its set-up.
-_IDENTITY_MIN = 100_000
-
-
-def factorize(values: pd.Series | np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """``pd.factorize(values, sort=sort)``, with the same codes and uniques, several times faster
-    on millions of strings that repeat as the same objects (a long frame read from the
-    database holds one string object per item, worker and label): the values are factorized by
-    identity first, as integers, and only the distinct objects are hashed by value."""
-    if isinstance(values, pd.Series):
-        if not (values.dtype == object or isinstance(values.dtype, pd.StringDtype)):
-            return pd.factorize(values, sort=sort)
-        array = values.to_numpy(dtype=object)
-    else:
-        array = np.asarray(values)
-    if array.dtype != object or array.ndim != 1 or array.size < _IDENTITY_MIN:
-        return pd.factorize(values, sort=sort)
-    array = np.ascontiguousarray(array)
-    # The object array's own pointers, read as integers (copied while ``array`` holds them).
-    pointers = (ctypes.c_size_t * array.size).from_address(array.ctypes.data)
-    addresses = np.ctypeslib.as_array(pointers).copy()
-    by_object, objects = pd.factorize(addresses)
-    if len(objects) * 2 > array.size:  # mostly distinct objects: nothing to gain
-        return pd.factorize(values, sort=sort)
-    first = np.empty(len(objects), dtype=np.int64)
-    first[by_object[::-1]] = np.arange(array.size - 1, -1, -1)  # each object's first position
-    by_value, uniques = pd.factorize(array[first], sort=sort)
-    return by_value[by_object], uniques
 
 
 def _factorize(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:

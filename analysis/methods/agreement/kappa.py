@@ -42,9 +42,9 @@ from analysis.methods.agreement.bootstrap import (
 from analysis.methods.agreement.frames import (
     EncodedFrame,
     ensure_encoded,
-    unique_inverse_counts,
     within_item_pairs,
 )
+from analysis.methods.codes import unique_inverse_counts
 
 Weights = Literal["linear", "quadratic"] | None
 PairWeighting = Literal["mean", "shared_items"]

@@ -32,7 +32,7 @@ from functools import cached_property
 import numpy as np
 import pandas as pd
 
-from analysis.methods.agreement.frames import factorize
+from analysis.methods.codes import factorize
 from analysis.methods.mace.checks import (
     check_options,
     code_array,

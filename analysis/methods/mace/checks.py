@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from analysis.methods.agreement.frames import stable_argsort
+from analysis.methods.codes import stable_argsort
 
 
 def code_array(name: str, values) -> np.ndarray:

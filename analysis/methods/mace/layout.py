@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.agreement.frames import unique_inverse_counts
+from analysis.methods.codes import unique_inverse_counts
 from analysis.methods.mace.segments import (
     BLOCK_ROWS,
     EXACT_SEGMENT_SIZES,

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from analysis.methods.agreement.frames import stable_argsort
+from analysis.methods.codes import stable_argsort
 
 # Segments up to this many annotations get a bucket of their own; longer ones are padded up a
 # geometric ladder (x1.5), which bounds the numpy calls for heavy-tailed workers and the padding.

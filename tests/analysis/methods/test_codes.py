@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.agreement.frames import factorize, stable_argsort, unique_inverse_counts
+from analysis.methods.codes import factorize, stable_argsort, unique_inverse_counts
 
 
 def shared_strings(n: int, distinct: int, seed: int = 0) -> np.ndarray:
