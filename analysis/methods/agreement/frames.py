@@ -243,11 +243,6 @@ class ItemLabelCounts:
     def n_items(self) -> int:
         return int(self.ratings.size)
 
-    def dense(self) -> np.ndarray:
-        table = np.zeros((self.n_items, self.n_categories), dtype=self.count.dtype)
-        table[self.item, self.label] = self.count
-        return table
-
 
 def item_label_counts(encoded: EncodedFrame) -> ItemLabelCounts:
     """Count annotations per (item, category) without materialising empty cells."""
