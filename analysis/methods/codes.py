@@ -8,8 +8,6 @@ their running time, so they live here once, shared by both families.
 
 from __future__ import annotations
 
-import ctypes
-
 import numpy as np
 import pandas as pd
 
@@ -71,10 +69,7 @@ def factorize(values: pd.Series | np.ndarray, *, sort: bool = False) -> tuple[np
         array = np.asarray(values)
     if array.dtype != object or array.ndim != 1 or array.size < _IDENTITY_MIN:
         return pd.factorize(values, sort=sort)
-    array = np.ascontiguousarray(array)
-    # The object array's own pointers, read as integers (copied while ``array`` holds them).
-    pointers = (ctypes.c_size_t * array.size).from_address(array.ctypes.data)
-    addresses = np.ctypeslib.as_array(pointers).copy()
+    addresses = object_ids(array)
     by_object, objects = pd.factorize(addresses)
     if len(objects) * 2 > array.size:  # mostly distinct objects: nothing to gain
         return pd.factorize(values, sort=sort)
@@ -82,3 +77,17 @@ def factorize(values: pd.Series | np.ndarray, *, sort: bool = False) -> tuple[np
     first[by_object[::-1]] = np.arange(array.size - 1, -1, -1)  # each object's first position
     by_value, uniques = pd.factorize(array[first], sort=sort)
     return by_value[by_object], uniques
+
+
+def object_ids(array: np.ndarray) -> np.ndarray:
+    """``[id(value) for value in array]`` of a 1-D object array, as ``uintp``, without a Python
+    call per element.
+
+    An object array's memory holds one ``PyObject *`` per element (the array interface's type
+    ``O``), and ``ndarray.tobytes`` copies that memory out: read back as unsigned integers, those
+    are the objects' addresses, which CPython's ``id`` returns. Two elements get equal numbers
+    exactly when they are the same object, for as long as ``array`` holds them.
+    """
+    if array.dtype != object or array.ndim != 1:
+        raise ValueError(f"object_ids needs a 1-D object array, got {array.dtype} of shape {array.shape}")
+    return np.frombuffer(array.tobytes(), dtype=np.uintp)

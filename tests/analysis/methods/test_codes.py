@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from analysis.methods.codes import factorize, stable_argsort, unique_inverse_counts
+from analysis.methods.codes import factorize, object_ids, stable_argsort, unique_inverse_counts
 
 
 def shared_strings(n: int, distinct: int, seed: int = 0) -> np.ndarray:
@@ -41,6 +41,17 @@ def test_unhashable_values_raise_as_pandas_does():
     values[:] = [["a", "b"]] * 150_000
     with pytest.raises(TypeError):
         factorize(values)
+
+
+def test_object_ids_read_exactly_the_ids_of_the_objects():
+    # factorize groups values by these numbers: were they ever not the objects' ids (another
+    # numpy layout, a copy of the objects), this fails before any code can come out wrong.
+    values = shared_strings(1_000, 10)
+    values[3], values[5], values[8] = None, 2.5, ("a", "b")
+    for array in (values, values[::3], values[::-1]):
+        assert object_ids(array).tolist() == [id(value) for value in array]
+    with pytest.raises(ValueError, match="1-D object array"):
+        object_ids(np.arange(3))
 
 
 @pytest.mark.parametrize("bound", [None, 50, 10**12])
