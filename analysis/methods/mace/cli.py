@@ -23,16 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
-from analysis.methods.mace import (
+from analysis.methods.mace.estimator import (
     DEFAULT_ALPHA,
     DEFAULT_BETA,
     DEFAULT_ITERATIONS,
-    DEFAULT_MAX_MEMORY,
     DEFAULT_RESTARTS,
     mace,
     threshold_mask,
 )
-from analysis.methods.mace.layout import format_bytes, parse_bytes
+from analysis.methods.mace.layout import DEFAULT_MAX_MEMORY, format_bytes, parse_bytes
 
 # Java's String.trim() drops every character up to and including the space.
 _JAVA_BLANK = "".join(map(chr, range(33)))
