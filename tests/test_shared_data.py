@@ -55,7 +55,7 @@ def test_a_ci_run_without_the_data_fails(tmp_path):
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "shared_data",
          "tests/analysis/methods/agreement/test_agreement.py",
-         "tests/analysis/methods/preference_graph/test_preference_graph.py"],
+         "tests/analysis/methods/preference_graph/test_filter.py"],
         cwd=ROOT, env={**env, "SHARED_DATA_DIR": str(tmp_path), "REQUIRE_SHARED_DATA": "1"},
         capture_output=True, text=True, timeout=300,
     )

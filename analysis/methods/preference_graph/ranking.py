@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import networkx as nx
 import pandas as pd
 
-from analysis.methods.preference_graph import A1, A2, GOLD_LABELS
+from analysis.methods.preference_graph.result import A1, A2, GOLD_LABELS
 
 
 @dataclass(frozen=True)

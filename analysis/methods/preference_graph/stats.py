@@ -27,12 +27,12 @@ import networkx as nx
 import numpy as np
 import pandas as pd
 
-from analysis.methods.preference_graph import (
+from analysis.methods.preference_graph.filter import preference_graph_filter
+from analysis.methods.preference_graph.result import (
     STRATEGIES,
     PreferenceGraphResult,
     Reason,
     Strategy,
-    preference_graph_filter,
 )
 
 # Cells of the longest-path table held at once (int32: 256 MB); large graphs are processed in
