@@ -12,8 +12,8 @@ Rules that the paper leaves open, fixed here:
   (``votes == m / 2``) is negative — a title counts as argued only when most listeners heard it.
 - high confidence: at least ``m - 1`` of ``m`` annotators agree. With binary answers and
   ``m <= 3`` that always holds, so the share counts only questions with ``m >= 4`` by default
-  (``high_confidence_min_annotators``); the per-question flag of :func:`question_votes` is the
-  bare rule.
+  (``high_confidence_min_annotators``); the per-question flag of
+  :func:`~analysis.methods.comprehension_votes.question_votes` is the bare rule.
 - Fleiss' kappa uses the existing generalisation to a variable number of ratings per question
   (Gwet 2014, see ``agreement_counts``); with a fixed ``m`` it is exactly Fleiss (1971).
 - kappas are averaged over worker pairs sharing at least ``min_overlap`` binary questions (a
@@ -60,8 +60,8 @@ from analysis.methods.agreement.votes import (
     high_confidence_statistic,
     positive_votes,
 )
+from analysis.methods.comprehension_votes import binary_frame, question_frame, question_votes
 
-QUESTION_COLUMNS = ("item", "option", "worker", "label")
 STANCES = ("pro", "con")
 MODES = ("listening", "reading")
 
@@ -135,23 +135,6 @@ class ModeComparison:
 
     def to_dict(self) -> dict[str, object]:
         return _fields_dict(self)
-
-
-def question_votes(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (item, option), sorted: ``votes`` (positive), ``annotators`` (m), ``share``,
-    ``majority`` (1 when votes > m / 2; a tie is 0) and ``high_confidence``
-    (max(votes, m - votes) >= m - 1)."""
-    data = binary_frame(frame)
-    votes = (
-        data.groupby(["item", "option"], sort=True)["label"]
-        .agg(votes="sum", annotators="size")
-        .reset_index()
-    )
-    m = votes["annotators"]
-    votes["share"] = votes["votes"] / m
-    votes["majority"] = (2 * votes["votes"] > m).astype(np.int64)
-    votes["high_confidence"] = np.maximum(votes["votes"], m - votes["votes"]) >= m - 1
-    return votes
 
 
 def comprehension_figures(
@@ -279,38 +262,6 @@ def mode_comparison(frame: pd.DataFrame, *, min_overlap: int = 1) -> ModeCompari
         n_questions=len(joined),
         same_majority_share=float(same) if len(joined) else math.nan,
     )
-
-
-def binary_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The columns item, option, worker, label of one mode, checked; labels as 0/1 integers."""
-    missing = [column for column in QUESTION_COLUMNS if column not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"missing column(s) {', '.join(missing)}; need {', '.join(QUESTION_COLUMNS)}"
-        )
-    if "mode" in frame.columns and frame["mode"].nunique() > 1:
-        raise ValueError("the frame holds several modes; select one (listeners and readers differ)")
-    data = frame.loc[:, list(QUESTION_COLUMNS)]
-    if data.empty:
-        raise ValueError("no annotations: the frame has no rows")
-    if data.isna().any().any():
-        raise ValueError("item, option, worker and label must not be missing")
-    label = data["label"]
-    if not label.isin([0, 1]).all():
-        raise ValueError(f"labels must be 0/1, got {sorted(map(str, set(label) - {0, 1}))[:5]}")
-    if data.duplicated(["item", "option", "worker"]).any():
-        row = data[data.duplicated(["item", "option", "worker"])].iloc[0]
-        raise ValueError(
-            f"worker {row['worker']!r} answered question ({row['item']!r}, {row['option']!r}) twice"
-        )
-    return data.assign(label=label.astype(np.int64))
-
-
-def question_frame(data: pd.DataFrame) -> pd.DataFrame:
-    """The long frame ``item, worker, label`` with one item per binary question, numbered in
-    the sorted (item, option) order of :func:`question_votes` (``ngroup`` follows that order)."""
-    question = data.groupby(["item", "option"], sort=True).ngroup().to_numpy()
-    return pd.DataFrame({"item": question, "worker": data["worker"], "label": data["label"]})
 
 
 def speech_stances(stance: pd.Series, speeches: pd.Index) -> np.ndarray:

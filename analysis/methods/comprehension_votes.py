@@ -1,5 +1,9 @@
-"""The distribution of questions by number of positive votes (Figure 1 of Mirkin et al., EMNLP
-2018), with a bootstrap interval for every share: speeches are resampled with all their
+"""Votes on the binary questions of the comprehension study (Mirkin et al., EMNLP 2018).
+
+The checked binary frame (:func:`binary_frame`), its votes per question (:func:`question_votes`,
+with the majority and high-confidence rules of :mod:`analysis.methods.comprehension`), and the
+distribution of questions by number of positive votes (:func:`vote_distribution`, Figure 1 of
+the paper) with a bootstrap interval for every share: speeches are resampled with all their
 questions, as for the other comprehension figures."""
 
 from __future__ import annotations
@@ -9,6 +13,57 @@ import pandas as pd
 from scipy import sparse
 
 from analysis.methods.agreement.bootstrap import ItemAdditive, bootstrap_intervals, safe_divide
+
+QUESTION_COLUMNS = ("item", "option", "worker", "label")
+
+
+def question_votes(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per (item, option), sorted: ``votes`` (positive), ``annotators`` (m), ``share``,
+    ``majority`` (1 when votes > m / 2; a tie is 0) and ``high_confidence``
+    (max(votes, m - votes) >= m - 1)."""
+    data = binary_frame(frame)
+    votes = (
+        data.groupby(["item", "option"], sort=True)["label"]
+        .agg(votes="sum", annotators="size")
+        .reset_index()
+    )
+    m = votes["annotators"]
+    votes["share"] = votes["votes"] / m
+    votes["majority"] = (2 * votes["votes"] > m).astype(np.int64)
+    votes["high_confidence"] = np.maximum(votes["votes"], m - votes["votes"]) >= m - 1
+    return votes
+
+
+def binary_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    """The columns item, option, worker, label of one mode, checked; labels as 0/1 integers."""
+    missing = [column for column in QUESTION_COLUMNS if column not in frame.columns]
+    if missing:
+        raise ValueError(
+            f"missing column(s) {', '.join(missing)}; need {', '.join(QUESTION_COLUMNS)}"
+        )
+    if "mode" in frame.columns and frame["mode"].nunique() > 1:
+        raise ValueError("the frame holds several modes; select one (listeners and readers differ)")
+    data = frame.loc[:, list(QUESTION_COLUMNS)]
+    if data.empty:
+        raise ValueError("no annotations: the frame has no rows")
+    if data.isna().any().any():
+        raise ValueError("item, option, worker and label must not be missing")
+    label = data["label"]
+    if not label.isin([0, 1]).all():
+        raise ValueError(f"labels must be 0/1, got {sorted(map(str, set(label) - {0, 1}))[:5]}")
+    if data.duplicated(["item", "option", "worker"]).any():
+        row = data[data.duplicated(["item", "option", "worker"])].iloc[0]
+        raise ValueError(
+            f"worker {row['worker']!r} answered question ({row['item']!r}, {row['option']!r}) twice"
+        )
+    return data.assign(label=label.astype(np.int64))
+
+
+def question_frame(data: pd.DataFrame) -> pd.DataFrame:
+    """The long frame ``item, worker, label`` with one item per binary question, numbered in
+    the sorted (item, option) order of :func:`question_votes` (``ngroup`` follows that order)."""
+    question = data.groupby(["item", "option"], sort=True).ngroup().to_numpy()
+    return pd.DataFrame({"item": question, "worker": data["worker"], "label": data["label"]})
 
 
 def vote_distribution(votes: pd.DataFrame, *, n_boot: int = 200, seed: int | None = 0,
