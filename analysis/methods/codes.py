@@ -56,11 +56,14 @@ def stable_argsort(keys: np.ndarray, *, bound: int | None = None) -> np.ndarray:
 _IDENTITY_MIN = 100_000
 
 
-def factorize(values: pd.Series | np.ndarray, *, sort: bool = False) -> tuple[np.ndarray, np.ndarray]:
+def factorize(
+    values: pd.Series | np.ndarray, *, sort: bool = False
+) -> tuple[np.ndarray, np.ndarray | pd.Index]:
     """``pd.factorize(values, sort=sort)``, with the same codes and uniques, several times faster
     on millions of strings that repeat as the same objects (a long frame read from the
     database holds one string object per item, worker and label): the values are factorized by
-    identity first, as integers, and only the distinct objects are hashed by value."""
+    identity first, as integers, and only the distinct objects are hashed by value. As with
+    pandas, the uniques are an Index for a Series and an array for an array."""
     if isinstance(values, pd.Series):
         if not (values.dtype == object or isinstance(values.dtype, pd.StringDtype)):
             return pd.factorize(values, sort=sort)

@@ -44,9 +44,11 @@ from analysis.methods.agreement.sets import SET_DISTANCES, SetDistances
 from analysis.methods.codes import unique_inverse_counts
 
 AlphaLevel = Literal["nominal", "ordinal", "interval", "ratio", "masi", "jaccard"]
-PACKAGE_LEVELS = ("nominal", "ordinal", "interval", "ratio")
-ALPHA_LEVELS = (*PACKAGE_LEVELS, *SET_DISTANCES)
+PackageLevel = Literal["nominal", "ordinal", "interval", "ratio"]
+PACKAGE_LEVELS: tuple[PackageLevel, ...] = ("nominal", "ordinal", "interval", "ratio")
+ALPHA_LEVELS: tuple[AlphaLevel, ...] = (*PACKAGE_LEVELS, *SET_DISTANCES)
 Backend = Literal["auto", "krippendorff", "coincidences"]
+UsedBackend = Literal["krippendorff", "coincidences"]
 # The package holds ~3 arrays of pairable items × categories² floats: keep each under ~64 MB.
 _PACKAGE_CELL_LIMIT = 8_000_000
 _BLOCK_CELLS = 4_000_000
@@ -60,7 +62,7 @@ class KrippendorffAlpha:
     level: AlphaLevel
     n_items: int  # items with at least two ratings
     n_pairable: int  # ratings on those items
-    backend: Literal["krippendorff", "coincidences"]
+    backend: UsedBackend
     interval: Interval | None = None
 
 
@@ -97,14 +99,14 @@ def alpha_point(
     *,
     level: str,
     backend: Backend,
-) -> tuple[float, Literal["krippendorff", "coincidences"]]:
+) -> tuple[float, UsedBackend]:
     """Alpha through the krippendorff package where it applies and fits, else the coincidences."""
     if backend not in ("auto", "krippendorff", "coincidences"):
         raise ValueError(f"unknown backend {backend!r}; known: auto, krippendorff, coincidences")
     if backend == "krippendorff" and level not in PACKAGE_LEVELS:
         raise ValueError(f"the krippendorff package has no {level!r} level for set-valued answers")
     fits = int((counts.ratings >= 2).sum()) * counts.n_categories**2 <= _PACKAGE_CELL_LIMIT
-    if backend == "krippendorff" or (backend == "auto" and level in PACKAGE_LEVELS and fits):
+    if level in PACKAGE_LEVELS and (backend == "krippendorff" or (backend == "auto" and fits)):
         return package_alpha(encoded, counts, level), "krippendorff"
     return statistic.point()["value"], "coincidences"
 
@@ -113,7 +115,7 @@ def alpha_result(
     value: float,
     level: AlphaLevel,
     counts: ItemLabelCounts,
-    backend: str,
+    backend: UsedBackend,
     interval: Interval | None,
 ) -> KrippendorffAlpha:
     pairable = counts.ratings >= 2
@@ -137,7 +139,7 @@ def value_counts(counts: ItemLabelCounts) -> np.ndarray:
     return table
 
 
-def package_alpha(encoded: EncodedFrame, counts: ItemLabelCounts, level: str) -> float:
+def package_alpha(encoded: EncodedFrame, counts: ItemLabelCounts, level: PackageLevel) -> float:
     table = value_counts(counts)
     if encoded.n_categories < 2 or not (table.sum(axis=1) >= 2).any():
         return float("nan")  # the package raises: one category, or nothing pairable
@@ -178,7 +180,10 @@ def alpha_distance(encoded: EncodedFrame, level: str) -> Distance:
 
     def ratio(c: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray:
         # Two zeros are identical values: distance 0, as in the krippendorff package.
-        return np.nan_to_num(safe_divide(values[c] - values[k], values[c] + values[k]) ** 2)
+        distance: np.ndarray = np.nan_to_num(
+            safe_divide(values[c] - values[k], values[c] + values[k]) ** 2
+        )
+        return distance
 
     return ratio
 
@@ -187,7 +192,8 @@ def _ordinal_distance(c: np.ndarray, k: np.ndarray, n: np.ndarray) -> np.ndarray
     # Krippendorff's ordinal metric: (values from c to k, counting c and k half each)^2.
     cumulative = np.concatenate([[0.0], np.cumsum(n)])
     low, high = np.minimum(c, k), np.maximum(c, k)
-    return (cumulative[high + 1] - cumulative[low] - (n[low] + n[high]) / 2) ** 2
+    distance: np.ndarray = (cumulative[high + 1] - cumulative[low] - (n[low] + n[high]) / 2) ** 2
+    return distance
 
 
 def alpha_statistic(counts: ItemLabelCounts, distance: Distance, *, fixed: bool) -> ItemAdditive:

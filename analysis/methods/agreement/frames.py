@@ -11,16 +11,20 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
+from numpy.typing import ArrayLike
 from scipy import sparse
 
 from analysis.methods.codes import factorize, stable_argsort
 
 LONG_COLUMNS = ("item", "worker", "label")
 LabelKind = Literal["plain", "sets"]
+# The label behind each code: a value, or a frozenset of options for set-valued answers. Any
+# type a frame holds; order and conversion to float are tried (TypeError says they fail).
+Categories = tuple[Any, ...]
 
 _SET_TYPES = (frozenset, set, tuple, list)
 # A dense items × categories table above this many cells would cost more than 400 MB.
@@ -50,7 +54,7 @@ class EncodedFrame:
     label: np.ndarray
     items: pd.Index
     workers: pd.Index
-    categories: tuple
+    categories: Categories
     kind: LabelKind
     ordered: bool
 
@@ -142,7 +146,7 @@ def ensure_encoded(
     return encode_frame(frame, categories=categories)
 
 
-def _factorize(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:
+def _factorize(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray | pd.Index]:
     codes, uniques = factorize(column)
     if (codes < 0).any():
         raise FrameError(f"missing {name}", row=int(np.flatnonzero(codes < 0)[0]), column=name)
@@ -151,15 +155,15 @@ def _factorize(column: pd.Series, name: str) -> tuple[np.ndarray, np.ndarray]:
 
 def _encode_labels(
     column: pd.Series, categories: Sequence[Hashable] | None
-) -> tuple[np.ndarray, tuple, LabelKind, bool]:
+) -> tuple[np.ndarray, Categories, LabelKind, bool]:
     try:
-        codes, uniques = factorize(column)
+        codes, found = factorize(column)
     except TypeError:  # lists and sets are unhashable: one pass to make them frozensets
         column = column.map(lambda v: frozenset(v) if isinstance(v, list | set) else v)
-        codes, uniques = factorize(column)
+        codes, found = factorize(column)
     if (codes < 0).any():
         raise FrameError("missing label", row=int(np.flatnonzero(codes < 0)[0]), column="label")
-    uniques = list(uniques)
+    uniques: list[Any] = list(found)
     is_set = np.array([isinstance(value, _SET_TYPES) for value in uniques])
     if is_set.any() and not is_set.all():
         minority = is_set if is_set.sum() * 2 < is_set.size else ~is_set
@@ -197,7 +201,9 @@ def _encode_labels(
     return mapping[codes], labels, "plain", numeric
 
 
-def _encode_sets(codes: np.ndarray, uniques: list) -> tuple[np.ndarray, tuple, LabelKind, bool]:
+def _encode_sets(
+    codes: np.ndarray, uniques: list[Any]
+) -> tuple[np.ndarray, Categories, LabelKind, bool]:
     canonical = [frozenset(value) for value in uniques]
     # Tuples ('a', 'b') and ('b', 'a') are one answer; sort for a stable, readable order.
     distinct = sorted(set(canonical), key=lambda s: (len(s), sorted(map(str, s))))
@@ -263,9 +269,9 @@ def item_label_counts(encoded: EncodedFrame) -> ItemLabelCounts:
     )
 
 
-def counts_from_table(table: np.ndarray) -> ItemLabelCounts:
+def counts_from_table(counts: ArrayLike) -> ItemLabelCounts:
     """The sparse counts of a published items × categories table (rows with no ratings dropped)."""
-    table = np.asarray(table)
+    table = np.asarray(counts)
     if table.ndim != 2:
         raise ValueError(f"counts must be a 2-D items × categories table, got shape {table.shape}")
     if (table < 0).any():

@@ -16,7 +16,7 @@ import gzip
 import json
 import lzma
 import re
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from pathlib import Path
 from typing import IO, Literal
 
@@ -43,7 +43,7 @@ def read_long_csv(
     labels: LabelSyntax = "auto",
     numeric_labels_required: bool = False,
     categories: Sequence[str] | None = None,
-) -> tuple[pd.DataFrame, list | None]:
+) -> tuple[pd.DataFrame, list[Hashable] | None]:
     """The long frame of a CSV file and the ``categories`` converted like its labels.
 
     ``columns`` names the item, worker and label columns in the header (other columns are
@@ -65,14 +65,14 @@ def read_long_csv(
         found = re.search(r"Expected (\d+) fields in line (\d+), saw (\d+)", str(error))
         if found:
             expected, record, saw = (int(g) for g in found.groups())
-            where = location(path, sep, record - 2)
+            line = location(path, sep, record - 2)
             raise InputError(
-                f"{path}: {where}: expected {expected} fields like the header, saw {saw}"
+                f"{path}: {line}: expected {expected} fields like the header, saw {saw}"
             ) from None
         unclosed = re.search(r"EOF inside string starting at row (\d+)", str(error))
         if unclosed:  # rows count from 0 at the header
-            where = location(path, sep, int(unclosed.group(1)) - 1)
-            raise InputError(f"{path}: {where}: a quoted field is never closed") from None
+            line = location(path, sep, int(unclosed.group(1)) - 1)
+            raise InputError(f"{path}: {line}: a quoted field is never closed") from None
         raise InputError(f"{path}: cannot parse: {error}") from None
     except UnicodeDecodeError as error:
         raise InputError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start})") from None
@@ -90,8 +90,8 @@ def read_long_csv(
             raise InputError(
                 f"{path}: {location(path, sep, int(empty[0]))}, column {name!r}: empty value"
             )
-    codes, uniques = pd.factorize(frame["label"])
-    uniques = [str(u) for u in uniques]
+    codes, label_values = pd.factorize(frame["label"])
+    uniques = [str(u) for u in label_values]
     as_sets = labels == "sets" or (
         labels == "auto" and any(u.startswith("[") or "|" in u for u in uniques)
     )
@@ -149,10 +149,13 @@ def _as_numbers(values: np.ndarray) -> np.ndarray:
 
 
 def _open_text(path: Path) -> IO[str]:
-    openers = {".gz": gzip.open, ".bz2": bz2.open, ".xz": lzma.open}
-    opener = openers.get(path.suffix.lower())
-    if opener is not None:
-        return opener(path, "rt", encoding="utf-8", newline="")
+    suffix = path.suffix.lower()
+    if suffix == ".gz":
+        return gzip.open(path, "rt", encoding="utf-8", newline="")
+    if suffix == ".bz2":
+        return bz2.open(path, "rt", encoding="utf-8", newline="")
+    if suffix == ".xz":
+        return lzma.open(path, "rt", encoding="utf-8", newline="")
     return open(path, encoding="utf-8", newline="")
 
 

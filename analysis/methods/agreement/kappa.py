@@ -120,7 +120,7 @@ def quadratic_weighted_kappa(
 
 def _disagreement_costs(k: int, weights: Weights) -> np.ndarray:
     positions = np.arange(k)
-    gap = np.abs(positions[:, None] - positions[None, :]).astype(float)
+    gap: np.ndarray = np.abs(positions[:, None] - positions[None, :]).astype(float)
     if weights is None:
         return (gap > 0).astype(float)
     if weights == "linear":
@@ -201,7 +201,9 @@ def pair_kappas(pairs: WorkerPairs, *, weights: Literal["quadratic"] | None) -> 
     cells = np.arange(n_cells)
     columns = max(n_pairs, 1)
 
-    def to_pairs(values: np.ndarray, column: np.ndarray = pairs.cell_pair, width: int = columns):
+    def to_pairs(
+        values: np.ndarray, column: np.ndarray = pairs.cell_pair, width: int = columns
+    ) -> sparse.csr_matrix:
         return sparse.csr_matrix((values, (cells, column)), shape=(n_cells, width))
 
     to_total = to_pairs(np.ones(n_cells))

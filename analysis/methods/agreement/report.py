@@ -5,11 +5,13 @@ from __future__ import annotations
 import math
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Literal
 
 import pandas as pd
 
 from analysis.methods.agreement.alpha import (
     PACKAGE_LEVELS,
+    AlphaLevel,
     KrippendorffAlpha,
     alpha_distance,
     alpha_point,
@@ -175,7 +177,7 @@ def agreement_report(
         statistics["quadratic_weighted_kappa"] = pairwise_statistic(
             pairs, weights="quadratic", weighting=pair_weighting
         )
-    alpha_levels = (
+    alpha_levels: list[AlphaLevel] = (
         [set_distance, *(d for d in SET_DISTANCES if d != set_distance)] if sets else [level]
     )
     for alpha_level in alpha_levels:
@@ -195,7 +197,7 @@ def agreement_report(
         method=interval_method,
     )
 
-    alphas = {}
+    alphas: dict[str, KrippendorffAlpha] = {}
     for alpha_level in alpha_levels:
         value, backend = alpha_point(
             encoded, counts, statistics[f"alpha_{alpha_level}"], level=alpha_level, backend="auto"
@@ -204,7 +206,7 @@ def agreement_report(
             value, alpha_level, counts, backend, intervals.get(f"alpha_{alpha_level}")
         )
 
-    def pairwise(name: str, weights: str | None) -> PairwiseKappa:
+    def pairwise(name: str, weights: Literal["quadratic"] | None) -> PairwiseKappa:
         return pairwise_result(
             pairs,
             statistics[name],

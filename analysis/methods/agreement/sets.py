@@ -43,7 +43,7 @@ def masi_distance(first: Iterable[Hashable], second: Iterable[Hashable]) -> floa
 class SetDistances:
     """Distances between the distinct answers ``answers[c]`` addressed by their codes ``c``."""
 
-    def __init__(self, answers: Sequence[frozenset], distance: SetDistance):
+    def __init__(self, answers: Sequence[frozenset[Hashable]], distance: SetDistance) -> None:
         if distance not in SET_DISTANCES:
             raise ValueError(
                 f"unknown set distance {distance!r}; known: {', '.join(SET_DISTANCES)}"
@@ -72,10 +72,12 @@ class SetDistances:
         union = size_a + size_b - common
         similarity = np.divide(common, union, out=np.ones(common.shape), where=union > 0)
         if self.distance == "jaccard":
-            return 1.0 - similarity
+            jaccard: np.ndarray = 1.0 - similarity
+            return jaccard
         monotonicity = np.select(
             [common == union, common == np.minimum(size_a, size_b), common > 0],
             [1.0, 2 / 3, 1 / 3],
             0.0,
         )
-        return 1.0 - similarity * monotonicity
+        masi: np.ndarray = 1.0 - similarity * monotonicity
+        return masi

@@ -18,6 +18,7 @@ from analysis.methods.agreement.bootstrap import (
     single_interval,
 )
 from analysis.methods.agreement.frames import (
+    Categories,
     EncodedFrame,
     ItemLabelCounts,
     ensure_encoded,
@@ -148,10 +149,10 @@ def positive_votes(
             (np.ones(len(member_rows)), (member_rows, member_cols)),
             shape=(encoded.n_categories, len(universe)),
         )
-        counts = item_label_counts(encoded)
+        label_counts = item_label_counts(encoded)
         per_item = sparse.csr_matrix(
-            (counts.count.astype(float), (counts.item, counts.label)),
-            shape=(counts.n_items, encoded.n_categories),
+            (label_counts.count.astype(float), (label_counts.item, label_counts.label)),
+            shape=(label_counts.n_items, encoded.n_categories),
         )
         chosen = (per_item @ membership).tocoo()
         question_ratings = encoded.ratings[chosen.row]
@@ -183,7 +184,7 @@ def positive_votes(
     return PositiveVotes(counts=counts, n_questions=int(totals.sum()))
 
 
-def _positive_codes(categories: tuple) -> np.ndarray:
+def _positive_codes(categories: Categories) -> np.ndarray:
     values = [
         bool(c) if isinstance(c, bool | np.bool_) or c in (0, 1) else None for c in categories
     ]
@@ -195,7 +196,7 @@ def _positive_codes(categories: tuple) -> np.ndarray:
     return np.array(values, dtype=float)
 
 
-def has_binary_labels(categories: tuple) -> bool:
+def has_binary_labels(categories: Categories) -> bool:
     try:
         _positive_codes(categories)
     except ValueError:
