@@ -4,11 +4,12 @@ that names the offending value."""
 from __future__ import annotations
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from analysis.methods.codes import stable_argsort
 
 
-def code_array(name: str, values) -> np.ndarray:
+def code_array(name: str, values: ArrayLike) -> np.ndarray:
     array = np.asarray(values)
     if array.ndim != 1:
         raise ValueError(f"{name} must be one-dimensional, got shape {array.shape}")
@@ -43,7 +44,16 @@ def reject_duplicates(items: np.ndarray, workers: np.ndarray, n_workers: int) ->
         )
 
 
-def check_options(*, em, alpha, beta, iterations, restarts, smoothing, threshold) -> None:
+def check_options(
+    *,
+    em: bool,
+    alpha: float,
+    beta: float,
+    iterations: int,
+    restarts: int,
+    smoothing: float,
+    threshold: float,
+) -> None:
     if not em and not (alpha > 0 and beta > 0):
         raise ValueError(f"alpha and beta must be positive, got {alpha} and {beta}")
     if iterations < 0:
@@ -56,7 +66,7 @@ def check_options(*, em, alpha, beta, iterations, restarts, smoothing, threshold
         raise ValueError(f"threshold must be between 0 and 1, got {threshold}")
 
 
-def controls_array(controls, n_items: int, n_labels: int) -> np.ndarray:
+def controls_array(controls: ArrayLike, n_items: int, n_labels: int) -> np.ndarray:
     array = np.asarray(controls)
     if array.shape != (n_items,) or (array.size and not np.issubdtype(array.dtype, np.integer)):
         raise ValueError(

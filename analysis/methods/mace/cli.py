@@ -17,9 +17,11 @@ import math
 import re
 import sys
 from array import array
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +34,8 @@ from analysis.methods.mace.estimator import (
     threshold_mask,
 )
 from analysis.methods.mace.layout import DEFAULT_MAX_MEMORY, format_bytes, parse_bytes
+
+Number = TypeVar("Number", int, float)
 
 # Java's String.trim() drops every character up to and including the space.
 _JAVA_BLANK = "".join(map(chr, range(33)))
@@ -98,7 +102,7 @@ def read_csv(path: str | Path) -> CsvAnnotations:
             items.append(row)
             workers.append(line.count(b",", 0, match.start()))
             labels.append(codes.setdefault(name, len(codes)))
-    if not items:
+    if not items or n_columns is None:  # the one implies the other
         raise MaceInputError(f"{path}: no annotations")
     return CsvAnnotations(
         np.frombuffer(items, dtype=np.int64),
@@ -142,6 +146,8 @@ def format_double(value: float) -> str:
         return "-0.0" if math.copysign(1.0, value) < 0 else "0.0"
     sign = "-" if value < 0 else ""
     parts = Decimal(repr(abs(value))).as_tuple()
+    # Finite here (NaN and the infinities returned above): the exponent is a number.
+    assert isinstance(parts.exponent, int)
     exponent = parts.exponent + len(parts.digits) - 1
     digits = "".join(map(str, parts.digits)).rstrip("0") or "0"
     if 1e-3 <= abs(value) < 1e7:
@@ -159,13 +165,19 @@ def format_double(value: float) -> str:
 class _PriorAction(argparse.Action):
     """--alpha/--beta: like the original, giving a prior means variational Bayes."""
 
-    def __call__(self, parser, namespace, value, option_string=None):
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        value: str | Sequence[Any] | None,
+        option_string: str | None = None,
+    ) -> None:
         setattr(namespace, self.dest, value)
         namespace.em = False
 
 
-def _at_least(minimum, kind):
-    def parse(text: str):
+def _at_least(minimum: Number, kind: Callable[[str], Number]) -> Callable[[str], Number]:
+    def parse(text: str) -> Number:
         value = kind(text)
         if not value >= minimum:
             raise argparse.ArgumentTypeError(f"must be at least {minimum}, got {text}")

@@ -24,8 +24,10 @@ import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from typing import TypedDict
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from analysis.methods.mace.layout import RESTARTS_PER_BLOCK, Layout, initial_parameters
 from analysis.methods.mace.segments import aligned_empty, segment_reduce
@@ -41,9 +43,9 @@ _TINY = np.finfo(np.float64).tiny
 _PSI_SERIES = (1 / 12, -1 / 120, 1 / 252, -1 / 240, 1 / 132, -691 / 32760, 1 / 12)
 
 
-def digamma(x: np.ndarray) -> np.ndarray:
+def digamma(values: ArrayLike) -> np.ndarray:
     """psi(x) for x > 0, to about 1e-13: recurrence up to x >= 6, then the asymptotic series."""
-    x = np.array(x, dtype=np.float64)
+    x = np.array(values, dtype=np.float64)
     shift = None
     if x.size and x.min() < 6.0:
         # psi(x) = psi(x + 6) - sum_{m<6} 1 / (x + m); cheaper than masking the small ones.
@@ -57,7 +59,7 @@ def digamma(x: np.ndarray) -> np.ndarray:
     series = np.full_like(x, _PSI_SERIES[-1])
     for coefficient in reversed(_PSI_SERIES[:-1]):
         series = series * inv2 + coefficient
-    result = np.log(x) - 0.5 * inv - series * inv2
+    result: np.ndarray = np.log(x) - 0.5 * inv - series * inv2
     if shift is not None:
         result -= shift
     return result
@@ -89,12 +91,12 @@ class _RestartBlock:
         layout: Layout,
         rngs: list[np.random.Generator],
         *,
-        em,
-        alpha,
-        beta,
-        smoothing,
-        log_space=False,
-    ):
+        em: bool,
+        alpha: float,
+        beta: float,
+        smoothing: float,
+        log_space: bool = False,
+    ) -> None:
         n_items, width = layout.n_items, len(rngs)
         pair_rows, cell_rows = layout.workers.n_rows, layout.items.n_rows
         self.layout, self.em, self.alpha, self.beta = layout, em, alpha, beta
@@ -106,7 +108,7 @@ class _RestartBlock:
         self.item_table[:-1].fill(1.0)
         self.item_table[-1].fill(0.0)
         self.ratio = self.item_table[plan.n_reduced : plan.n_reduced + pair_rows]
-        self.log_table = None
+        self.log_table: np.ndarray | None = None
         if log_space:
             self.log_table = aligned_empty(self.item_table.shape)
             self.log_table[: plan.n_reduced].fill(0.0)
@@ -120,12 +122,14 @@ class _RestartBlock:
         work_rows = max(plan.max_block_rows, layout.worker_plan.max_block_rows)
         self.work = aligned_empty((work_rows, width))
         self.z = np.empty((n_items, width))
-        self.shift = np.zeros((n_items, width)) if log_space else None
+        self.shift: np.ndarray | None = np.zeros((n_items, width)) if log_space else None
         self.scale = np.empty((layout.n_workers, width))
         # The loop's per-bucket views, made once: slicing them anew costs as much as the ops.
         self._normalise = list(layout.items.blocks(self.z, self.post))
         self._scale_q = list(layout.workers.blocks(self.scale, self.guessed, self.q))
-        self.knew_total = self.guessed_total = None
+        # Set by every M-step; None before the first.
+        self.knew_total: np.ndarray | None = None
+        self.guessed_total: np.ndarray | None = None
         self.log_z = np.zeros(width)
         totals = layout.totals
         # Loop constants spelled out over the restarts: numpy broadcasts along the last axis
@@ -144,10 +148,10 @@ class _RestartBlock:
 
     def parameters(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(s0, s1, theta) as (W, R), (W, R), (pair rows, R); the loop only needs ratio and q."""
-        if self.knew_total is None:
+        known, guessed = self.knew_total, self.guessed_total
+        if known is None or guessed is None:
             return self.initial
         L, workers = self.layout.n_labels, self.layout.workers
-        known, guessed = self.knew_total, self.guessed_total
         theta = np.zeros_like(self.guessed)
         if self.em:
             sm = self.smoothing
@@ -164,20 +168,23 @@ class _RestartBlock:
 
     def other_strategy(self) -> np.ndarray:
         """(W, R): theta of each label a worker never gave (the same for all of them)."""
-        if self.knew_total is None:
-            raise ValueError("the strategies of labels nobody gave are set by the first M-step")
         L, guesses = self.layout.n_labels, self.guessed_total
+        if guesses is None:
+            raise ValueError("the strategies of labels nobody gave are set by the first M-step")
         if self.em:
             sm = self.smoothing
             norm = guesses + L * sm
-            return np.divide(sm, norm, out=np.zeros_like(norm), where=norm > 0)
-        return np.exp(digamma(STRATEGY_PRIOR) - digamma(guesses + L * STRATEGY_PRIOR))
+            smoothed: np.ndarray = np.divide(sm, norm, out=np.zeros_like(norm), where=norm > 0)
+            return smoothed
+        prior: np.ndarray = np.exp(digamma(STRATEGY_PRIOR) - digamma(guesses + L * STRATEGY_PRIOR))
+        return prior
 
     def _guess_weights(self, s0: np.ndarray, theta: np.ndarray, out: np.ndarray) -> np.ndarray:
         """out = max(s0 * theta, tiny) per pair row."""
         for s, t, o in self.layout.workers.blocks(s0, theta, out):
             np.multiply(s, t, out=o)
-        return np.maximum(out, _TINY, out=out)
+        np.maximum(out, _TINY, out=out)
+        return out
 
     def tables_from_parameters(self) -> None:
         """ratio = 1 + s1 / (s0 theta) and q = s1 / (s0 theta + s1) per pair."""
@@ -217,6 +224,8 @@ class _RestartBlock:
         # annotations): the same reduction over logs, shifted per item before exp.
         layout, post, z, shift = self.layout, self.post, self.z, self.shift
         plan, log_table = layout.item_plan, self.log_table
+        # Both are made in __init__ when the block runs in log space, the only caller.
+        assert log_table is not None and shift is not None
         with np.errstate(divide="ignore"):  # the padding row: log 0 = -inf, exp(-inf) = 0
             np.log(self.item_table[plan.n_reduced :], out=log_table[plan.n_reduced :])
         segment_reduce(plan, log_table, self.work, np.add)
@@ -284,26 +293,46 @@ class _RestartBlock:
         s0, _, theta = self.parameters()
         g = self._guess_weights(s0, theta, np.empty_like(self.q))
         guess_terms = (layout.counts * np.log(g)).sum(axis=0)
-        return self.log_z + guess_terms - layout.n_items * math.log(layout.n_labels)
+        lls: np.ndarray = self.log_z + guess_terms - layout.n_items * math.log(layout.n_labels)
+        return lls
+
+
+class _Options(TypedDict):
+    em: bool
+    alpha: float
+    beta: float
+    smoothing: float
+
+
+def _iterate(
+    layout: Layout,
+    seeds: list[np.random.SeedSequence],
+    iterations: int,
+    options: _Options,
+    *,
+    log_space: bool,
+) -> _RestartBlock:
+    block = _RestartBlock(
+        layout, [np.random.default_rng(s) for s in seeds], log_space=log_space, **options
+    )
+    block.tables_from_parameters()
+    block.e_step(keep_log_z=iterations == 0)
+    for iteration in range(iterations):
+        block.m_step()
+        block.e_step(keep_log_z=iteration == iterations - 1)
+    return block
 
 
 def _run_block(
-    layout: Layout, seeds: list[np.random.SeedSequence], iterations: int, options: dict
+    layout: Layout, seeds: list[np.random.SeedSequence], iterations: int, options: _Options
 ) -> Restarts:
-    for log_space in (False, True):
-        block = None  # free the product-space buffers before the log-space ones are made
-        block = _RestartBlock(
-            layout, [np.random.default_rng(s) for s in seeds], log_space=log_space, **options
-        )
-        block.tables_from_parameters()
-        block.e_step(keep_log_z=iterations == 0)
-        for iteration in range(iterations):
-            block.m_step()
-            block.e_step(keep_log_z=iteration == iterations - 1)
-        lls = block.log_likelihood()
-        if np.isfinite(lls).all():
-            break
+    block = _iterate(layout, seeds, iterations, options, log_space=False)
+    lls = block.log_likelihood()
+    if not np.isfinite(lls).all():
         # A product of ratios overflowed somewhere: run the block again, in log space.
+        del block  # free the product-space buffers before the log-space ones are made
+        block = _iterate(layout, seeds, iterations, options, log_space=True)
+        lls = block.log_likelihood()
     best = int(np.argmax(lls))  # the first of equals, as the original keeps only strictly better
     s0, s1, theta = block.parameters()
     if iterations:
@@ -342,7 +371,7 @@ def run_restarts(
     n = len(seeds)
     bounds = list(range(0, n, RESTARTS_PER_BLOCK)) + [n]
     groups = [seeds[lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)]
-    options = {"em": em, "alpha": alpha, "beta": beta, "smoothing": smoothing}
+    options: _Options = {"em": em, "alpha": alpha, "beta": beta, "smoothing": smoothing}
     threads = block_threads(threads, n)
     if threads == 1:
         outcomes = [_run_block(layout, group, iterations, options) for group in groups]

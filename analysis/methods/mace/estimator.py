@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TypedDict, Unpack
 
 import numpy as np
 import pandas as pd
@@ -33,6 +34,21 @@ DEFAULT_RESTARTS = 10
 DEFAULT_ALPHA = 0.5
 DEFAULT_BETA = 0.5
 NO_LABEL = -1
+
+
+class MaceOptions(TypedDict, total=False):
+    """The options of :func:`mace` that :func:`mace_frame` passes on."""
+
+    em: bool
+    alpha: float
+    beta: float
+    iterations: int
+    restarts: int
+    smoothing: float | None
+    threshold: float
+    seed: int | None
+    threads: int | None
+    max_memory: int | None
 
 
 @dataclass(frozen=True)
@@ -221,7 +237,7 @@ def mace_frame(
     worker: str = "worker",
     label: str = "label",
     controls: Mapping[Hashable, Hashable] | pd.Series | None = None,
-    **options,
+    **options: Unpack[MaceOptions],
 ) -> MaceFrameResult:
     """Run MACE on a long frame (one row per annotation); ``options`` are those of :func:`mace`.
 
@@ -239,8 +255,8 @@ def mace_frame(
         control_codes = np.full(len(item_ids), NO_LABEL, dtype=np.int64)
         for known_item, known_label in dict(controls).items():
             at, code = (
-                item_ids.get_indexer([known_item])[0],
-                label_ids.get_indexer([known_label])[0],
+                item_ids.get_indexer(pd.Index([known_item]))[0],
+                label_ids.get_indexer(pd.Index([known_label]))[0],
             )
             if at < 0:
                 raise ValueError(f"control item {known_item!r} has no annotations in the frame")
@@ -279,7 +295,8 @@ def entropy(posteriors: np.ndarray) -> np.ndarray:
     p = np.asarray(posteriors, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         terms = np.where(p > 0, p * np.log(p), 0.0)
-    return 0.0 - terms.sum(axis=1)  # 0.0 - 0.0 is +0.0, as the original writes it
+    entropies: np.ndarray = 0.0 - terms.sum(axis=1)  # 0.0 - 0.0 is +0.0, as the original writes it
+    return entropies
 
 
 def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
@@ -294,7 +311,8 @@ def threshold_mask(entropies: np.ndarray, threshold: float) -> np.ndarray:
     if n == 0:
         return np.zeros(0, dtype=bool)
     pivot = n - 1 if threshold == 1.0 else int(n * threshold)
-    return entropies <= np.partition(entropies, pivot)[pivot]
+    kept: np.ndarray = entropies <= np.partition(entropies, pivot)[pivot]
+    return kept
 
 
 def _factorize(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Index]:
@@ -305,7 +323,7 @@ def _factorize(frame: pd.DataFrame, column: str) -> tuple[np.ndarray, pd.Index]:
         codes, uniques = factorize(values)
     empty = codes < 0
     if empty.any():
-        raise ValueError(f"column {column!r} is empty in row {frame.index[np.argmax(empty)]!r}")
+        raise ValueError(f"column {column!r} is empty in row {frame.index[int(np.argmax(empty))]!r}")
     return codes, pd.Index(uniques)
 
 

@@ -58,7 +58,7 @@ class MaceTooLarge(ValueError):
         self.needed, self.limit, self.blocks = needed, limit, blocks
 
     def __str__(self) -> str:
-        return self.args[0]
+        return str(self.args[0])
 
 
 def memory_estimate(
@@ -199,7 +199,15 @@ class Layout:
         return self.workers.member_row
 
 
-def build_layout(items, workers, labels, n_items, n_workers, n_labels, controls) -> Layout:
+def build_layout(
+    items: np.ndarray,
+    workers: np.ndarray,
+    labels: np.ndarray,
+    n_items: int,
+    n_workers: int,
+    n_labels: int,
+    controls: np.ndarray | None,
+) -> Layout:
     cell_keys = items * n_labels + labels
     fixed = np.zeros(0, dtype=np.int64)
     if controls is not None:
@@ -224,7 +232,7 @@ def build_layout(items, workers, labels, n_items, n_workers, n_labels, controls)
     totals = np.bincount(by_worker.position[workers], minlength=n_workers)
     rest = n_labels - np.bincount(cell_item, minlength=n_items).astype(np.float64)
     control_rows = np.zeros(0, dtype=np.intp)
-    if fixed.size:
+    if controls is not None and fixed.size:
         rest[fixed] = 0.0
         controlled = np.isin(cell_item, fixed)
         other = controlled & (cell_label != controls[cell_item])
@@ -280,7 +288,8 @@ def initial_parameters(
                 theta[rows[at], r] = draws[layout.pair_label[at], local] / norm[local]
         else:
             draws = 1.0 + INIT_NOISE * rng.random(len(rows))
-            norm = np.bincount(layout.pair_worker, draws, minlength=W)
+            # Weighted, so already float64: astype only tells the type checker so (no copy).
+            norm = np.bincount(layout.pair_worker, draws, minlength=W).astype(np.float64, copy=False)
             norm += (L - given) * (1.0 + INIT_NOISE / 2)
             theta[rows, r] = draws / norm[layout.pair_worker]
     return s0, s1, theta

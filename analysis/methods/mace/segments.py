@@ -9,6 +9,7 @@ that each bucket is one gather and a few vectorised ops, whatever the number of 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
@@ -60,6 +61,15 @@ class SegmentPlan:
         return self.n_reduced + self.n_sources + 1
 
 
+def padded_sizes(longest: int) -> np.ndarray:
+    """Sizes a segment longer than EXACT_SEGMENT_SIZES is padded to: steps of 1.5x up to
+    ``longest``, so that segments of similar length share a block."""
+    ladder = [EXACT_SEGMENT_SIZES]
+    while ladder[-1] < longest:
+        ladder.append(math.ceil(ladder[-1] * 1.5))
+    return np.array(ladder)
+
+
 def segment_plan(
     keys: np.ndarray, sources: np.ndarray, n_dense: int, n_sources: int
 ) -> SegmentPlan:
@@ -68,10 +78,7 @@ def segment_plan(
     sorted_keys, sorted_sources = keys[order], sources[order]
     starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]])
     sizes = np.diff(np.r_[starts, len(sorted_keys)])
-    ladder = [EXACT_SEGMENT_SIZES]
-    while ladder[-1] < sizes.max():
-        ladder.append(math.ceil(ladder[-1] * 1.5))
-    ladder = np.array(ladder)
+    ladder = padded_sizes(int(sizes.max()))
     padded = np.where(sizes <= EXACT_SEGMENT_SIZES, sizes, ladder[np.searchsorted(ladder, sizes)])
     single = sizes == 1
     multi = np.flatnonzero(~single)
@@ -98,7 +105,7 @@ def segment_plan(
     )
 
 
-def segment_reduce(plan: SegmentPlan, table: np.ndarray, work: np.ndarray, op) -> None:
+def segment_reduce(plan: SegmentPlan, table: np.ndarray, work: np.ndarray, op: np.ufunc) -> None:
     """Write each reduced segment's op-reduction of its source rows (columns are restarts)."""
     # Two views that do not overlap, so that take() needs no temporary copy.
     sources, outputs = table[plan.n_reduced :], table[: plan.n_reduced]
@@ -150,7 +157,7 @@ class GroupPlan:
     phantoms: np.ndarray  # rows that hold no member
     n_rows: int
 
-    def blocks(self, values: np.ndarray, *rows: np.ndarray):
+    def blocks(self, values: np.ndarray, *rows: np.ndarray) -> Iterator[tuple[np.ndarray, ...]]:
         """Per non-empty bucket: the groups' ``values`` as (1, count, ...) and each array of
         ``rows`` as (size, count, ...), so that one broadcasting op covers the bucket."""
         for b in self.buckets:
@@ -197,10 +204,7 @@ def group_plan(groups: np.ndarray, n_groups: int) -> GroupPlan:
     its group (so the order within a group is the caller's)."""
     sizes = np.bincount(groups, minlength=n_groups)
     longest = int(sizes.max(initial=0))
-    ladder = [EXACT_SEGMENT_SIZES]
-    while ladder[-1] < longest:
-        ladder.append(math.ceil(ladder[-1] * 1.5))
-    ladder = np.array(ladder)
+    ladder = padded_sizes(longest)
     padded = np.where(sizes <= EXACT_SEGMENT_SIZES, sizes, ladder[np.searchsorted(ladder, sizes)])
     order = np.argsort(padded, kind="stable")
     position = np.empty(n_groups, dtype=np.intp)

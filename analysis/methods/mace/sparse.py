@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from analysis.methods.mace.layout import DEFAULT_MAX_MEMORY, MaceTooLarge, format_bytes
 
@@ -63,7 +64,8 @@ class SparseRows:
     def sums(self) -> np.ndarray:
         """(n_rows,) each row's total."""
         listed = np.bincount(self.rows, weights=self.values, minlength=self.shape[0])
-        return listed + self.others() * self.other
+        totals: np.ndarray = listed + self.others() * self.other
+        return totals
 
     def normalised(self) -> SparseRows:
         """Each row divided by its total."""
@@ -82,7 +84,9 @@ class SparseRows:
             listed = np.where(self.values > 0, self.values * np.log(self.values), 0.0)
             other = np.where(self.other > 0, self.other * np.log(self.other), 0.0)
         terms = np.bincount(self.rows, weights=listed, minlength=self.shape[0])
-        return 0.0 - (terms + self.others() * other)  # 0.0 - 0.0 is +0.0, as the original writes it
+        # 0.0 - 0.0 is +0.0, as the original writes it
+        entropies: np.ndarray = 0.0 - (terms + self.others() * other)
+        return entropies
 
     def argmax(self) -> np.ndarray:
         """(n_rows,) the column of each row's largest value; the first of equals, as on the dense row."""
@@ -116,7 +120,13 @@ def _frozen(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def sparse_rows(shape, rows, columns, values, other) -> SparseRows:
+def sparse_rows(
+    shape: tuple[int, int],
+    rows: ArrayLike,
+    columns: ArrayLike,
+    values: ArrayLike,
+    other: ArrayLike,
+) -> SparseRows:
     """SparseRows from entries sorted by (row, column), made read-only."""
     return SparseRows(
         (int(shape[0]), int(shape[1])),
