@@ -114,9 +114,11 @@ def preference_graph_filter(
         kept=reasons == Reason.KEPT,
         reason=[str(reason) for reason in reasons],
         cycle_length=pd.array([run.cycle_lengths.get(i) for i in range(n_pairs)], dtype="Int64"),
-        conflict_pairs=[
-            tuple(pair_ids[j] for j in run.conflicts.get(i, ())) for i in range(n_pairs)
-        ],
+        conflict_pairs=pd.Series(
+            [tuple(pair_ids[j] for j in run.conflicts.get(i, ())) for i in range(n_pairs)],
+            index=pairs.index,
+            dtype=object,
+        ),
     )
     node_names = run.node_names(arguments)
     edge_rows = run.dag.edges()

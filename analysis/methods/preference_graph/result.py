@@ -17,8 +17,8 @@ import pandas as pd
 
 A1, A2, EQUAL = "a1", "a2", "equal"
 GOLD_LABELS = (A1, A2, EQUAL)
-STRATEGIES = ("random", "ascending", "descending")
 Strategy = Literal["random", "ascending", "descending"]
+STRATEGIES: tuple[Strategy, ...] = ("random", "ascending", "descending")
 
 
 class Reason(StrEnum):
@@ -86,7 +86,8 @@ class PreferenceGraphResult:
 
     @property
     def nodes(self) -> pd.Index:
-        return pd.Index(self.clusters.loc[self.clusters["in_graph"], "cluster"].unique())
+        nodes: pd.Index = pd.Index(self.clusters.loc[self.clusters["in_graph"], "cluster"].unique())
+        return nodes
 
     @property
     def cluster_sizes(self) -> pd.Series:

@@ -80,4 +80,5 @@ def pair_weights(
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     # exp of a non-positive argument only: the penalty pushes sums far below zero.
     z = np.exp(-np.abs(x))
-    return np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+    sigmoid: np.ndarray = np.where(x >= 0, 1.0 / (1.0 + z), z / (1.0 + z))
+    return sigmoid
