@@ -29,12 +29,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
 from analysis.methods.agreement.bootstrap import (
+    Finalize,
     Interval,
     ItemAdditive,
     bootstrap_intervals,
@@ -61,6 +63,9 @@ from analysis.methods.agreement.votes import (
     positive_votes,
 )
 from analysis.methods.comprehension_votes import binary_frame, question_frame, question_votes
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
 
 STANCES = ("pro", "con")
 MODES = ("listening", "reading")
@@ -200,8 +205,14 @@ def comprehension_figures(
         pairs, interval = kappa_pairs[name], intervals.get(name)
         if pairs is None:  # no speech on that side
             return PairwiseKappa(math.nan, None, "mean", min_overlap, 0, 0, 0)
-        options = {"weights": None, "weighting": "mean", "min_overlap": min_overlap}
-        return pairwise_result(pairs, statistics[name], interval=interval, **options)
+        return pairwise_result(
+            pairs,
+            statistics[name],
+            weights=None,
+            weighting="mean",
+            min_overlap=min_overlap,
+            interval=interval,
+        )
 
     eligible = int(statistics["high_confidence_share"].totals[1])
     return ComprehensionFigures(
@@ -313,7 +324,7 @@ def speech_statistics(
     def build() -> sparse.csr_matrix:
         return matrix
 
-    def ratio(numerator: int, denominator: int):
+    def ratio(numerator: int, denominator: int) -> Finalize:
         return lambda sums: {"value": safe_divide(sums[:, numerator], sums[:, denominator])}
 
     def titles_once(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -329,7 +340,7 @@ def speech_statistics(
     }
 
 
-def _fields_dict(record: object) -> dict[str, object]:
+def _fields_dict(record: DataclassInstance) -> dict[str, object]:
     return {field.name: _jsonable(getattr(record, field.name)) for field in fields(record)}
 
 

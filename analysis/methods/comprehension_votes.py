@@ -8,6 +8,8 @@ questions, as for the other comprehension figures."""
 
 from __future__ import annotations
 
+from typing import TypedDict
+
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -66,8 +68,16 @@ def question_frame(data: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame({"item": question, "worker": data["worker"], "label": data["label"]})
 
 
+class VoteShares(TypedDict):
+    """Questions with m annotators by number of positive votes k = 0 … m."""
+
+    counts: list[int]
+    shares: list[float | None]  # None when no question has m annotators
+    intervals: list[list[float] | None]  # [low, high] per share; None without a bootstrap
+
+
 def vote_distribution(votes: pd.DataFrame, *, n_boot: int = 200, seed: int | None = 0,
-                      confidence: float = 0.95) -> dict[str, dict[str, list]]:
+                      confidence: float = 0.95) -> dict[str, VoteShares]:
     """``votes``: one row per question with ``item`` (speech), ``votes`` and ``annotators``
     (m), as ``question_votes`` gives it. Returns, per m (as text), the ``counts`` and ``shares``
     of questions with 0 … m positive votes and an ``intervals`` list ([low, high] per share, or
@@ -91,12 +101,14 @@ def vote_distribution(votes: pd.DataFrame, *, n_boot: int = 200, seed: int | Non
     for j, (m, _k) in enumerate(cells):
         same_m = [i for i, (other, _) in enumerate(cells) if other == m]
 
-        def finalize(sums: np.ndarray, j=j, same_m=same_m) -> dict[str, np.ndarray]:
+        def finalize(
+            sums: np.ndarray, j: int = j, same_m: list[int] = same_m
+        ) -> dict[str, np.ndarray]:
             return {"value": safe_divide(sums[:, j], sums[:, same_m].sum(axis=1))}
 
         statistics[f"{m}:{_k}"] = ItemAdditive(totals=totals, build=build, finalize=finalize)
     intervals = bootstrap_intervals(statistics, n_speeches, n_boot=n_boot, seed=seed, confidence=confidence)
-    out: dict[str, dict[str, list]] = {}
+    out: dict[str, VoteShares] = {}
     for m in sorted({m for m, _ in cells}):
         counts = [int(totals[index[(m, k)]]) for k in range(m + 1)]
         total = sum(counts)
