@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections import deque
 from itertools import pairwise
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,14 @@ from analysis.methods.preference_graph.result import (
     Reason,
     Strategy,
 )
+
+
+class FilterOptions(TypedDict, total=False):
+    """The guards and quirks of :func:`preference_graph_filter` beyond strategy, scenario, seed."""
+
+    equal_min_weight: float | None
+    max_cluster_size: int | None
+    skip_first_pair: bool
 
 
 def processing_order(weights: np.ndarray, *, strategy: Strategy, seed: int = 0) -> np.ndarray:

@@ -22,12 +22,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, fields
+from typing import Unpack
 
 import networkx as nx
 import numpy as np
 import pandas as pd
 
-from analysis.methods.preference_graph.filter import preference_graph_filter
+from analysis.methods.preference_graph.filter import FilterOptions, preference_graph_filter
 from analysis.methods.preference_graph.result import (
     STRATEGIES,
     PreferenceGraphResult,
@@ -183,7 +184,7 @@ def transitivity_table(
     keep_equal: Iterable[bool] = (False, True),
     seed: int = 1,
     topic_column: str = "topic",
-    **filter_options: object,
+    **filter_options: Unpack[FilterOptions],
 ) -> TransitivityTable:
     """Run the filter for every topic x scenario x strategy and tabulate the statistics.
 
@@ -201,7 +202,7 @@ def transitivity_table(
                     strategy=strategy,
                     keep_equal=scenario,
                     seed=seed,
-                    **filter_options,  # type: ignore[arg-type]
+                    **filter_options,
                 )
                 stats = preference_graph_stats(result)
                 rows.append(
