@@ -15,14 +15,16 @@ Rules that the paper leaves open, fixed here:
   (``high_confidence_min_annotators``); the per-question flag of
   :func:`~analysis.methods.comprehension_votes.question_votes` is the bare rule.
 - Fleiss' kappa uses the existing generalisation to a variable number of ratings per question
-  (Gwet 2014, see ``agreement_counts``); with a fixed ``m`` it is exactly Fleiss (1971).
+  (Gwet 2014, see :mod:`analysis.methods.agreement.counts`); with a fixed ``m`` it is exactly
+  Fleiss (1971).
 - kappas are averaged over worker pairs sharing at least ``min_overlap`` binary questions (a
   pair's shared questions may span several speeches); pairs whose kappa is 0/0 are left out.
 
 Intervals come from one bootstrap over **speeches**: a speech is drawn with all its questions,
 since questions of one speech share the listener and the speech and are not independent. Every
 figure here is a function of per-speech sums, so the item bootstrap of
-``agreement_bootstrap`` runs on per-speech rows (per-question contributions summed by speech).
+:mod:`analysis.methods.agreement.bootstrap` runs on per-speech rows (per-question contributions
+summed by speech).
 """
 
 from __future__ import annotations

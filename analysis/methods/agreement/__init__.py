@@ -10,11 +10,11 @@ percentile bootstrap interval over items):
   ``min_overlap`` items (mean over pairs, or weighted by shared items); ``weights="quadratic"``
   for the quadratic weighted kappa. :func:`cohen_kappa` for two raters.
 - :func:`fleiss_kappa` (fixed or variable ratings per item; Gwet's generalisation, see
-  ``agreement_counts``), :func:`fleiss_kappa_from_counts` for published items × categories counts.
+  :mod:`.counts`), :func:`fleiss_kappa_from_counts` for published items × categories counts.
 - :func:`krippendorff_alpha` — nominal, ordinal, interval, ratio (through the ``krippendorff``
   package), MASI or Jaccard distance for set-valued answers (coincidence formulation).
 - :func:`gwet_ac1`, :func:`percent_agreement`; :func:`high_confidence_share` and
-  :func:`positive_votes` (0…m positive votes per binary question) in ``agreement_votes``.
+  :func:`positive_votes` (0…m positive votes per binary question) in :mod:`.votes`.
 - :func:`agreement_report` — all of the above at once, returning :class:`AgreementReport`
   (``.to_dict()`` for JSON).
 

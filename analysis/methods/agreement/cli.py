@@ -11,8 +11,8 @@ reads a CSV (``.tsv`` files are tab-separated; ``.gz``/``.bz2``/``.xz`` are deco
 header naming ``item,worker,label`` (other columns are ignored) and prints one JSON object with
 every figure. Labels are single values, or set-valued answers written ``a|b|c`` or as a JSON
 list ``["a","b"]`` (``[]`` for the empty answer): as soon as one label contains ``|`` or starts
-with ``[`` every label is read as a set (``--labels`` overrides); ``--help`` and ``agreement_io``
-give the exact rules.
+with ``[`` every label is read as a set (``--labels`` overrides); ``--help`` and
+:mod:`analysis.methods.agreement.io` give the exact rules.
 Bad input exits with status 1 and a message naming the line and column.
 """
 

@@ -7,7 +7,7 @@ MACE (Hovy et al., NAACL 2013) says that worker ``a`` either knows the true labe
 Dividing an item's likelihood by the label-independent product of ``s0 * theta`` over its
 annotations leaves, for true label ``l``, the product of ``ratio = 1 + s1 / (s0 * theta)`` over
 the annotations that said ``l`` -- and 1 for every label nobody gave the item. So the E-step is
-a segmented *product* over the item's cells (see mace_layout) and the M-step a segmented *sum*
+a segmented *product* over the item's cells (see ``layout``) and the M-step a segmented *sum*
 of posteriors over the worker's pairs: both are sparse over the N annotations, never items x
 workers or items x labels.
 

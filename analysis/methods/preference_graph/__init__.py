@@ -10,8 +10,9 @@ details open; deviations are noted where they happen.
 
 Input of one topic: a frame with one row per pair and the columns ``pair`` (id), ``arg1``,
 ``arg2``, ``gold`` (``a1`` = arg1 is more convincing, ``a2``, ``equal``, or missing) and
-``weight`` (``preference_graph_weights.pair_weights``). The ranking lives in
-``preference_graph_ranking``, the statistics of the paper's Table 1 in ``preference_graph_stats``.
+``weight`` (:func:`pair_weights`). The filter lives in :mod:`.filter` (on the incremental
+topological order of :mod:`.dag`), its labels, reasons and result in :mod:`.result`, the ranking
+in :mod:`.ranking`, the statistics of the paper's Table 1 in :mod:`.stats`.
 """
 
 from analysis.methods.preference_graph.dag import IncrementalTopologicalOrder
