@@ -9,10 +9,11 @@ objects by value; it returns exactly what ``pd.factorize`` returns. This times, 
 best of ``--repeat`` runs:
 
 - ``pd.factorize`` (the peer) against ``factorize``, and prints the ratio;
-- the identity step alone, two ways: ``object_ids`` (one copy of the object array's pointers
-  with ``ndarray.tobytes``) against ``id()`` called on every element, the one-object-at-a-time
-  way to the same numbers. Where the second costs as much as hashing the strings, identity first
-  gains nothing: that is why ``object_ids`` reads the array's memory in one call;
+- the identity step alone, two ways: ``object_ids`` (one copy of the object array's pointers,
+  read through the buffer protocol) against ``id()`` called on every element, the
+  one-object-at-a-time way to the same numbers. Where the second costs as much as hashing the
+  strings, identity first gains nothing: that is why ``object_ids`` reads the array's memory in
+  one call;
 - a column of distinct string objects (text read from a file), where ``factorize`` falls back
   to ``pd.factorize`` after the identity step: its cost there is the overhead.
 """

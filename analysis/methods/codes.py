@@ -87,10 +87,12 @@ def object_ids(array: np.ndarray) -> np.ndarray:
     call per element.
 
     An object array's memory holds one ``PyObject *`` per element (the array interface's type
-    ``O``), and ``ndarray.tobytes`` copies that memory out: read back as unsigned integers, those
+    ``O``), which the array exports through the buffer protocol: read as unsigned integers, those
     are the objects' addresses, which CPython's ``id`` returns. Two elements get equal numbers
-    exactly when they are the same object, for as long as ``array`` holds them.
+    exactly when they are the same object, for as long as ``array`` holds them. The numbers are
+    copied into an array of their own (numpy's allocation: as fast as the copy itself gets).
     """
     if array.dtype != object or array.ndim != 1:
         raise ValueError(f"object_ids needs a 1-D object array, got {array.dtype} of shape {array.shape}")
-    return np.frombuffer(array.tobytes(), dtype=np.uintp)
+    pointers = np.ascontiguousarray(array).data.cast("B")  # .data: the buffer, a memoryview
+    return np.frombuffer(pointers, dtype=np.uintp).copy()
