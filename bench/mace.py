@@ -33,7 +33,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis.methods.mace import mace_frame, memory_estimate  # noqa: E402
-from analysis.methods.mace_em import block_threads  # noqa: E402
+from analysis.methods.mace.em import block_threads  # noqa: E402
 
 PAPER = {"em": True, "iterations": 500, "restarts": 50, "threshold": 0.95}
 DEFAULT_DATA = (

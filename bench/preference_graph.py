@@ -30,7 +30,7 @@ from analysis.methods.preference_graph import (  # noqa: E402
     preference_graph_filter,
     processing_order,
 )
-from analysis.methods.preference_graph_stats import preference_graph_stats  # noqa: E402
+from analysis.methods.preference_graph.stats import preference_graph_stats  # noqa: E402
 
 
 def noisy_order_topic(

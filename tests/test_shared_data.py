@@ -54,7 +54,8 @@ def test_a_ci_run_without_the_data_fails(tmp_path):
     env = {k: v for k, v in os.environ.items() if k != "SHARED_DATA_DIR"}
     done = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-m", "shared_data",
-         "tests/analysis/methods/test_agreement.py", "tests/analysis/methods/test_preference_graph.py"],
+         "tests/analysis/methods/agreement/test_agreement.py",
+         "tests/analysis/methods/preference_graph/test_filter.py"],
         cwd=ROOT, env={**env, "SHARED_DATA_DIR": str(tmp_path), "REQUIRE_SHARED_DATA": "1"},
         capture_output=True, text=True, timeout=300,
     )

@@ -12,42 +12,46 @@ Rules that the paper leaves open, fixed here:
   (``votes == m / 2``) is negative — a title counts as argued only when most listeners heard it.
 - high confidence: at least ``m - 1`` of ``m`` annotators agree. With binary answers and
   ``m <= 3`` that always holds, so the share counts only questions with ``m >= 4`` by default
-  (``high_confidence_min_annotators``); the per-question flag of :func:`question_votes` is the
-  bare rule.
+  (``high_confidence_min_annotators``); the per-question flag of
+  :func:`~analysis.methods.comprehension_votes.question_votes` is the bare rule.
 - Fleiss' kappa uses the existing generalisation to a variable number of ratings per question
-  (Gwet 2014, see ``agreement_counts``); with a fixed ``m`` it is exactly Fleiss (1971).
+  (Gwet 2014, see :mod:`analysis.methods.agreement.counts`); with a fixed ``m`` it is exactly
+  Fleiss (1971).
 - kappas are averaged over worker pairs sharing at least ``min_overlap`` binary questions (a
   pair's shared questions may span several speeches); pairs whose kappa is 0/0 are left out.
 
 Intervals come from one bootstrap over **speeches**: a speech is drawn with all its questions,
 since questions of one speech share the listener and the speech and are not independent. Every
 figure here is a function of per-speech sums, so the item bootstrap of
-``agreement_bootstrap`` runs on per-speech rows (per-question contributions summed by speech).
+:mod:`analysis.methods.agreement.bootstrap` runs on per-speech rows (per-question contributions
+summed by speech).
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import sparse
 
-from analysis.methods.agreement_bootstrap import (
+from analysis.methods.agreement.bootstrap import (
+    Finalize,
     Interval,
     ItemAdditive,
     bootstrap_intervals,
     safe_divide,
 )
-from analysis.methods.agreement_counts import (
+from analysis.methods.agreement.counts import (
     MultiRaterAgreement,
     counts_statistics,
     fleiss_kappa,
     multi_rater_result,
 )
-from analysis.methods.agreement_frames import encode_frame, item_label_counts
-from analysis.methods.agreement_kappa import (
+from analysis.methods.agreement.frames import encode_frame, item_label_counts
+from analysis.methods.agreement.kappa import (
     PairwiseKappa,
     WorkerPairs,
     pairwise_cohen_kappa,
@@ -55,13 +59,16 @@ from analysis.methods.agreement_kappa import (
     pairwise_statistic,
     worker_pairs,
 )
-from analysis.methods.agreement_votes import (
+from analysis.methods.agreement.votes import (
     PositiveVotes,
     high_confidence_statistic,
     positive_votes,
 )
+from analysis.methods.comprehension_votes import binary_frame, question_frame, question_votes
 
-QUESTION_COLUMNS = ("item", "option", "worker", "label")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
 STANCES = ("pro", "con")
 MODES = ("listening", "reading")
 
@@ -137,23 +144,6 @@ class ModeComparison:
         return _fields_dict(self)
 
 
-def question_votes(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per (item, option), sorted: ``votes`` (positive), ``annotators`` (m), ``share``,
-    ``majority`` (1 when votes > m / 2; a tie is 0) and ``high_confidence``
-    (max(votes, m - votes) >= m - 1)."""
-    data = binary_frame(frame)
-    votes = (
-        data.groupby(["item", "option"], sort=True)["label"]
-        .agg(votes="sum", annotators="size")
-        .reset_index()
-    )
-    m = votes["annotators"]
-    votes["share"] = votes["votes"] / m
-    votes["majority"] = (2 * votes["votes"] > m).astype(np.int64)
-    votes["high_confidence"] = np.maximum(votes["votes"], m - votes["votes"]) >= m - 1
-    return votes
-
-
 def comprehension_figures(
     frame: pd.DataFrame,
     stance: pd.Series,
@@ -217,8 +207,14 @@ def comprehension_figures(
         pairs, interval = kappa_pairs[name], intervals.get(name)
         if pairs is None:  # no speech on that side
             return PairwiseKappa(math.nan, None, "mean", min_overlap, 0, 0, 0)
-        options = {"weights": None, "weighting": "mean", "min_overlap": min_overlap}
-        return pairwise_result(pairs, statistics[name], interval=interval, **options)
+        return pairwise_result(
+            pairs,
+            statistics[name],
+            weights=None,
+            weighting="mean",
+            min_overlap=min_overlap,
+            interval=interval,
+        )
 
     eligible = int(statistics["high_confidence_share"].totals[1])
     return ComprehensionFigures(
@@ -281,38 +277,6 @@ def mode_comparison(frame: pd.DataFrame, *, min_overlap: int = 1) -> ModeCompari
     )
 
 
-def binary_frame(frame: pd.DataFrame) -> pd.DataFrame:
-    """The columns item, option, worker, label of one mode, checked; labels as 0/1 integers."""
-    missing = [column for column in QUESTION_COLUMNS if column not in frame.columns]
-    if missing:
-        raise ValueError(
-            f"missing column(s) {', '.join(missing)}; need {', '.join(QUESTION_COLUMNS)}"
-        )
-    if "mode" in frame.columns and frame["mode"].nunique() > 1:
-        raise ValueError("the frame holds several modes; select one (listeners and readers differ)")
-    data = frame.loc[:, list(QUESTION_COLUMNS)]
-    if data.empty:
-        raise ValueError("no annotations: the frame has no rows")
-    if data.isna().any().any():
-        raise ValueError("item, option, worker and label must not be missing")
-    label = data["label"]
-    if not label.isin([0, 1]).all():
-        raise ValueError(f"labels must be 0/1, got {sorted(map(str, set(label) - {0, 1}))[:5]}")
-    if data.duplicated(["item", "option", "worker"]).any():
-        row = data[data.duplicated(["item", "option", "worker"])].iloc[0]
-        raise ValueError(
-            f"worker {row['worker']!r} answered question ({row['item']!r}, {row['option']!r}) twice"
-        )
-    return data.assign(label=label.astype(np.int64))
-
-
-def question_frame(data: pd.DataFrame) -> pd.DataFrame:
-    """The long frame ``item, worker, label`` with one item per binary question, numbered in
-    the sorted (item, option) order of :func:`question_votes` (``ngroup`` follows that order)."""
-    question = data.groupby(["item", "option"], sort=True).ngroup().to_numpy()
-    return pd.DataFrame({"item": question, "worker": data["worker"], "label": data["label"]})
-
-
 def speech_stances(stance: pd.Series, speeches: pd.Index) -> np.ndarray:
     """The stance ("pro"/"con") of each speech, in the order of ``speeches``."""
     sides = stance.reindex(speeches)
@@ -362,7 +326,7 @@ def speech_statistics(
     def build() -> sparse.csr_matrix:
         return matrix
 
-    def ratio(numerator: int, denominator: int):
+    def ratio(numerator: int, denominator: int) -> Finalize:
         return lambda sums: {"value": safe_divide(sums[:, numerator], sums[:, denominator])}
 
     def titles_once(sums: np.ndarray) -> dict[str, np.ndarray]:
@@ -378,7 +342,7 @@ def speech_statistics(
     }
 
 
-def _fields_dict(record: object) -> dict[str, object]:
+def _fields_dict(record: DataclassInstance) -> dict[str, object]:
     return {field.name: _jsonable(getattr(record, field.name)) for field in fields(record)}
 
 

@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass, fields
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -142,7 +143,8 @@ def similarities(
         argument_vectors = vectorizer.transform(argument_texts)
         out[f"{source}_whole"] = _row_dots(speech_vectors[item_at], argument_vectors[option_at])
         best = np.zeros(len(pairs))
-        for position, rows in pd.Series(np.arange(len(pairs))).groupby(item_at).indices.items():
+        for group, rows in pd.Series(np.arange(len(pairs))).groupby(item_at).indices.items():
+            position = cast(int, group)  # the groups are item_at's integers
             block = sentence_vectors[bounds[position] : bounds[position + 1]]
             cosines = (block @ argument_vectors[option_at[rows]].T).toarray()
             best[rows] = cosines.max(axis=0)
@@ -242,7 +244,8 @@ def split_motions(
     """
     if not 0 < dev_share < 1:
         raise ValueError(f"dev_share must be between 0 and 1, got {dev_share}")
-    distinct = list(dict.fromkeys(motions))
+    # Any ids: sorting them is tried, and their text sorts when they have no order.
+    distinct: list[Any] = list(dict.fromkeys(motions))
     try:
         distinct.sort()
     except TypeError:  # mixed id types have no order; their text does

@@ -24,7 +24,7 @@ from analysis.methods.agreement import (
     positive_votes,
 )
 from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
-from analysis.methods.mace_layout import RESTARTS_PER_BLOCK
+from analysis.methods.mace.layout import RESTARTS_PER_BLOCK
 from analysis.reports import Param, Progress, Report, ReportInput, register
 
 # Separates item and option in the id of a binary question of a set-valued answer.

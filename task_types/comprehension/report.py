@@ -9,8 +9,8 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.methods.comprehension import comprehension_figures, mode_comparison, question_votes
-from analysis.methods.comprehension_votes import vote_distribution
+from analysis.methods.comprehension import comprehension_figures, mode_comparison
+from analysis.methods.comprehension_votes import question_votes, vote_distribution
 from analysis.methods.text_reference import machine_reference, similarities, split_motions
 from analysis.reports import Param, Progress, Report, ReportInput
 

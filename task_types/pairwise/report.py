@@ -21,9 +21,9 @@ from typing import Any
 import pandas as pd
 
 from analysis.methods.preference_graph import STRATEGIES, Reason, preference_graph_filter
-from analysis.methods.preference_graph_ranking import preference_ranking
-from analysis.methods.preference_graph_stats import preference_graph_stats
-from analysis.methods.preference_graph_weights import pair_weights
+from analysis.methods.preference_graph.ranking import preference_ranking
+from analysis.methods.preference_graph.stats import preference_graph_stats
+from analysis.methods.preference_graph.weights import pair_weights
 from analysis.methods.reasons import CAUSES, best_worker_accuracy, review_reasons
 from analysis.reports import PARTS, Param, Part, Progress, Report, ReportInput
 from analysis.reports.agreement import run_mace

@@ -9,11 +9,8 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 from statsmodels.stats.inter_rater import fleiss_kappa as sm_fleiss_kappa
 
-from analysis.methods.comprehension import (
-    comprehension_figures,
-    mode_comparison,
-    question_votes,
-)
+from analysis.methods.comprehension import comprehension_figures, mode_comparison
+from analysis.methods.comprehension_votes import question_votes
 
 EXACT = 1e-9
 
