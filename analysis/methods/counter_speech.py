@@ -183,9 +183,6 @@ def _public(name: str) -> Callable[[str, Sequence[str]], np.ndarray]:
 
 
 js, cosine, mi, cmi, ngrs = (_public(name) for name in METHODS)
-SCORERS: Mapping[str, Callable[[str, Sequence[str]], np.ndarray]] = {
-    "js": js, "cosine": cosine, "mi": mi, "cmi": cmi, "ngrs": ngrs,
-}
 
 
 def _check_method(method: str) -> None:
