@@ -1,7 +1,6 @@
 from django import forms
 
 from annotation.importers import FORMATS
-from annotation.models import Topic
 
 
 class ItemImportForm(forms.Form):
@@ -23,17 +22,6 @@ class AnnotatorsForm(forms.Form):
                  ("password", "One-time passwords (changed at first login)")],
         initial="invite", widget=forms.RadioSelect,
     )
-
-
-class PairsForm(forms.Form):
-    topic = forms.ModelChoiceField(queryset=Topic.objects.order_by("external_id"))
-    seed = forms.IntegerField(initial=2016, help_text="Decides which argument is shown as A1, per pair.")
-    min_words = forms.IntegerField(required=False, min_value=0, initial=10,
-                                   help_text="Leave out arguments shorter than this (the paper used 10).")
-    max_words = forms.IntegerField(required=False, min_value=1, initial=110,
-                                   help_text="Leave out arguments longer than this (the paper used 110).")
-    sample = forms.IntegerField(required=False, min_value=2,
-                                help_text="Keep only this many arguments, drawn at random (the paper drew 25–35).")
 
 
 class CrowdImportForm(forms.Form):

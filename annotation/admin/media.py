@@ -52,7 +52,7 @@ class ProjectMediaPages:
                                           f"{result.replaced} replaced audio files{skipped}.")
                 return redirect(reverse("admin:annotation_project_media", args=[project.pk]))
         files = media_files_of(project=project)
-        return self._page(
+        return self.tool_page(
             request, project, f"Upload audio to {project}", form, template="admin/annotation/project/media.html",
             errors=errors, fields=MANIFEST_FIELDS, submit="Upload", count=files.count(), files=files[:LISTED],
             changelist=reverse("admin:annotation_mediafile_changelist") + f"?project__id__exact={project.pk}",

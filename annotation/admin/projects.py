@@ -1,5 +1,5 @@
-"""Django admin of projects, with their pages to import items and crowd results, create
-annotators and generate pairs, and of the import jobs those pages start (audio files:
+"""Django admin of projects, with their pages to import items and crowd results and create
+annotators (a task type's own pages, e.g. pair generation, are mounted here from its app), and of the import jobs those pages start (audio files:
 ``annotation.admin.media``). State changes go through the services, never through raw model
 saves."""
 
@@ -13,8 +13,7 @@ from django.template.response import TemplateResponse
 from django.urls import path, reverse
 from django_htmx.http import HttpResponseClientRefresh
 
-from annotation.admin import bonuses as admin_bonuses  # noqa: F401 (registers the bonus admin)
-from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm, PairsForm
+from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm
 from annotation.admin.media import ProjectMediaPages
 from annotation.admin.task_options import options_from_form, project_form_with_options
 from annotation.importers import ImportFailed
@@ -23,10 +22,9 @@ from annotation.services import project_set_redundancy
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
-from annotation.task_types import get_task_type
+from annotation.task_types import get_task_type, task_types
 from annotation.uploads import upload_form_is_valid
 from jobs.services import jobs_reap
-from task_types.pairwise.corpus import pairs_generate
 
 
 @admin.register(Project)
@@ -74,24 +72,24 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         return [
             path("<int:pk>/import/", view(self.import_view), name="annotation_project_import"),
             path("<int:pk>/annotators/", view(self.annotators_view), name="annotation_project_annotators"),
-            path("<int:pk>/pairs/", view(self.pairs_view), name="annotation_project_pairs"),
             path("<int:pk>/crowd/", view(self.crowd_view), name="annotation_project_crowd"),
             path("<int:pk>/imports/<int:job_id>/", view(self.import_job_view), name="annotation_project_import_job"),
-        ] + super().get_urls()
+        ] + [url for task in task_types() for url in task.admin_urls(self)] + super().get_urls()
 
-    def _page(self, request, project, title, form, *, template="admin/annotation/project/tool.html", **extra):
+    def tool_page(self, request, project, title, form, *, template="admin/annotation/project/tool.html", **extra):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": project,
                "title": title, "form": form, "project": project, **extra}
         return TemplateResponse(request, template, ctx)
 
-    def _check(self, request, perm: str):
+    def require(self, request, perm: str):
+        """Refuse a user without the permission (the project's tool pages check their own)."""
         if not request.user.has_perm(perm):
             raise PermissionDenied
 
     def _upload_view(self, request, pk: int, *, kind: str, perm: str, form_class, title: str, fields):
         """The item and crowd-result import pages: small files are imported at once, larger
         ones by a job whose page follows its progress."""
-        self._check(request, perm)
+        self.require(request, perm)
         project = get_object_or_404(Project, pk=pk)
         form = form_class(request.POST or None, request.FILES or None)
         errors = None
@@ -107,7 +105,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
                     return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
                 messages.success(request, f"Imported {upload.name}: {_counts(outcome.result)}.")
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
-        return self._page(request, project, title, form, errors=errors, fields=fields, submit="Import")
+        return self.tool_page(request, project, title, form, errors=errors, fields=fields, submit="Import")
 
     def import_view(self, request, pk: int):
         project = get_object_or_404(Project, pk=pk)
@@ -124,12 +122,12 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     def import_job_view(self, request, pk: int, job_id: int):
         """An import job's page: its progress while it runs (polled), then its counts or the
         line-and-field errors of a refused file."""
-        self._check(request, "annotation.view_importjob")
+        self.require(request, "annotation.view_importjob")
         job = get_object_or_404(ImportJob.objects.select_related("project"), pk=job_id, project_id=pk)
         if job.status == ImportJob.Status.RUNNING and jobs_reap(ImportJob, jobs=[job]):
             job.refresh_from_db()
         if request.method == "POST":
-            self._check(request, "annotation.change_importjob")
+            self.require(request, "annotation.change_importjob")
             try:
                 if request.POST.get("action") == "restart":
                     import_job_restart(job=job)
@@ -151,7 +149,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         return TemplateResponse(request, "admin/annotation/project/import_job.html", ctx)
 
     def annotators_view(self, request, pk: int):
-        self._check(request, "auth.add_user")
+        self.require(request, "auth.add_user")
         project = get_object_or_404(Project, pk=pk)
         form = AnnotatorsForm(request.POST or None)
         errors, created = None, None
@@ -161,25 +159,8 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
             except ImportFailed as exc:
                 errors = exc
         invite_base = request.build_absolute_uri("/invite/")
-        return self._page(request, project, f"Create annotators for {project}", form, errors=errors,
+        return self.tool_page(request, project, f"Create annotators for {project}", form, errors=errors,
                           created=created, invite_base=invite_base, submit="Create accounts")
-
-    def pairs_view(self, request, pk: int):
-        self._check(request, "annotation.add_item")
-        project = get_object_or_404(Project, pk=pk)
-        form = PairsForm(request.POST or None)
-        errors = None
-        if request.method == "POST" and form.is_valid():
-            data = form.cleaned_data
-            try:
-                result = pairs_generate(project=project, topic=data["topic"], seed=data["seed"],
-                                        min_words=data["min_words"], max_words=data["max_words"], sample=data["sample"])
-            except ImportFailed as exc:
-                errors = exc
-            else:
-                messages.success(request, f"{result.pairs} pairs of {result.arguments} arguments: {result.imported.created} new items, {result.skipped_existing} already in the project.")
-                return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
-        return self._page(request, project, f"Generate argument pairs for {project}", form, errors=errors, submit="Generate pairs")
 
 
 def _counts(result: dict | None) -> str:

@@ -194,6 +194,12 @@ class TaskType(ABC):
         every item of the project, so one worker never sees both."""
         return ""
 
+    def admin_urls(self, model_admin: Any) -> list[Any]:
+        """The type's own admin pages (those ``item_tools`` names), mounted under the project
+        admin; ``model_admin`` gives them its page frame (``tool_page``) and permission check
+        (``require``). The default has none."""
+        return []
+
     # --- media ------------------------------------------------------------------------------
 
     def media_keys(self, payload: Mapping[str, Any]) -> list[str]:

@@ -229,6 +229,11 @@ class PairwiseConvincingness(TaskType):
         return Example(records=records, answer=answer, form=list(answer.items()),
                        invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
 
+    def admin_urls(self, model_admin: Any) -> list[Any]:
+        from task_types.pairwise.admin import admin_urls
+
+        return admin_urls(model_admin)
+
     def demo(self, ctx: DemoContext) -> None:
         from task_types.pairwise.demo import demo_project
 
