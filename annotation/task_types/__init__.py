@@ -5,7 +5,14 @@ the known ones. Task types live in apps of their own (``task_types/<slug>/``); e
 ``register`` in its ``AppConfig.ready``, so nothing here lists the types by hand.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from annotation.task_types.base import TaskType
+
+if TYPE_CHECKING:
+    from django.urls import URLResolver
 
 _REGISTRY: dict[str, TaskType] = {}
 
@@ -17,7 +24,7 @@ class UnknownTaskType(KeyError):
         self.slug = slug
 
     def __str__(self) -> str:
-        return self.args[0]
+        return str(self.args[0])
 
 
 def register(cls: type[TaskType]) -> type[TaskType]:
@@ -45,7 +52,7 @@ def task_types() -> list[TaskType]:
 
 
 
-def type_urlpatterns() -> list:
+def type_urlpatterns() -> list[URLResolver]:
     """The URL patterns of every registered type that has pages of its own (``TaskType.urls``)."""
     from django.urls import include, path
 

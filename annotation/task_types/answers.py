@@ -5,9 +5,9 @@ errors per field)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, KeysView, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 
 class AnswerInvalid(ValueError):
@@ -55,14 +55,22 @@ class AnswerContext:
 NO_CONTEXT = AnswerContext()
 
 
+@runtime_checkable
+class MultiValued(Protocol):
+    """Form data whose fields may repeat (Django's QueryDict)."""
+
+    def getlist(self, key: str) -> list[Any]: ...
+
+
 class AnswerData:
     """A submission read the same way whether it came as form fields (a QueryDict, where a
     multi-valued field repeats) or as JSON (where it is a list), so that a task type has one
     parser for both."""
 
     def __init__(self, data: Mapping[str, Any] | None) -> None:
-        self._data = data if data is not None else {}
-        self._form = hasattr(self._data, "getlist")
+        self._data: Mapping[str, Any] = data if data is not None else {}
+        # A form's fields (Django's QueryDict) may repeat; getlist reads every value.
+        self._form: MultiValued | None = data if isinstance(data, MultiValued) else None
 
     @classmethod
     def wrap(cls, data: Any) -> AnswerData:
@@ -71,7 +79,7 @@ class AnswerData:
     def __contains__(self, name: str) -> bool:
         return name in self._data
 
-    def keys(self):
+    def keys(self) -> KeysView[str]:
         return self._data.keys()
 
     def raw(self, name: str) -> Any:
@@ -88,8 +96,9 @@ class AnswerData:
     def choices(self, name: str) -> list[str] | None:
         """Every value of a multi-valued field, in order, blanks dropped; None when a JSON value
         is neither a list of texts nor one text."""
-        if self._form:
-            values = self._data.getlist(name)
+        values: list[Any]
+        if self._form is not None:
+            values = self._form.getlist(name)
         else:
             value = self._data.get(name)
             if value is None:
@@ -120,22 +129,22 @@ class AnswerData:
         values: dict[str, Any] = {}
         errors: dict[str, str] = {}
         for f in fields:
-            if f.kind == "choice" and self._form and len(self._data.getlist(f.name)) > 1:
+            if f.kind == "choice" and self._form is not None and len(self._form.getlist(f.name)) > 1:
                 # A form that sends one choice twice asks for two answers: refuse, never pick one.
                 errors[f.name] = "Choose one only."
                 values[f.name] = ""
             elif f.kind in ("choice", "text"):
-                value = self.text(f.name)
-                if value is None:
+                text = self.text(f.name)
+                if text is None:
                     errors[f.name] = "Must be text."
-                    value = ""
-                values[f.name] = value.strip() if f.kind == "choice" else value
+                    text = ""
+                values[f.name] = text.strip() if f.kind == "choice" else text
             elif f.kind == "choices":
-                value = self.choices(f.name)
-                if value is None:
+                chosen = self.choices(f.name)
+                if chosen is None:
                     errors[f.name] = "Must be a list of choices."
-                    value = []
-                values[f.name] = value
+                    chosen = []
+                values[f.name] = chosen
             else:
                 value, problem = self.document(f.name)
                 if problem:

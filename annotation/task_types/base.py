@@ -101,7 +101,7 @@ class DemoContext:
 
     data_dir: Path  # the shared data folder (may be missing: fall back to fixtures)
     owner: Any  # the demo admin, recorded as the projects' creator
-    annotators: list  # the demo annotators, made members of every demo project
+    annotators: list[Any]  # the demo annotators, made members of every demo project
     log: Callable[[str], None]
 
 
@@ -185,7 +185,7 @@ class TaskType(ABC):
         data = {**defaults, **{k: v for k, v in raw.items() if k in defaults}}
         form = self.options_form(data=data)
         if not form.is_valid():
-            problems = "; ".join(f"{k}: {' '.join(v)}" for k, v in form.errors.items())
+            problems = "; ".join(f"{k}: {' '.join(str(e) for e in v)}" for k, v in form.errors.items())
             raise ValueError(f"project options of the {self.name} task type: {problems}")
         return {**raw, **form.cleaned_data}
 
@@ -239,12 +239,12 @@ class TaskType(ABC):
         return {}
 
     @abstractmethod
-    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict]:
+    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         """The answer as rows of the long frame: each row has ``label`` and maybe more columns
         (set-valued answers give one row per option as binary questions)."""
 
     @abstractmethod
-    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict:
+    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         """Task-specific export columns (``export_columns``) for one annotation."""
 
     def label_display(self, answer: Mapping[str, Any]) -> str:
