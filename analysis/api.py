@@ -1,5 +1,9 @@
 """REST API of the analysis side: start a run, follow it, read its result."""
 
+from __future__ import annotations
+
+from collections.abc import Mapping
+
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from rest_framework import serializers, status
@@ -22,7 +26,7 @@ from annotation.models import Project
 
 
 class AnalysisRunSerializer(JobFieldsMixin, serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
 
     class Meta:
         model = AnalysisRun
@@ -39,6 +43,8 @@ class RunCreate(APIView):
 
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
+        if not isinstance(request.data, Mapping):  # a JSON list, say
+            raise ValidationError({"body": "send the run as a JSON object"})
         params = request.data.get("params") or {}
         if not isinstance(params, dict):
             raise ValidationError({"params": "must be an object"})

@@ -12,7 +12,7 @@ import gc
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -184,7 +184,8 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
             # A cursor of psycopg's own (Django's binds on the client, in text): binary results.
             with psycopg.Cursor(connection.connection) as cursor:
                 cursor.execute(sql, {**base, "low": chunk[0], "high": chunk[1]}, binary=True)
-                return cursor.fetchone()
+                # Aggregates without GROUP BY: always exactly one row.
+                return cast(tuple, cursor.fetchone())
         finally:
             if threading.get_ident() != own_thread:  # a pool thread's own connection
                 connection.close()
@@ -221,7 +222,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         return part
 
     ranges = [(lo, min(lo + CHUNK_IDS - 1, high)) for lo in range(low, high + 1, CHUNK_IDS)]
-    parts = []
+    parts: list[dict[str, Any] | None] = []
     # Inside a transaction a second connection would not see its writes: read on this one.
     if connection.in_atomic_block:
         for chunk in ranges:
@@ -240,12 +241,13 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
                     while pending and (len(pending) > 1 or n == len(ranges) - 1):
                         done, a_row, n_row = pending.pop(0)
                         parts.append(join(done, a_row.result(), n_row.result()))
-    parts = [p for p in parts if p is not None]
-    if not parts:
+    joined = [p for p in parts if p is not None]
+    del parts
+    if not joined:
         return pd.DataFrame()
     # Without a copy into pandas' blocks: each column stays the one array just made.
-    frame = pd.DataFrame({name: np.concatenate([p[name] for p in parts]) for name in parts[0]}, copy=False)
-    del parts
+    frame = pd.DataFrame({name: np.concatenate([p[name] for p in joined]) for name in joined[0]}, copy=False)
+    del joined
     frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], unit="us", utc=True)
     return frame
 
@@ -333,7 +335,7 @@ def _item_names_bulk(project: Project) -> tuple[np.ndarray, np.ndarray]:
     with psycopg.Cursor(connection.connection) as cursor:
         cursor.execute(f"SELECT string_agg(int8send(id), ''), array_agg(external_id) "
                        f"FROM {Item._meta.db_table} WHERE project_id = %s", [project.pk], binary=True)
-        ids, external = cursor.fetchone()
+        ids, external = cast(tuple, cursor.fetchone())  # an aggregate without GROUP BY: one row
     if ids is None:
         return np.empty(0, dtype=np.int64), np.empty(0, dtype=object)
     names = np.empty(len(external), dtype=object)

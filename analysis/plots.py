@@ -61,9 +61,9 @@ def votes_svg(label_votes: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
     labels = list(label_votes)
     items_per_m: dict[int, int] = {}
     for per_m in label_votes.values():
-        for m, row in per_m.items():
+        for m_text, row in per_m.items():
             # Every item with m answers appears once in each label's row.
-            items_per_m[int(m)] = max(items_per_m.get(int(m), 0), sum(row))
+            items_per_m[int(m_text)] = max(items_per_m.get(int(m_text), 0), sum(row))
     ms = sorted(items_per_m)
     columns = min(len(ms), 3)
     rows = -(-len(ms) // columns)
@@ -116,9 +116,10 @@ def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None,
     return _svg(fig)
 
 
-def votes_by_m_svg(series: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
+def votes_by_m_svg(series: Mapping[str, Mapping[Any, Sequence[int]]]) -> str:
     """Binary questions by number of positive votes: one panel per number of answers m, one bar
-    colour per series (e.g. two ways the same questions were asked)."""
+    colour per series (e.g. two ways the same questions were asked). A series is keyed by m as
+    text (as stored) or as a number."""
     ms = sorted({int(m) for counts in series.values() for m in counts})
     if not ms:
         return _empty("No question has answers yet.")

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from django.core.cache import cache
 from django.db import DatabaseError, transaction
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from jobs.live import LIVE_TTL, cancel_key, dead_seconds
@@ -26,6 +27,8 @@ from jobs.selectors import is_dead, job_models, live_state
 
 logger = logging.getLogger(__name__)
 Status = JobStatus
+# The job models are known only at run time, so their rows are reached through _default_manager,
+# Django's handle for a model whose managers generic code cannot name (``objects`` for every job).
 J = TypeVar("J", bound=Job)
 
 
@@ -49,7 +52,7 @@ def job_enqueue(job: Job, send: Callable[[int], Any]) -> None:
             send(job.pk)
         except Exception as exc:  # the broker's errors differ by transport
             logger.exception("could not queue %s", job)
-            type(job).objects.filter(pk=job.pk, status=Status.QUEUED).update(
+            type(job)._default_manager.filter(pk=job.pk, status=Status.QUEUED).update(
                 status=Status.FAILED, finished_at=timezone.now(),
                 error=f"The job queue could not be reached ({exc}); start the broker and restart the job.",
             )
@@ -63,13 +66,13 @@ def job_enqueue(job: Job, send: Callable[[int], Any]) -> None:
 def jobs_reap(model: type[J], *, now: datetime | None = None, jobs: Iterable[J] | None = None) -> int:
     """Mark running jobs whose worker died as failed; returns how many."""
     now = now or timezone.now()
-    candidates = list(jobs) if jobs is not None else list(model.objects.filter(status=Status.RUNNING))
+    candidates = list(jobs) if jobs is not None else list(model._default_manager.filter(status=Status.RUNNING))
     reaped = 0
     for job in candidates:
         if not is_dead(job, now=now):
             continue
         try:
-            reaped += model.objects.filter(pk=job.pk, status=Status.RUNNING, token=job.token).update(
+            reaped += model._default_manager.filter(pk=job.pk, status=Status.RUNNING, token=job.token).update(
                 status=Status.FAILED, finished_at=now,
                 error=f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s. Restart the job.",
             )
@@ -87,7 +90,7 @@ def job_claim(model: type[J], pk: int) -> J | None:
     when the job is finished; raises JobBusy when a live worker runs it."""
     now = timezone.now()
     with transaction.atomic():
-        job = model.objects.select_for_update().get(pk=pk)
+        job = model._default_manager.select_for_update().get(pk=pk)
         if job.is_finished:
             return None
         if job.status == Status.RUNNING and not is_dead(job, now=now):
@@ -102,8 +105,8 @@ def job_claim(model: type[J], pk: int) -> J | None:
     return job
 
 
-def _guarded(job: Job):
-    return type(job).objects.filter(pk=job.pk, token=job.token, status=Status.RUNNING)
+def _guarded(job: Job) -> QuerySet[Job]:
+    return type(job)._default_manager.filter(pk=job.pk, token=job.token, status=Status.RUNNING)
 
 
 def job_finish(job: Job, **fields: Any) -> bool:
@@ -143,13 +146,13 @@ def _refuse_cancel(job: Job) -> None:
 def job_cancel(job: J, *, by: str = "") -> J:
     """Cancel a queued or running job at once; a running attempt stops at its next progress
     report, and whatever it computes after that is discarded."""
-    current = type(job).objects.get(pk=job.pk)
+    current = type(job)._default_manager.get(pk=job.pk)
     _refuse_cancel(current)
     # Tell the running attempt before taking the row's lock: on SQLite, an import's writes hold
     # the database's write lock until it stops, which it does on seeing this.
     cache.set(cancel_key(current), True, LIVE_TTL)
     with transaction.atomic():
-        job = type(job).objects.select_for_update().get(pk=job.pk)
+        job = type(job)._default_manager.select_for_update().get(pk=job.pk)
         _refuse_cancel(job)
         cache.set(cancel_key(job), True, LIVE_TTL)
         job.status, job.finished_at = Status.CANCELLED, timezone.now()
@@ -162,7 +165,7 @@ def job_cancel(job: J, *, by: str = "") -> J:
 def job_restart(job: J, send: Callable[[int], Any]) -> J:
     """Queue a failed or cancelled job again (or one whose worker died), as a new attempt."""
     with transaction.atomic():
-        job = type(job).objects.select_for_update().get(pk=job.pk)
+        job = type(job)._default_manager.select_for_update().get(pk=job.pk)
         if job.status == Status.RUNNING and is_dead(job):
             job.status = Status.FAILED
         if job.status not in (Status.FAILED, Status.CANCELLED):
@@ -178,7 +181,7 @@ def job_restart(job: J, send: Callable[[int], Any]) -> J:
 
 def job_give_up(model: type[Job], pk: int, error: str) -> None:
     """Fail a job that was requeued after transient faults once its retries are spent."""
-    model.objects.filter(pk=pk, status=Status.QUEUED).update(
+    model._default_manager.filter(pk=pk, status=Status.QUEUED).update(
         status=Status.FAILED, finished_at=timezone.now(), error=error[:10000]
     )
 

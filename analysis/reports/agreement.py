@@ -23,6 +23,7 @@ from analysis.methods.agreement import (
     percent_agreement,
     positive_votes,
 )
+from analysis.methods.agreement.alpha import AlphaLevel
 from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
 from analysis.methods.mace.layout import RESTARTS_PER_BLOCK
 from analysis.reports import Param, Progress, Report, ReportInput, register
@@ -99,8 +100,8 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
     table = table.sort_values("rank", na_position="last")
     rows = []
     for worker, r in table.iterrows():
-        flags = [name for name, hit in (("low competence", low[worker]), ("fast", fast[worker]),
-                                        ("one label", one_label[worker]), (FEW_ANNOTATIONS, few[worker])) if hit]
+        flags = [name for name, hit in (("low competence", low.at[worker]), ("fast", fast.at[worker]),
+                                        ("one label", one_label.at[worker]), (FEW_ANNOTATIONS, few.at[worker])) if hit]
         rows.append({
             "worker": str(worker),
             "annotations": int(r["annotations"]),
@@ -113,7 +114,7 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
     return rows
 
 
-def accumulation_curve(frame: pd.DataFrame, *, points: int, level: str,
+def accumulation_curve(frame: pd.DataFrame, *, points: int, level: AlphaLevel,
                        categories: list | None = None) -> list[dict[str, Any]]:
     """Agreement on the first k annotations in submission order, for ``points`` values of k."""
     n = len(frame)
@@ -160,10 +161,12 @@ def binary_questions(frame: pd.DataFrame) -> pd.DataFrame:
 def answer_sets(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per (item, worker) whose label is the set of options chosen (empty for None)."""
     chosen = frame[frame["label"].astype(int) == 1]
-    sets = chosen.groupby(["item", "worker"], sort=False)["option"].agg(lambda s: frozenset(map(str, s)))
+    # The stub's aggregate types leave out frozenset, which pandas keeps as an object value.
+    sets = chosen.groupby(["item", "worker"], sort=False)["option"].agg(lambda s: frozenset(map(str, s)))  # type: ignore[type-var]
     everyone = frame[["item", "worker"]].drop_duplicates()
     out = everyone.merge(sets.rename("label").reset_index(), on=["item", "worker"], how="left")
-    out["label"] = [v if isinstance(v, frozenset) else frozenset() for v in out["label"]]
+    out["label"] = pd.Series([v if isinstance(v, frozenset) else frozenset() for v in out["label"]], index=out.index,
+                             dtype=object)
     return out
 
 
@@ -257,11 +260,12 @@ class AgreementReport(Report):
             # Point estimates only: alpha with set distances has a category per distinct answer,
             # and its bootstrap grows with their square (34 s for 20 resamples of 25,000 answers
             # with 2,988 distinct sets); the intervals above are those of the binary questions.
-            whole = agreement_report(answer_sets(data.frame), level="nominal", min_overlap=params["min_overlap"],
-                                     n_boot=0).to_dict()
+            whole_report = agreement_report(answer_sets(data.frame), level="nominal",
+                                            min_overlap=params["min_overlap"], n_boot=0)
+            whole = whole_report.to_dict()
             set_figures = {"figures": whole, "options": option_table(data.frame, texts=option_texts(data.items)),
                            "n_options": int(data.frame["option"].nunique()),
-                           "n_answers": int(whole["n_annotations"])}
+                           "n_answers": int(whole_report.n_annotations)}
         progress(0.5, "MACE worker competence")
         mace = run_mace(labels, em=params["mace_em"], iterations=params["mace_iterations"],
                         restarts=params["mace_restarts"], seed=params["seed"])
@@ -269,7 +273,7 @@ class AgreementReport(Report):
         n_labels = int(labels["label"].nunique())
         shapes = answer_shapes(data.frame) if sets else None
         workers = worker_table(frame, mace.labels, mace.competence, mace.ranking,
-                               n_labels if not sets else int(shapes["label"].nunique()),
+                               n_labels if shapes is None else int(shapes["label"].nunique()),
                                min_annotations=params["min_annotations"], answers=shapes)
         progress(0.8, "agreement as annotations accumulate")
         curve = accumulation_curve(labels, points=params["curve_points"], level=level, categories=categories)

@@ -4,6 +4,7 @@ state and settings, the report's own context, its figures (SVG) and its files (C
 from __future__ import annotations
 
 import csv
+from typing import cast
 
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -44,7 +45,7 @@ def report_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         "param_groups": param_groups(report, state.done.params if state.done else None),
         **(report.page_context(result) if state.done else {}),
     }
-    return render(request, report.template, ctx)
+    return render(request, cast(str, report.template), ctx)  # _report gives only reports with a template
 
 
 def _done_run(slug: str, kind: str, run_id: int) -> tuple[Report, AnalysisRun]:

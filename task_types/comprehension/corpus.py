@@ -179,7 +179,8 @@ def ibm_questions(folder: Path) -> list[dict[str, Any]]:
                 covered.append(r["speech-id"])
             if r["is-claim-mentioned-in-sentence"].strip().lower() == "true":
                 mentioned[r["speech-id"]].add(r["idebate-point-id"])
-    corpus_speeches, titles = [], []
+    corpus_speeches: list[dict[str, Any]] = []
+    titles: list[dict[str, str]] = []
     for speech_id in covered:
         s = speeches[speech_id]
         corpus_speeches.append({

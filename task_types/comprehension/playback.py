@@ -67,7 +67,7 @@ def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict
     if raw is None:
         return "Play the speech before answering.", None
     report, problem = _parse(raw)
-    if problem:
+    if report is None:  # _parse gives no report exactly when it gives a problem
         return problem, None
     events = report["events"]
     types = [e["type"] for e in events]

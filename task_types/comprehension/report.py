@@ -69,15 +69,15 @@ def pair_rows(frame: pd.DataFrame, items: pd.DataFrame) -> list[dict[str, Any]]:
     meta = items.set_index("item")
     rows = []
     for mode, part in frame.groupby("mode", sort=True):
-        for r in question_votes(part).itertuples(index=False):
-            known = r.option in titles.index
+        for r in question_votes(part).to_dict("records"):
+            known = r["option"] in titles.index
             rows.append({
-                "speech": r.item, "motion": meta.at[r.item, "motion"] if r.item in meta.index else "",
-                "stance": meta.at[r.item, "stance"] if r.item in meta.index else "",
-                "title_id": titles.at[r.option, "id"] if known else r.option.rsplit(SIDE, 1)[-1],
-                "title": titles.at[r.option, "title"] if known else "", "mode": mode, "votes": int(r.votes),
-                "annotators": int(r.annotators), "share": round(float(r.share), 6), "majority": int(r.majority),
-                "high_confidence": bool(r.high_confidence),
+                "speech": r["item"], "motion": meta.at[r["item"], "motion"] if r["item"] in meta.index else "",
+                "stance": meta.at[r["item"], "stance"] if r["item"] in meta.index else "",
+                "title_id": titles.at[r["option"], "id"] if known else r["option"].rsplit(SIDE, 1)[-1],
+                "title": titles.at[r["option"], "title"] if known else "", "mode": mode, "votes": int(r["votes"]),
+                "annotators": int(r["annotators"]), "share": round(float(r["share"]), 6),
+                "majority": int(r["majority"]), "high_confidence": bool(r["high_confidence"]),
             })
     return rows
 
@@ -88,8 +88,8 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
     if params["reference_labels"] == "gold":
         known = items[items["gold"].notna()]
         labels = pd.DataFrame(
-            [{"item": r.item, "option": sides[r.item] + SIDE + str(t["id"]), "label": int(t["id"] in (r.gold or []))}
-             for r in known.itertuples(index=False) for t in r.titles],
+            [{"item": r["item"], "option": sides[r["item"]] + SIDE + str(t["id"]), "label": int(t["id"] in (r["gold"] or []))}
+             for r in known.to_dict("records") for t in r["titles"]],
             columns=["item", "option", "label"])
     else:
         votes = question_votes(frame)

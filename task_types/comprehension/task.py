@@ -131,16 +131,16 @@ class Comprehension(TaskType):
         return CleanItem(external_id=str(record.get("id") or payload["speech"]["id"]).strip(),
                          payload=payload, gold=gold)
 
-    def media_keys(self, payload) -> list[str]:
+    def media_keys(self, payload: Mapping[str, Any]) -> list[str]:
         audio = payload.get("speech", {}).get("audio")
         return [audio] if audio else []
 
-    def item_problems(self, payload, *, options) -> dict[str, str]:
+    def item_problems(self, payload: Mapping[str, Any], *, options: Mapping[str, Any]) -> dict[str, str]:
         if options.get("mode", "reading") != "reading" and not payload["speech"].get("audio"):
             return {"audio": f"the project's mode is {options.get('mode')}: a speech that is heard needs its audio"}
         return {}
 
-    def item_columns(self, payload) -> dict[str, Any]:
+    def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         speech = payload["speech"]
         return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],
                 "transcript": speech.get("transcript") or speech.get("asr_transcript", ""),
@@ -148,14 +148,14 @@ class Comprehension(TaskType):
                 "titles": [{"id": t["id"], "title": t["title"], "text": t.get("text", "")} for t in payload["titles"]],
                 "options": {t["id"]: t["title"] for t in payload["titles"]}}
 
-    def item_summary(self, payload, *, length: int = 120) -> str:
+    def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:
         speech = payload["speech"]
         head = f"{speech.get('speaker') or speech['id']} ({speech['stance']}), {len(payload['titles'])} titles: "
         return head + shorten(payload["motion"], max(length - len(head), 8))
 
     # --- presentation -------------------------------------------------------------------------
 
-    def variant(self, *, options, project_id: int, worker_id: int) -> str:
+    def variant(self, *, options: Mapping[str, Any], project_id: int, worker_id: int) -> str:
         mode = options.get("mode", "reading")
         if mode in MODES:
             return mode
@@ -165,7 +165,8 @@ class Comprehension(TaskType):
 
     # --- answers ------------------------------------------------------------------------------
 
-    def clean_answer(self, data, *, payload, context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
+    def clean_answer(self, data: Mapping[str, Any] | AnswerData, *, payload: Mapping[str, Any],
+                     context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
         values, errors = AnswerData.wrap(data).read(self.answer_fields)
         known = [str(t["id"]) for t in payload.get("titles", [])]
         chosen = list(dict.fromkeys(values["titles"]))
@@ -193,24 +194,24 @@ class Comprehension(TaskType):
         picked = [t for t in known if t in chosen]  # in the item's order
         return CleanAnswer(answer={"titles": picked, "none": NONE in chosen, "mode": mode}, metrics=metrics)
 
-    def form_values(self, data) -> dict[str, Any]:
-        data = AnswerData.wrap(data)
-        values, _ = data.read(self.answer_fields[:1])
+    def form_values(self, data: Mapping[str, Any] | AnswerData) -> dict[str, Any]:
+        fields = AnswerData.wrap(data)
+        values, _ = fields.read(self.answer_fields[:1])
         titles = values["titles"]
         # The playback report goes back into the form, so that a refusal of another field does
         # not make the worker hear the speech again (nor lets them).
-        playback = data.raw("playback")
+        playback = fields.raw("playback")
         if playback is not None and not isinstance(playback, str):
             playback = json.dumps(playback)
         return {"titles": [t for t in titles if t != NONE], "none": NONE in titles, "playback": playback or ""}
 
-    def long_rows(self, *, payload, answer) -> list[dict]:
+    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         chosen = set(answer.get("titles", []))
         mode = answer.get("mode", "")
         return [{"option": str(t["id"]), "label": int(str(t["id"]) in chosen), "mode": mode}
                 for t in payload.get("titles", [])]
 
-    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         p = ctx.payload
         summary = playback_summary(ctx.metrics.get("playback"))
         return {
@@ -219,7 +220,7 @@ class Comprehension(TaskType):
             "none": bool(answer.get("none")), "n_titles": len(p.get("titles", [])), **summary,
         }
 
-    def label_display(self, answer) -> str:
+    def label_display(self, answer: Mapping[str, Any]) -> str:
         if answer.get("none"):
             return "None"
         n = len(answer.get("titles", []))

@@ -69,7 +69,10 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
     for s in all_speeches:
         if s["stance"] == "con":
             opposing[s["motion_id"]].append(s)
-    records, skipped, sizes, below = [], defaultdict(int), defaultdict(int), 0
+    records: list[dict[str, Any]] = []
+    skipped: defaultdict[str, int] = defaultdict(int)
+    sizes: defaultdict[int, int] = defaultdict(int)
+    below = 0
     for s in sorted((s for s in all_speeches if s["stance"] == "pro"), key=lambda s: s["id"]):
         counters = [c for c in opposing[s["motion_id"]] if c["counters"] == s["id"]
                     and (setting == "all" or c["counter_kind"] == setting)]

@@ -47,12 +47,13 @@ def baseline_questions(items: pd.DataFrame) -> list[tuple[str, list[str], int, s
     """(supporting text, candidate texts, index of the first true counter shown, kind) per item
     that has gold; with several true counters shown, the first one in display order counts."""
     out = []
-    for r in items.itertuples(index=False):
-        gold = r.gold if isinstance(r.gold, Mapping) else {}
-        ids = [c["id"] for c in r.candidates]
+    # Records, not itertuples: the columns hold dicts and lists, which a row tuple's stub types as scalars.
+    for r in items.to_dict("records"):
+        gold = r["gold"] if isinstance(r["gold"], Mapping) else {}
+        ids = [c["id"] for c in r["candidates"]]
         true = [i for i, cid in enumerate(ids) if cid in gold.get("counters", [])]
         if true:
-            out.append((r.supporting, [c["transcript"] for c in r.candidates], true[0], _kind(gold)))
+            out.append((r["supporting"], [c["transcript"] for c in r["candidates"]], true[0], _kind(gold)))
     return out
 
 

@@ -161,7 +161,7 @@ class CounterSpeech(TaskType):
                 gold = json.loads(gold)
             except ValueError:
                 raise FieldError("gold", "must be a JSON object or a candidate id") from None
-        sources = {}
+        sources: Mapping[Any, Any] = {}
         if isinstance(gold, Mapping):
             counters, kind = gold.get("counters"), str(gold.get("kind") or "")
             sources = gold.get("sources") or {}
@@ -183,10 +183,11 @@ class CounterSpeech(TaskType):
                          gold={"counters": [str(c) for c in counters], "kind": kind,
                                "sources": {str(k): str(v) for k, v in sources.items()}})
 
-    def media_keys(self, payload) -> list[str]:
+    def media_keys(self, payload: Mapping[str, Any]) -> list[str]:
         return [s["audio"] for s in (payload["speech"], *payload["candidates"]) if s.get("audio")]
 
-    def clean_answer(self, data, *, payload, context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
+    def clean_answer(self, data: Mapping[str, Any] | AnswerData, *, payload: Mapping[str, Any],
+                     context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
         values, errors = AnswerData.wrap(data).read(self.answer_fields)
         ids = [c["id"] for c in payload.get("candidates", [])]
         if "choice" not in errors and values["choice"] not in ids:
@@ -209,23 +210,23 @@ class CounterSpeech(TaskType):
         return CleanAnswer(answer={"choice": values["choice"], "reasons": ordered},
                            reason=other if "other" in reasons else "")
 
-    def form_values(self, data) -> dict[str, Any]:
+    def form_values(self, data: Mapping[str, Any] | AnswerData) -> dict[str, Any]:
         values, _ = AnswerData.wrap(data).read(self.answer_fields)
         return values
 
-    def long_rows(self, *, payload, answer) -> list[dict]:
+    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["choice"], "reasons": list(answer.get("reasons", []))}]
 
-    def item_columns(self, payload) -> dict[str, Any]:
+    def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"motion": payload.get("motion_id") or payload["motion"], "setting": payload.get("setting", "all"),
                 "supporting": payload["speech"]["transcript"],
                 "candidates": [{"id": c["id"], "transcript": c["transcript"]} for c in payload["candidates"]]}
 
-    def item_summary(self, payload, *, length: int = 120) -> str:
+    def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:
         head = f"{payload['speech'].get('speaker') or payload['speech']['id']}, {len(payload['candidates'])} candidates: "
         return head + shorten(payload["motion"], max(length - len(head), 8))
 
-    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         p = ctx.payload
         ids = [c["id"] for c in p["candidates"]]
         gold = ctx.gold or {}
@@ -235,17 +236,18 @@ class CounterSpeech(TaskType):
                 "n_candidates": len(ids), "correct": answer["choice"] in gold.get("counters", []) if gold else "",
                 "counter_kind": gold.get("kind", ""), "reasons": "|".join(answer.get("reasons", [])), "reason": reason}
 
-    def label_display(self, answer) -> str:
+    def label_display(self, answer: Mapping[str, Any]) -> str:
         return f"candidate {answer.get('choice', '')}"
 
-    def bonus_for(self, *, answer, gold, options):
+    def bonus_for(self, *, answer: Mapping[str, Any], gold: Any,
+                  options: Mapping[str, Any]) -> tuple[Decimal, str] | tuple[Decimal, str, str] | None:
         amount = Decimal(str(options.get("bonus_per_correct") or 0))
         if amount > 0 and gold and answer.get("choice") in gold.get("counters", []):
             return amount, "correct counter-speech choice", str(options.get("currency") or "USD").upper()
         return None
 
     def example(self) -> Example:
-        def speech(sid, speaker, text):
+        def speech(sid: str, speaker: str, text: str) -> dict[str, str]:
             return {"id": sid, "speaker": speaker, "transcript": text, "audio": ""}
 
         records = [

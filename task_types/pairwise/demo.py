@@ -27,6 +27,7 @@ DEMO_CONSENT = (
 def demo_project(ctx: DemoContext, *, slug: str) -> None:
     """Create (idempotently) the demo project of the task type ``slug``."""
     source = ctx.data_dir / "ukpconvarg1" / "arguments.tsv"
+    topics: tuple[str, ...]
     if source.is_file():
         topics, origin = DEMO_TOPICS, f"UKPConvArg1 ({source})"
     else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from typing import Any, cast
 
 from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
@@ -51,6 +52,11 @@ def _argument_texts(run: AnalysisRun) -> dict[str, str]:
     return texts
 
 
+def _result(run: AnalysisRun) -> dict[str, Any]:
+    # Gold files are made of finished runs only, and a finished run always has its result.
+    return cast(dict[str, Any], run.result)
+
+
 def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
     texts = _argument_texts(run)
     yield "#id\tlabel\ta1\ta2\n"
@@ -61,7 +67,7 @@ def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
 
 def _rank_tsv(run: AnalysisRun) -> Iterator[str]:
     texts = _argument_texts(run)
-    rows = sorted(run.result["ranking"], key=lambda r: (r["topic"], r["pagerank"]))
+    rows = sorted(_result(run)["ranking"], key=lambda r: (r["topic"], r["pagerank"]))
     yield "#id\trank\targument\n"
     for r in rows:
         yield _tsv_line(r["argument"], f"{r['pagerank']:.5f}", _flat(texts[r["argument"]]))
@@ -69,7 +75,7 @@ def _rank_tsv(run: AnalysisRun) -> Iterator[str]:
 
 def _full_records(run: AnalysisRun) -> Iterator[dict]:
     frame = annotation_frame(project=run.project, up_to_id=run.last_annotation_id).frame
-    competence = run.result["mace"]["competence"]
+    competence = _result(run)["mace"]["competence"]
     votes: dict[str, list[dict]] = {}
     for item, worker, label, reason in frame[["item", "worker", "label", "reason"]].itertuples(index=False):
         votes.setdefault(item, []).append(
@@ -97,7 +103,7 @@ def gold_file(run: AnalysisRun, name: str) -> Iterator[str]:
 def _json_array(run: AnalysisRun) -> Iterator[str]:
     # The published figures only of a corpus this project reproduces (its reference_corpus).
     reference = REFERENCES.get(run.project.options.get(REFERENCE_OPTION))
-    yield json.dumps({k: run.result[k] for k in ("counts", "human_performance")} | {
+    yield json.dumps({k: _result(run)[k] for k in ("counts", "human_performance")} | {
         "reference": reference, "run": run.pk, "project": run.project.slug, "params": run.params,
         "annotations_seen": run.annotations_seen,
     }, ensure_ascii=False)[:-1] + ', "pairs": ['

@@ -58,7 +58,8 @@ def _clean(value: Any) -> Any:
 
 
 def _records(frame: pd.DataFrame) -> list[dict[str, Any]]:
-    return [{k: _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
+    # The columns are named by strings (str() keeps them as they are), as JSON keys must be.
+    return [{str(k): _clean(v) for k, v in row.items()} for row in frame.to_dict("records")]
 
 
 class PairwiseGoldReport(Report):
@@ -152,7 +153,8 @@ class PairwiseGoldReport(Report):
         rank_of = {w: i + 1 for i, w in enumerate(mace.ranking)}
         reviewed = review.per_worker.assign(
             competence=mace.competence.reindex(review.per_worker.index).to_numpy(),
-            mace_rank=[rank_of.get(w) for w in review.per_worker.index],
+            # The stub takes a list of scalars without None; pandas reads None as a missing rank.
+            mace_rank=[rank_of.get(w) for w in review.per_worker.index],  # type: ignore[misc]
         )
         flagged = reviewed[reviewed["flagged"].str.len() > 0].sort_values("mace_rank", ascending=False)
         examples = votes.assign(**{c: review.per_reason[c].to_numpy() for c in CAUSES})
@@ -234,12 +236,12 @@ class PairwiseGoldReport(Report):
         by_pair = strict.set_index("pair")
         out = []
         entropy = mace.entropies
-        for row in pairs.itertuples(index=False):
-            entry = {"pair": row.pair, "topic": row.topic, "arg1": row.arg1, "arg2": row.arg2,
-                     "gold": row.gold if isinstance(row.gold, str) else None,
-                     "weight": _clean(row.weight), "entropy": _clean(entropy.get(row.pair)),
-                     "all": isinstance(row.gold, str)}
-            s = by_pair.loc[row.pair]
+        for row in pairs.to_dict("records"):
+            entry = {"pair": row["pair"], "topic": row["topic"], "arg1": row["arg1"], "arg2": row["arg2"],
+                     "gold": row["gold"] if isinstance(row["gold"], str) else None,
+                     "weight": _clean(row["weight"]), "entropy": _clean(entropy.get(row["pair"])),
+                     "all": isinstance(row["gold"], str)}
+            s = by_pair.loc[row["pair"]]
             reason = "mace_threshold" if s["reason"] == Reason.NO_GOLD else str(s["reason"])
             entry.update(strict=bool(s["reason"] == Reason.KEPT), reason=reason)
             if s["reason"] == Reason.CYCLE:

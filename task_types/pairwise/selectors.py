@@ -112,7 +112,7 @@ def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
         pairs = result.get("pairs", [])
         topics = sorted({str(p["topic"]) for p in pairs})
         reasons = sorted(Counter(p["reason"] for p in pairs).items(), key=lambda kv: -kv[1])
-    if topic not in topics:
+    if topic is None or topic not in topics:
         topic = topics[0] if topics else ""
     texts = run_argument_texts(run, topic=topic) if topic else {}
     ranked = sorted((r for r in result.get("ranking", []) if str(r["topic"]) == topic),

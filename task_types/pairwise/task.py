@@ -18,6 +18,7 @@ from annotation.task_types.base import (
     AnswerInvalid,
     CleanAnswer,
     CleanItem,
+    CorpusLookup,
     CrowdAnswer,
     CrowdItemError,
     DemoContext,
@@ -155,7 +156,7 @@ class PairwiseConvincingness(TaskType):
         }
         return CleanItem(external_id=external_id, payload=payload, gold=gold)
 
-    def clean_answer(self, data, *, payload: Mapping[str, Any],
+    def clean_answer(self, data: Mapping[str, Any] | AnswerData, *, payload: Mapping[str, Any],
                      context: AnswerContext = NO_CONTEXT) -> CleanAnswer:
         # JSON clients can send any type; only text is an answer.
         values, errors = AnswerData.wrap(data).read(self.answer_fields)
@@ -178,7 +179,9 @@ class PairwiseConvincingness(TaskType):
             raise AnswerInvalid(errors)
         return CleanAnswer(answer={"label": label, "standpoint": standpoint}, reason=reason)
 
-    def initial_answer(self, *, payload, previous) -> dict[str, Any]:
+    def initial_answer(
+        self, *, payload: Mapping[str, Any], previous: tuple[Mapping[str, Any], Mapping[str, Any]] | None
+    ) -> dict[str, Any]:
         # The standpoint is about the topic, not the pair: carry it over within a topic.
         if previous is not None:
             prev_payload, prev_answer = previous
@@ -186,10 +189,10 @@ class PairwiseConvincingness(TaskType):
                 return {"standpoint": prev_answer.get("standpoint", "")}
         return {}
 
-    def long_rows(self, *, payload, answer) -> list[dict]:
+    def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]
 
-    def export_row(self, ctx: ExportContext, answer, reason: str) -> dict:
+    def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         p = ctx.payload
         return {
             "topic": p["topic"],
@@ -201,14 +204,14 @@ class PairwiseConvincingness(TaskType):
             "worker_stance": answer.get("standpoint", ""),
         }
 
-    def label_display(self, answer) -> str:
-        return LABELS.get(answer.get("label"), str(answer))
+    def label_display(self, answer: Mapping[str, Any]) -> str:
+        return LABELS.get(answer.get("label", ""), str(answer))
 
-    def item_columns(self, payload) -> dict[str, Any]:
+    def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
                 "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}
 
-    def item_summary(self, payload, *, length: int = 120) -> str:
+    def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:
         # Both arguments get half of the room: which one is which matters more than either's end.
         side = max((length - len("A1:  · A2: ")) // 2, 8)
         return (f"A1: {shorten(payload['arg1']['text'], side)} · "
@@ -270,7 +273,7 @@ class PairwiseConvincingness(TaskType):
             item_source={"topic": topic, "arg1": arg1, "arg2": arg2},
         )
 
-    def crowd_items(self, sources, *, corpus) -> dict[str, CleanItem]:
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]], *, corpus: CorpusLookup) -> dict[str, CleanItem]:
         known = corpus({s[side] for s in sources.values() for side in ("arg1", "arg2")})
         items = {}
         for item_id, source in sources.items():

@@ -59,7 +59,8 @@ def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
         "done": state.done,
         "running": state.running,
         "result": result,
-        "view": gold_topic(run=state.done, topic=request.GET.get("topic")) if result else None,
+        # Only a finished run (state.done) has a result; testing both lets the type checker see it.
+        "view": gold_topic(run=state.done, topic=request.GET.get("topic")) if result and state.done else None,
         "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
         "flagged_page": flagged,
         "files": list(GOLD_FILES),
@@ -84,7 +85,7 @@ def graph(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> HttpResponse:
+def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> StreamingHttpResponse:
     run = _done_run(slug, run_id)
     if name not in GOLD_FILES:
         raise Http404(f"unknown gold file {name!r}")

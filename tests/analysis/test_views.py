@@ -157,6 +157,8 @@ def test_api_starts_and_reads_a_run(annotated_project, django_capture_on_commit_
     assert run["status"] == "done" and run["result"]["figures"]["n_items"] == 6
     bad = api.post(f"/api/projects/{annotated_project.slug}/analysis/", {"kind": "ranking"}, format="json")
     assert bad.status_code == 400 and "known kinds: agreement" in bad.json()["kind"]
+    listed = api.post(f"/api/projects/{annotated_project.slug}/analysis/", [{"kind": "agreement"}], format="json")
+    assert listed.status_code == 400 and "JSON object" in listed.json()["body"]
     researcher = APIClient()
     researcher.force_authenticate(UserFactory(role="researcher"))
     assert researcher.get(f"/api/analysis/{created.json()['id']}/").status_code == 200

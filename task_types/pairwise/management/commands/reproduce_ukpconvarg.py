@@ -2,6 +2,7 @@
 
 import time
 from pathlib import Path
+from typing import Any, cast
 
 import pandas as pd
 from django.conf import settings
@@ -78,7 +79,7 @@ class Command(BaseCommand):
             self.stdout.write(f"wrote all.tsv, strict.tsv and rank.tsv to {out}")
 
     def _print(self, run: AnalysisRun) -> None:
-        r = run.result
+        r = cast(dict[str, Any], run.result)  # the run is done: its result is set
         c, paper = r["counts"], REFERENCES["ukpconvarg1"]
         self.stdout.write(f"\npipeline run #{run.pk}: {run.seconds:.1f} s (MACE {r['mace']['method']}, "
                           f"threshold {run.params['mace_threshold']}, {run.params['mace_iterations']} iterations, "
