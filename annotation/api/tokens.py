@@ -8,7 +8,7 @@ lockout answer (429) even with the right password. The endpoint is throttled per
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
@@ -20,7 +20,7 @@ from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
 from annotation.value_checks import text_problem
 
 
-def api_token_get_or_create(*, user: AbstractBaseUser) -> Token:
+def api_token_get_or_create(*, user: User) -> Token:
     token, _ = Token.objects.get_or_create(user=user)
     return token
 
