@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Protocol
 
 from django.conf import settings
 
@@ -114,6 +114,14 @@ def decode(data: bytes | BinaryIO, *, max_decompressed: int | None = None) -> st
         raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
 
 
+class _Readable(Protocol):
+    """What ``GzipFile`` reads from: a binary file object, or ``_Prepended``."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def seek(self, offset: int, /) -> object: ...
+
+
 class _Prepended:
     """A read-only stream of ``head`` followed by the rest of ``stream`` (which need not seek)."""
 
@@ -129,8 +137,12 @@ class _Prepended:
         out, self.head = self.head[:size], self.head[size:]
         return out if len(out) == size else out + self.stream.read(size - len(out))
 
+    def seek(self, offset: int, /) -> int:
+        # GzipFile seeks its source only to rewind, which reading once from the start never does.
+        raise io.UnsupportedOperation("seek")
 
-def _gunzip(stream: BinaryIO, limit: int) -> bytearray:
+
+def _gunzip(stream: _Readable, limit: int) -> bytearray:
     out = bytearray()
     try:
         with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
@@ -228,9 +240,9 @@ def check_clean_item(item: CleanItem) -> None:
         raise FieldError("id", problem)
     check_length("id", item.external_id, ID_MAX_LENGTH)
     for field, value in (("payload", item.payload), ("gold", item.gold)):
-        problem = value_problem(value)
-        if problem:
-            path, message = problem
+        found = value_problem(value)
+        if found:
+            path, message = found
             raise FieldError(path or field, message)
 
 
