@@ -13,6 +13,7 @@ from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
@@ -74,7 +75,7 @@ def _visible_project(user: User, slug: str) -> tuple[Project, str] | None:
 
 
 @require_safe
-def media(request: HtmxRequest, slug: str, key: str) -> HttpResponse:
+def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
     """An audio file of a project, for whoever may open the project. Anyone else gets the page
     of a project that does not exist, anonymous visitors too: a login form would tell them that
     the project, and the file, are there."""
