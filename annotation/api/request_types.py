@@ -6,7 +6,7 @@ from django.contrib.auth.models import User
 from rest_framework.request import Request
 
 
-class WorkerApiRequest(Request):
+class AuthenticatedApiRequest(Request):
     """A request of an authenticated user: the type of a view whose permission classes refuse
     anonymous clients (IsAuthenticated), where ``request.user`` is never the anonymous user."""
 

@@ -13,7 +13,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
-from annotation.api.request_types import WorkerApiRequest
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal
 from annotation.services import WorkflowError
@@ -70,7 +70,7 @@ class AssignmentAnnotation(APIView):
             raise PermissionDenied("This assignment belongs to someone else.")
         return Response(_body(annotation))
 
-    def put(self, request: WorkerApiRequest, pk: int) -> Response:
+    def put(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         annotation = self._annotation(pk)
         if annotation.assignment.worker_id != request.user.pk:
             raise PermissionDenied("This assignment belongs to someone else.")

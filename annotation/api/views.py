@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
-from annotation.api.request_types import WorkerApiRequest
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.serializers import (
     ImportJobSerializer,
     ImportSerializer,
@@ -164,7 +164,7 @@ class ImportJobCancel(APIView):
         return Response(ImportJobSerializer(job).data)
 
 
-def _next_body(request: WorkerApiRequest, project: Project) -> dict:
+def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
     """What the worker gets next in the project: an assignment with how to present it, or none
     and why."""
     if consent_pending(project=project, worker=request.user, session=request.session):
@@ -181,7 +181,7 @@ def _next_body(request: WorkerApiRequest, project: Project) -> dict:
 class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
-    def post(self, request: WorkerApiRequest, slug: str) -> Response:
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         return Response(_next_body(request, _project(slug)))
 
 
@@ -193,7 +193,7 @@ class AssignmentSubmit(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
-    def post(self, request: WorkerApiRequest, pk: int) -> Response:
+    def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the answer")
         client = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
         try:

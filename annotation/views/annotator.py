@@ -51,7 +51,7 @@ from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 from annotation.views.nul_fields import refuse_nul_fields
-from annotation.views.request_types import HtmxRequest, WorkerRequest
+from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
 logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"
@@ -96,7 +96,7 @@ def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
 
 
 @login_required
-def home(request: WorkerRequest) -> HttpResponse:
+def home(request: AuthenticatedRequest) -> HttpResponse:
     slug = request.session.get(MARKETPLACE_PROJECT)
     if slug:
         return redirect("annotate", slug=slug)
@@ -104,14 +104,14 @@ def home(request: WorkerRequest) -> HttpResponse:
 
 
 @login_required
-def projects(request: WorkerRequest) -> HttpResponse:
+def projects(request: AuthenticatedRequest) -> HttpResponse:
     statuses = [worker_status(project=p, worker=request.user) for p in projects_for_worker(worker=request.user)]
     managed = Project.objects.order_by("name") if request.user.is_staff else Project.objects.none()
     return render(request, "annotation/projects.html", {"statuses": statuses, "managed": managed})
 
 
 @login_required
-def guidelines(request: WorkerRequest, slug: str) -> HttpResponse:
+def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     visible = _visible_project(request.user, slug)
     if visible is None:
         return not_found(request)
@@ -127,7 +127,7 @@ def task_page_context(project: Project) -> dict:
     return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
 
 
-def _task_context(request: WorkerRequest, project: Project, result: NextResult, *,
+def _task_context(request: AuthenticatedRequest, project: Project, result: NextResult, *,
                   errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     task = get_task_type(project.task_type)
     ctx = {"project": project, "task": task, "result": result,
@@ -143,7 +143,7 @@ def _task_context(request: WorkerRequest, project: Project, result: NextResult, 
     return ctx
 
 
-def _edit_context(request: WorkerRequest, project: Project, annotation: Annotation, *,
+def _edit_context(request: AuthenticatedRequest, project: Project, annotation: Annotation, *,
                   errors: dict | None = None, values=None) -> dict:
     """The task area showing an answer already given, to change it."""
     assignment = annotation.assignment
@@ -158,13 +158,13 @@ def _edit_context(request: WorkerRequest, project: Project, annotation: Annotati
     }
 
 
-def _render_task(request: WorkerRequest, ctx: dict) -> HttpResponse:
+def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
     if request.htmx:
         return render(request, f"{ANNOTATE}#task-area", ctx)
     return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
 
 
-def _after_action(request: WorkerRequest, project: Project, notice: str, kind: str) -> HttpResponse:
+def _after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:
     """After submit, skip or change: the next item in place (htmx), or a redirect to it."""
     if not request.htmx:
         messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
@@ -175,7 +175,7 @@ def _after_action(request: WorkerRequest, project: Project, notice: str, kind: s
 
 
 @login_required
-def annotate(request: WorkerRequest, slug: str) -> HttpResponse:
+def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     visible = _visible_project(request.user, slug)
     if visible is None:
         return not_found(request)
@@ -192,7 +192,7 @@ def annotate(request: WorkerRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def submit(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
+def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     assignment = get_object_or_404(
         Assignment.objects.select_related("item"), pk=assignment_id, project=project, worker=request.user
@@ -215,7 +215,7 @@ def submit(request: WorkerRequest, slug: str, assignment_id: int) -> HttpRespons
 
 @login_required
 @require_POST
-def skip(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
+def skip(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     assignment = get_object_or_404(Assignment, pk=assignment_id, project=project, worker=request.user)
     try:
@@ -225,7 +225,7 @@ def skip(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
     return _after_action(request, project, "Skipped; this item goes to someone else.", "info")
 
 
-def _own_annotation(request: WorkerRequest, project: Project, assignment_id: int) -> Annotation:
+def _own_annotation(request: AuthenticatedRequest, project: Project, assignment_id: int) -> Annotation:
     return get_object_or_404(
         Annotation.objects.select_related("assignment__item"),
         assignment_id=assignment_id, assignment__project=project, assignment__worker=request.user,
@@ -233,7 +233,7 @@ def _own_annotation(request: WorkerRequest, project: Project, assignment_id: int
 
 
 @login_required
-def edit(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
+def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     """The answer the worker gave to an item, in the form again, to change it."""
     project = get_object_or_404(Project, slug=slug)
     annotation = _own_annotation(request, project, assignment_id)
@@ -245,7 +245,7 @@ def edit(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def revise(request: WorkerRequest, slug: str, assignment_id: int) -> HttpResponse:
+def revise(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     annotation = _own_annotation(request, project, assignment_id)
     try:
@@ -268,7 +268,7 @@ def revise(request: WorkerRequest, slug: str, assignment_id: int) -> HttpRespons
 @login_required
 @throttle(JoinThrottle, JoinAddressThrottle)
 @refuse_nul_fields
-def join(request: WorkerRequest) -> HttpResponse:
+def join(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             project = project_join(code=request.POST.get("code", ""), worker=request.user)

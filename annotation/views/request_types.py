@@ -14,7 +14,7 @@ class HtmxRequest(HttpRequest):
     htmx: HtmxDetails
 
 
-class WorkerRequest(HtmxRequest):
+class AuthenticatedRequest(HtmxRequest):
     """A request of a logged-in user: the type of a view behind ``login_required``, where
     ``request.user`` is never the anonymous user."""
 
