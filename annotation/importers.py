@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any, BinaryIO
+from typing import IO, Any, Protocol
 
 from django.conf import settings
 
@@ -95,7 +95,7 @@ GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1024 * 1024
 
 
-def decode(data: bytes | BinaryIO, *, max_decompressed: int | None = None) -> str:
+def decode(data: bytes | IO[bytes], *, max_decompressed: int | None = None) -> str:
     """The text of an upload given as bytes or a binary file object: UTF-8 with or without a
     BOM, gunzipped first when it is gzip. Decompression streams and stops past
     ``max_decompressed`` bytes (default ``settings.IMPORT_MAX_DECOMPRESSED_BYTES``), so a small
@@ -114,10 +114,18 @@ def decode(data: bytes | BinaryIO, *, max_decompressed: int | None = None) -> st
         raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
 
 
+class _Readable(Protocol):
+    """What ``GzipFile`` reads from: a binary file object, or ``_Prepended``."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def seek(self, offset: int, /) -> object: ...
+
+
 class _Prepended:
     """A read-only stream of ``head`` followed by the rest of ``stream`` (which need not seek)."""
 
-    def __init__(self, head: bytes, stream: BinaryIO) -> None:
+    def __init__(self, head: bytes, stream: IO[bytes]) -> None:
         self.head, self.stream = head, stream
 
     def read(self, size: int = -1) -> bytes:
@@ -129,8 +137,12 @@ class _Prepended:
         out, self.head = self.head[:size], self.head[size:]
         return out if len(out) == size else out + self.stream.read(size - len(out))
 
+    def seek(self, offset: int, /) -> int:
+        # GzipFile seeks its source only to rewind, which reading once from the start never does.
+        raise io.UnsupportedOperation("seek")
 
-def _gunzip(stream: BinaryIO, limit: int) -> bytearray:
+
+def _gunzip(stream: _Readable, limit: int) -> bytearray:
     out = bytearray()
     try:
         with gzip.GzipFile(fileobj=stream, mode="rb") as unpacked:
@@ -228,9 +240,9 @@ def check_clean_item(item: CleanItem) -> None:
         raise FieldError("id", problem)
     check_length("id", item.external_id, ID_MAX_LENGTH)
     for field, value in (("payload", item.payload), ("gold", item.gold)):
-        problem = value_problem(value)
-        if problem:
-            path, message = problem
+        found = value_problem(value)
+        if found:
+            path, message = found
             raise FieldError(path or field, message)
 
 
@@ -262,7 +274,7 @@ def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[st
         raise ImportFailed([RowError(reader.line_num, None, f"unreadable: {exc}")]) from None
 
 
-def parse_items(data: bytes | BinaryIO, *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
+def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
     """Decode, parse and validate a whole file; raise ImportFailed listing every bad row."""
     text = decode(data)
     unit = "record" if fmt == "json" else "line"

@@ -13,9 +13,11 @@ from __future__ import annotations
 import logging
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from django.core.files.storage import default_storage
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
@@ -97,7 +99,7 @@ class _FileSlice:
         self.handle.close()
 
 
-def media_response(request: HttpRequest, media: MediaFile) -> HttpResponse:
+def media_response(request: HttpRequest, media: MediaFile) -> HttpResponseBase:
     """The file (200), the asked part of it (206), 416 for a range past its end, 304 when the
     client's copy is current; HEAD gets the headers alone. Raises FileNotFoundError when the
     storage has lost the file."""
@@ -107,6 +109,7 @@ def media_response(request: HttpRequest, media: MediaFile) -> HttpResponse:
         return _headers(conditional, media, etag, content=False)
     size = media.size
     byte_range = None
+    response: HttpResponseBase
     if request.method == "GET" and _range_applies(request, etag):
         try:
             byte_range = requested_range(request.headers.get("Range", ""), size)
@@ -118,7 +121,8 @@ def media_response(request: HttpRequest, media: MediaFile) -> HttpResponse:
         response = HttpResponse(status=200)
         response["Content-Length"] = str(size)
         return _headers(response, media, etag)
-    handle = default_storage.open(media.file.name, "rb")
+    # A recorded media file always has its stored name (the import sets it; the column is NOT NULL).
+    handle = default_storage.open(cast(str, media.file.name), "rb")
     if byte_range is None:
         response = StreamingHttpResponse(_FileSlice(handle, 0, size), status=200)
         response["Content-Length"] = str(size)
@@ -136,13 +140,14 @@ def _range_applies(request: HttpRequest, etag: str) -> bool:
     return if_range is None or if_range.strip() == etag
 
 
-def _headers(response: HttpResponse, media: MediaFile, etag: str, *, content: bool = True) -> HttpResponse:
+def _headers(response: HttpResponseBase, media: MediaFile, etag: str, *, content: bool = True) -> HttpResponseBase:
     """The headers of every answer about a file; those describing its content only when the
     answer is (or, for HEAD, stands for) that content."""
     if content:
         response["Content-Type"] = media.content_type
         # Played in the page; saved, it takes the name items know it by.
-        response["Content-Disposition"] = content_disposition_header(False, media.key.rsplit("/", 1)[-1])
+        # A header, never None: a key's last part is not empty (key_problem refuses a trailing '/').
+        response["Content-Disposition"] = cast(str, content_disposition_header(False, media.key.rsplit("/", 1)[-1]))
     response["X-Content-Type-Options"] = "nosniff"
     response["Accept-Ranges"] = "bytes"
     response["Cache-Control"] = CACHE_CONTROL

@@ -19,9 +19,10 @@ import unicodedata
 import zipfile
 import zlib
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import BinaryIO
+from typing import IO, Protocol
 
 from django.conf import settings
 
@@ -49,6 +50,12 @@ _JUNK_FILES = {"thumbs.db", "desktop.ini"}
 ZIP_READ_ERRORS = (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, RuntimeError)
 
 
+class BinaryReader(Protocol):
+    """A binary stream read from its start: a file on disk, a zip member, an upload."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+
 @dataclass(frozen=True)
 class MediaEntry:
     """One file to import: the key items will use, where it comes from (for messages), its
@@ -57,7 +64,8 @@ class MediaEntry:
     key: str
     source: str
     size: int
-    open: Callable[[], BinaryIO]
+    # ``with entry.open() as stream`` reads the file, and closes what opening it opened.
+    open: Callable[[], AbstractContextManager[BinaryReader]]
     line: int | None = None
 
     def error(self, message: str) -> RowError:
@@ -146,7 +154,9 @@ def parse_manifest(data: bytes) -> list[ManifestRow]:
     if missing:
         raise ImportFailed([RowError(1, None, f"{MANIFEST} needs a header with the columns key,file (missing: {', '.join(missing)})")])
     key_at, file_at = header.index("key"), header.index("file")
-    rows, errors, first_line_of = [], [], {}
+    rows: list[ManifestRow] = []
+    errors: list[RowError] = []
+    first_line_of: dict[str, int] = {}
     line = reader.line_num + 1
     try:
         for record in reader:
@@ -192,7 +202,10 @@ def _from_manifest(rows: list[ManifestRow], find: Callable[[str], MediaEntry | N
 
 def _by_file_name(files: Iterable[MediaEntry]) -> MediaBatch:
     """Without a manifest: every file named as audio, keyed by its file name (not its folder)."""
-    entries, skipped, errors, seen = [], 0, [], {}
+    entries: list[MediaEntry] = []
+    errors: list[RowError] = []
+    seen: dict[str, str] = {}  # key -> the file that has it
+    skipped = 0
     for found in files:
         if _is_junk(found.source) or not _named_as_audio(found.source):
             skipped += 1
@@ -222,7 +235,7 @@ def _nested_manifest(paths: Iterable[str]) -> None:
 # --- zip -------------------------------------------------------------------------------------
 
 
-def zip_batch(archive: BinaryIO, *, name: str) -> MediaBatch:
+def zip_batch(archive: IO[bytes], *, name: str) -> MediaBatch:
     """The files of a zip (a seekable binary stream that stays open while they are read)."""
     _check_directory_size(archive, name)
     try:
@@ -277,7 +290,7 @@ def _check_members(members: list[zipfile.ZipInfo], name: str) -> None:
 _EOCD, _ZIP64_LOCATOR, _ZIP64_EOCD = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
 
 
-def _check_directory_size(archive: BinaryIO, name: str) -> None:
+def _check_directory_size(archive: IO[bytes], name: str) -> None:
     """Refuse a zip whose central directory announces more entries, or is larger, than a zip
     within the member limit can have, before ``zipfile`` reads the whole directory into memory."""
     archive.seek(0, io.SEEK_END)

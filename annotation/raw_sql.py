@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar, cast
 
 from django.conf import settings
 from django.db import connections
 from django.db.backends.base.base import BaseDatabaseWrapper
 from django.db.backends.utils import CursorDebugWrapper, CursorWrapper
 from django.db.models import Model
+
+M = TypeVar("M", bound=Model)
 
 
 class _LoggedCursor(CursorDebugWrapper):
@@ -33,7 +35,8 @@ def _plan(model: type[Model], alias: str, connection: BaseDatabaseWrapper) -> tu
     # Per connection (one per thread): a backend's converters are methods of its own ``ops``.
     quote = connection.ops.quote_name
     fields = model._meta.concrete_fields
-    select = ", ".join(f"{alias}.{quote(f.column)}" for f in fields)
+    # A concrete field is one with a column (Django sets ``concrete = column is not None``).
+    select = ", ".join(f"{alias}.{quote(cast(str, f.column))}" for f in fields)
     converters = []
     for f in fields:
         col = f.get_col(alias)
@@ -77,8 +80,10 @@ def fetchone(sql: str, params: Sequence[Any] | dict[str, Any], using: str = "def
 
     connection.ensure_connection()
     raw = connection.connection
-    cursor = psycopg.Cursor(raw)
-    wrapped = _LoggedCursor(cursor, connection) if connection.queries_logged else connection.make_cursor(cursor)
+    raw_cursor = psycopg.Cursor(raw)
+    # django-stubs types make_cursor's argument as a CursorWrapper; Django wraps a DB-API cursor in one.
+    wrapped = (_LoggedCursor(raw_cursor, connection) if connection.queries_logged
+               else connection.make_cursor(raw_cursor))  # type: ignore[arg-type]
     # Threshold 0: prepare at the first execution. Restored at once, so that psycopg keeps no
     # record of the ORM's statements (their text holds their values).
     before = raw.prepare_threshold
@@ -91,7 +96,7 @@ def fetchone(sql: str, params: Sequence[Any] | dict[str, Any], using: str = "def
         raw.prepare_threshold = before
 
 
-def instance(model: type[Model], values: Sequence[Any], alias: str, using: str = "default") -> Model:
+def instance(model: type[M], values: Sequence[Any], alias: str, using: str = "default") -> M:
     """The instance of ``model`` whose columns (as ``columns`` listed them) are ``values``."""
     connection = connections[using]
     _, names, converters = _plan(model, alias, connection)

@@ -24,22 +24,29 @@ from rest_framework.settings import api_settings
 LOCKOUT_TEMPLATE = "registration/lockout.html"
 
 
-class _RatesFromSettings:
+class _RatesFromSettings(throttling.SimpleRateThrottle):
     """Rates from the settings, counted in fixed windows: one counter per client and window,
     raised by one atomic increment (a single cache round trip per request, whatever the rate).
     DRF's own throttles keep and rewrite the list of every request's time in the window, which
     costs more the higher the rate. A client may send up to twice the rate across the edge of
     two windows; that is the price of the counter."""
 
-    scope: str
+    # Set by SimpleRateThrottle.__init__ from the rate (the stubs leave them out): None only
+    # when the rate is, and allow_request reads them only when it is not.
+    num_requests: int
+    duration: int
 
-    @property
-    def cache(self):
-        # The backend itself rather than Django's proxy for it, so that _count knows Redis.
-        return caches["default"]
+    def __init__(self) -> None:
+        # The backend itself rather than Django's proxy for it, so that _count knows Redis; a
+        # throttle lives for one request, in the thread that serves it.
+        self.cache = caches["default"]
+        super().__init__()
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if self.scope is None:
+            return None
+        # The stubs type the rates as numbers; DRF's rates are strings such as "60/min".
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]
 
     def allow_request(self, request, view) -> bool:
         if self.rate is None:
@@ -122,7 +129,8 @@ class LoginThrottle(AddressThrottle):
 def client_address(request: HttpRequest) -> str:
     """The client's address as the throttles see it (REMOTE_ADDR, or the entry of
     X-Forwarded-For that the trusted proxies added), so lockouts and throttles agree."""
-    return throttling.BaseThrottle().get_ident(request) or ""
+    # The stubs ask for DRF's Request; get_ident reads only request.META, which this one has.
+    return throttling.BaseThrottle().get_ident(request) or ""  # type: ignore[arg-type]
 
 
 def too_many_requests(request: HttpRequest, wait: float | None) -> HttpResponse:
@@ -135,7 +143,7 @@ def too_many_requests(request: HttpRequest, wait: float | None) -> HttpResponse:
     return response
 
 
-def throttle(*classes: type[throttling.SimpleRateThrottle]) -> Callable:
+def throttle(*classes: type[_RatesFromSettings]) -> Callable:
     """Apply DRF throttles to a plain Django view: past the rate it answers 429 with a page."""
 
     def decorate(view: Callable) -> Callable:
@@ -182,6 +190,7 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
     minutes = max(1, math.ceil(seconds / 60))
     message = (f"Too many failed logins for this account. "
                f"Logging in is blocked for {minutes} minutes; every further attempt starts the wait again.")
+    response: HttpResponse
     if request.path_info.startswith("/api/") or "application/json" in request.headers.get("Accept", ""):
         response = JsonResponse({"detail": message, "retry_after": seconds}, status=429)
     else:

@@ -24,7 +24,7 @@ class WorkerProfileInline(admin.StackedInline):
     model = WorkerProfile
     can_delete = False
     readonly_fields = ["role", "blocked", "blocked_reason", "blocked_at", "source", "external_id"]
-    fields = readonly_fields + ["must_change_password"]
+    fields = [*readonly_fields, "must_change_password"]
 
 
 User = get_user_model()

@@ -3,9 +3,12 @@ stored files, where deleting a file deletes its stored copy too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.conf import settings
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import path, reverse
 from django.utils.html import format_html
@@ -25,7 +28,9 @@ LISTED = 200
 
 
 class ProjectMediaPages:
-    """The *Upload audio* page of ProjectAdmin (which provides ``_page``)."""
+    """The *Upload audio* page of ProjectAdmin (which provides ``tool_page``)."""
+
+    tool_page: Callable[..., HttpResponse]
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -70,7 +75,7 @@ class MediaFileAdmin(admin.ModelAdmin):
     search_fields = ["key", "sha256"]
     # The stored name is shown as text: the storage has no public URL to link to.
     readonly_fields = ["project", "key", "listen", "content_type", "size", "sha256", "stored_as", "created_at"]
-    fields = readonly_fields
+    fields = [*readonly_fields]
     list_select_related = ["project"]
 
     @admin.display(description="file")
@@ -78,7 +83,7 @@ class MediaFileAdmin(admin.ModelAdmin):
         return format_html('<a href="{}">open</a>', media_url(obj.project, obj.key))
 
     @admin.display(description="stored as")
-    def stored_as(self, obj: MediaFile) -> str:
+    def stored_as(self, obj: MediaFile) -> str | None:
         return obj.file.name
 
     def has_add_permission(self, request):

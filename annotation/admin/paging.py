@@ -4,9 +4,11 @@ annotations, items): counting every matching row on each page view would take se
 from __future__ import annotations
 
 from functools import cached_property
+from typing import cast
 
 from django.core.paginator import Paginator
 from django.db import connections
+from django.db.models import QuerySet
 
 # Up to this many matching rows the admin shows the exact count.
 EXACT_COUNT_LIMIT = 100_000
@@ -18,7 +20,8 @@ class LargeTablePaginator(Paginator):
 
     @cached_property
     def count(self) -> int:
-        queryset = self.object_list
+        # The admin pages its change lists' querysets with this paginator, nothing else.
+        queryset = cast(QuerySet, self.object_list)
         capped = queryset.order_by().values("pk")[: EXACT_COUNT_LIMIT + 1].count()
         if capped <= EXACT_COUNT_LIMIT:
             return capped

@@ -12,8 +12,12 @@ PREFIX = "option_"
 
 
 def project_form_with_options(base: type[forms.ModelForm], task: TaskType) -> type[forms.ModelForm]:
-    """``base`` with one field per option of ``task``, initialised from the project's options."""
-    fields = {f"{PREFIX}{name}": field for name, field in task.options_form().fields.items()}
+    """``base`` with one field per option of ``task``, initialised from the project's options;
+    ``task`` must have an options form."""
+    options_form = task.options_form
+    if options_form is None:
+        raise TypeError(f"the {task.name} task type has no options form")
+    fields = {f"{PREFIX}{name}": field for name, field in options_form().fields.items()}
 
     def __init__(self, *args, **kwargs):
         base.__init__(self, *args, **kwargs)

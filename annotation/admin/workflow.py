@@ -20,7 +20,7 @@ class ItemAdmin(admin.ModelAdmin):
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
     readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
-    fields = readonly_fields[:3] + ["gold", "redundancy"] + readonly_fields[3:]
+    fields = [*readonly_fields[:3], "gold", "redundancy", *readonly_fields[3:]]
 
 
 @admin.register(Assignment)
@@ -56,7 +56,7 @@ class RevisionInline(admin.TabularInline):
     extra = 0
     can_delete = False
     readonly_fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
-    fields = readonly_fields
+    fields = [*readonly_fields]
 
     def has_add_permission(self, request, obj=None):
         return False

@@ -9,10 +9,13 @@ with a 400 naming the field, before any view sees it.
 from __future__ import annotations
 
 import io
+from collections.abc import Mapping
+from typing import Any
 
 from django.conf import settings
 from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
 
 from annotation.value_checks import field_problems, value_problem
 
@@ -36,3 +39,12 @@ class SafeJSONParser(JSONParser):
             if problem:
                 raise ValidationError({problem[0] or "body": problem[1]})
         return data
+
+
+def body_fields(request: Request, what: str) -> Mapping[str, Any]:
+    """The fields of the request's body: a JSON object, or form fields. Other JSON (an array, a
+    number) is refused with a 400 asking for ``what`` as an object."""
+    data = request.data
+    if not isinstance(data, Mapping):
+        raise ValidationError({"body": f"send {what} as a JSON object (or form fields)"})
+    return data

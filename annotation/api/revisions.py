@@ -12,6 +12,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import body_fields
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal
 from annotation.services import WorkflowError
@@ -68,11 +70,12 @@ class AssignmentAnnotation(APIView):
             raise PermissionDenied("This assignment belongs to someone else.")
         return Response(_body(annotation))
 
-    def put(self, request: Request, pk: int) -> Response:
+    def put(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         annotation = self._annotation(pk)
         if annotation.assignment.worker_id != request.user.pk:
             raise PermissionDenied("This assignment belongs to someone else.")
-        version = request.data.get("version")
+        data = body_fields(request, "the answer")
+        version = data.get("version")
         if version not in (None, ""):
             try:
                 version = int(version)
@@ -80,10 +83,10 @@ class AssignmentAnnotation(APIView):
                 raise ValidationError({"version": "must be a whole number"}) from None
         else:
             version = None
-        client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
+        client = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
         try:
             outcome = annotation_revise(assignment=annotation.assignment, worker=request.user,
-                                        data=request.data, client=client, version=version)
+                                        data=data, client=client, version=version)
         except AnswerInvalid as exc:
             raise ValidationError(exc.errors) from None
         except WorkflowError as exc:

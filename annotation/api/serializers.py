@@ -1,3 +1,5 @@
+from __future__ import annotations
+
 from rest_framework import serializers
 
 from annotation.models import Annotation, Assignment, ImportJob, Item, Project
@@ -63,7 +65,7 @@ class JobFieldsMixin(serializers.Serializer):
 
 
 class ImportJobSerializer(JobFieldsMixin, serializers.ModelSerializer):
-    project = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
 
     class Meta:
         model = ImportJob

@@ -8,7 +8,8 @@ lockout answer (429) even with the right password. The endpoint is throttled per
 from __future__ import annotations
 
 from django.contrib.auth import authenticate
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
+from django.http import HttpResponse
 from rest_framework import status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
@@ -16,11 +17,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import body_fields
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
 from annotation.value_checks import text_problem
 
 
-def api_token_get_or_create(*, user: AbstractBaseUser) -> Token:
+def api_token_get_or_create(*, user: User) -> Token:
     token, _ = Token.objects.get_or_create(user=user)
     return token
 
@@ -36,10 +38,11 @@ class TokenObtain(APIView):
     # permissions before throttles), so the anonymous rate applies here besides its own.
     throttle_classes = [AnonThrottle, TokenThrottle]
 
-    def post(self, request: Request) -> Response:
-        fields = {name: request.data.get(name) for name in ("username", "password")}
-        missing = {name: "This field is required." for name, value in fields.items()
-                   if not isinstance(value, str) or not value}
+    def post(self, request: Request) -> Response | HttpResponse:
+        body = body_fields(request, "the user name and password")
+        values = {name: body.get(name) for name in ("username", "password")}
+        fields = {name: value for name, value in values.items() if isinstance(value, str) and value}
+        missing = {name: "This field is required." for name in values if name not in fields}
         if missing:
             return Response(missing, status=status.HTTP_400_BAD_REQUEST)
         # A NUL would reach the user lookup and the failure log: PostgreSQL refuses it with a 500.

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, cast
+
 from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
@@ -13,7 +15,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.parsers import SafeJSONParser
+from annotation.api.parsers import SafeJSONParser, body_fields
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.serializers import (
     ImportJobSerializer,
     ImportSerializer,
@@ -88,7 +91,7 @@ def _import_response(request: Request, project: Project, kind: str, options: dic
     larger one (poll its ``url``); 400 listing line, field and message of every bad row, or
     naming the upload limit."""
     refuse_oversized_upload(request)
-    upload = request.data.get("file")
+    upload = body_fields(request, "the file").get("file")
     if upload is None or not hasattr(upload, "read"):
         raise ValidationError({"file": "send the file as multipart field 'file'"})
     try:
@@ -102,8 +105,10 @@ def _import_response(request: Request, project: Project, kind: str, options: dic
         url = reverse("api-import-job", args=[outcome.job.pk])
         body = {**ImportJobSerializer(outcome.job).data, "url": request.build_absolute_uri(url)}
         return Response(body, status=status.HTTP_202_ACCEPTED, headers={"Location": url})
-    created = outcome.result.get("created", outcome.result.get("annotations", 0))
-    return Response(outcome.result, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
+    # import_upload gives a result when it queues no job.
+    result = cast(dict[str, Any], outcome.result)
+    created = result.get("created", result.get("annotations", 0))
+    return Response(result, status=status.HTTP_201_CREATED if created else status.HTTP_200_OK)
 
 
 class ItemImport(APIView):
@@ -132,7 +137,8 @@ class CrowdImport(APIView):
     parser_classes = [MultiPartParser, FormParser]
 
     def post(self, request: Request, slug: str) -> Response:
-        options = {key: request.data.get(key) or "" for key in ("format", "columns", "label_map", "source")}
+        fields = body_fields(request, "the options")
+        options = {key: fields.get(key) or "" for key in ("format", "columns", "label_map", "source")}
         return _import_response(request, _project(slug), ImportJob.Kind.CROWD, options)
 
 
@@ -158,7 +164,7 @@ class ImportJobCancel(APIView):
         return Response(ImportJobSerializer(job).data)
 
 
-def _next_body(request: Request, project: Project) -> dict:
+def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
     """What the worker gets next in the project: an assignment with how to present it, or none
     and why."""
     if consent_pending(project=project, worker=request.user, session=request.session):
@@ -175,7 +181,7 @@ def _next_body(request: Request, project: Project) -> dict:
 class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         return Response(_next_body(request, _project(slug)))
 
 
@@ -187,12 +193,11 @@ class AssignmentSubmit(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
-    def post(self, request: Request, pk: int) -> Response:
-        if not hasattr(request.data, "get"):
-            raise ValidationError({"body": "send the answer as a JSON object (or form fields)"})
-        client = {"elapsed_ms": request.data.get("client_elapsed_ms"), "api": True}
+    def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
+        data = body_fields(request, "the answer")
+        client = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
         try:
-            outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=request.data,
+            outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=data,
                                         client=client)
         except Assignment.DoesNotExist:
             raise Http404 from None

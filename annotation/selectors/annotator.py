@@ -3,7 +3,7 @@ consent step of a marketplace arrival, and how the task is presented to them."""
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 
 from annotation.models import Assignment, Consent, Item, Project
 from annotation.task_types import get_task_type
@@ -11,7 +11,7 @@ from annotation.task_types import get_task_type
 Status = Assignment.Status
 
 
-def project_access(*, project: Project, user: AbstractBaseUser) -> str:
+def project_access(*, project: Project, user: User) -> str:
     """``"worker"`` when the user may annotate the project, ``"staff"`` when they may only look
     at it (researchers and admins), ``""`` when it is none of their business."""
     if project.open_to_all or project.members.filter(pk=user.pk).exists():
@@ -26,11 +26,11 @@ def preview_item(*, project: Project) -> Item | None:
     return Item.objects.filter(project=project).order_by("position", "pk").first()
 
 
-def holds_open_assignment(*, project: Project, worker: AbstractBaseUser) -> bool:
+def holds_open_assignment(*, project: Project, worker: User) -> bool:
     return Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).exists()
 
 
-def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
+def consent_needed(*, project: Project, worker: User) -> bool:
     return not Consent.objects.filter(project=project, worker=worker).exists()
 
 
@@ -38,13 +38,13 @@ def consent_needed(*, project: Project, worker: AbstractBaseUser) -> bool:
 MARKETPLACE_PROJECT = "marketplace_project"
 
 
-def consent_pending(*, project: Project, worker: AbstractBaseUser, session) -> bool:
+def consent_pending(*, project: Project, worker: User, session) -> bool:
     """A worker who arrived from this project's marketplace link has not yet accepted its
     welcome and consent text: no item for them, on the page or through the API."""
     return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)
 
 
-def presentation(project: Project, worker: AbstractBaseUser | None) -> dict:
+def presentation(project: Project, worker: User | None) -> dict:
     """The project's options and the worker's variant, for the task type's template."""
     task = get_task_type(project.task_type)
     options = task.clean_options(project.options)

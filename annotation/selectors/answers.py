@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment, Project
@@ -12,7 +12,7 @@ from annotation.models import Annotation, AnnotationRevision, Assignment, Projec
 Status = Assignment.Status
 
 
-def previous_answer(*, project: Project, worker: AbstractBaseUser) -> tuple[dict, dict] | None:
+def previous_answer(*, project: Project, worker: User) -> tuple[dict, dict] | None:
     """(payload, answer) of the worker's latest annotation in the project."""
     last = (
         Annotation.objects.filter(assignment__project=project, assignment__worker=worker)
@@ -35,7 +35,7 @@ def revision_refusal(assignment: Assignment, *, now: datetime) -> str | None:
     return None
 
 
-def revisable_annotation(*, project: Project, worker: AbstractBaseUser, now: datetime | None = None) -> Annotation | None:
+def revisable_annotation(*, project: Project, worker: User, now: datetime | None = None) -> Annotation | None:
     """The worker's latest answer in the project, if they may still change it: its lease has not
     run out and nobody reviewed it."""
     now = now or timezone.now()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum
 
 from annotation.models import Assignment, Item, Project
@@ -84,7 +84,7 @@ class WorkerStatus:
         return None if self.quota is None else max(self.quota - self.done, 0)
 
 
-def worker_status(*, project: Project, worker: AbstractBaseUser) -> WorkerStatus:
+def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).count()
@@ -92,7 +92,7 @@ def worker_status(*, project: Project, worker: AbstractBaseUser) -> WorkerStatus
                         progress=project_progress(project=project))
 
 
-def projects_for_worker(*, worker: AbstractBaseUser) -> QuerySet[Project]:
+def projects_for_worker(*, worker: User) -> QuerySet[Project]:
     """Active projects an annotator may work on."""
     return (
         Project.objects.filter(state=Project.State.ACTIVE)
@@ -114,7 +114,7 @@ class WorkerProgress:
         return round(100.0 * min(self.done, self.quota) / self.quota, 1) if self.quota else None
 
 
-def worker_progress(*, project: Project, worker: AbstractBaseUser) -> WorkerProgress:
+def worker_progress(*, project: Project, worker: User) -> WorkerProgress:
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).count()

@@ -8,8 +8,10 @@ database; nothing here walks all of a project's assignments in Python.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.paginator import Page, Paginator
@@ -71,10 +73,12 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
     """One row per worker who ever held an assignment in the project: ``worker`` (id) and the
     counts of their assignments by status, grouped in the database. ``search`` matches the user
     name or the marketplace id."""
-    rows = Assignment.objects.filter(project=project)
+    assignments = Assignment.objects.filter(project=project)
     if search:
-        rows = rows.filter(Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
-    rows = rows.values("worker").annotate(**status_counts())
+        assignments = assignments.filter(
+            Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
+    # The rows hold status_counts()'s keys too, which the type checker cannot see through **.
+    rows: QuerySet[Assignment, Mapping[str, Any]] = assignments.values("worker").annotate(**status_counts())
     sort = clean_worker_sort(sort)
     key = sort.lstrip("-")
     if key == "last":
@@ -87,10 +91,11 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
 
 def _tally_counts(*, project: Project, tally: Tally | None, search: str, sort: str) -> list[dict]:
     """The rows of ``worker_counts`` from a large project's tally, searched and sorted here."""
-    rows = [{"worker": w.worker_id, "submitted": w.submitted, "open": w.open, "expired": w.expired,
-             "returned": w.returned, "rejected": w.rejected, "last_at": w.last_at,
-             "median_seconds": w.median_seconds}
-            for w in (tally.workers if tally else [])]
+    rows: list[dict[str, Any]] = [
+        {"worker": w.worker_id, "submitted": w.submitted, "open": w.open, "expired": w.expired,
+         "returned": w.returned, "rejected": w.rejected, "last_at": w.last_at,
+         "median_seconds": w.median_seconds}
+        for w in (tally.workers if tally else [])]
     key = sort.lstrip("-")
     if search or key == "worker":
         users = get_user_model().objects.all()
@@ -118,6 +123,7 @@ def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAU
     """A page of the worker table, most productive first unless ``sort`` says otherwise. A
     ``large`` project's counts come from its tally (``annotation.services.tallies``)."""
     counted_at, pending = None, False
+    source: list[dict[str, Any]] | QuerySet
     if large:
         tally = tally_of(project=project)
         counted_at, pending = (tally.counted_at, False) if tally else (None, True)
@@ -262,7 +268,8 @@ def item_table(*, project: Project, search: str = "", state: str = "", page: int
     current = paginator.get_page(page)
     items = list(current.object_list)
     ids = [i.pk for i in items]
-    counts = {
+    # Each row holds status_counts()'s keys too, which the type checker cannot see through **.
+    counts: dict[int, Mapping[str, Any]] = {
         c["item"]: c for c in Assignment.objects.filter(item_id__in=ids)
         .values("item").annotate(**status_counts(), last_at=Max("submitted_at"))
     }

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser, Group, Permission
+from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
 from django.db.models.functions import Lower
 from django.utils import timezone
@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Invite, Project, WorkerProfile
 
-User = get_user_model()
+UserModel = get_user_model()
 Role = WorkerProfile.Role
 
 USERNAME_RE = re.compile(r"^[\w.@+-]{1,150}$")
@@ -41,7 +41,7 @@ def role_groups_sync() -> None:
     Group.objects.get_or_create(name=Role.ANNOTATOR)
 
 
-def role_set(*, user: AbstractBaseUser, role: str) -> WorkerProfile:
+def role_set(*, user: User, role: str) -> WorkerProfile:
     """Give a user a role: the profile field, the matching group, and staff access for admins
     and researchers (researchers get view and export permissions only, through their group)."""
     if role not in Role.values:
@@ -59,8 +59,8 @@ def role_set(*, user: AbstractBaseUser, role: str) -> WorkerProfile:
 
 
 def user_create(*, username: str, role: str = Role.ANNOTATOR, password: str | None = None,
-                email: str = "", must_change_password: bool = False) -> AbstractBaseUser:
-    user = User.objects.create_user(username=username, email=email, password=password)
+                email: str = "", must_change_password: bool = False) -> User:
+    user = UserModel.objects.create_user(username=username, email=email, password=password)
     if password is None:
         user.set_unusable_password()
         user.save(update_fields=["password"])
@@ -82,7 +82,7 @@ def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def invite_create(*, user: AbstractBaseUser, project: Project | None = None) -> str:
+def invite_create(*, user: User, project: Project | None = None) -> str:
     """Create a one-time invite and return its token; only the token's hash is stored."""
     token = secrets.token_urlsafe(24)
     Invite.objects.create(user=user, project=project, token_hash=_hash(token),
@@ -99,7 +99,9 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
     """
     if mode not in ("invite", "password"):
         raise AccountError("mode must be 'invite' or 'password'")
-    errors, names, seen = [], [], {}
+    errors: list[RowError] = []
+    names: list[tuple[int, str]] = []
+    seen: dict[str, int] = {}  # lower-cased name -> its first line
     for number, raw in enumerate(names_text.splitlines(), start=1):
         name = raw.strip()
         if not name:
@@ -112,7 +114,7 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
             seen[name.lower()] = number
             names.append((number, name))
     taken = set(
-        User.objects.annotate(lower=Lower("username"))
+        UserModel.objects.annotate(lower=Lower("username"))
         .filter(lower__in=[n.lower() for _, n in names])
         .values_list("lower", flat=True)
     )
@@ -136,7 +138,7 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
     return created
 
 
-def invite_accept(*, token: str, password: str) -> AbstractBaseUser:
+def invite_accept(*, token: str, password: str) -> User:
     """Use an invite once: set the password and return the user (the caller logs them in)."""
     with transaction.atomic():
         invite = Invite.objects.select_for_update().select_related("user").filter(token_hash=_hash(token)).first()
@@ -158,11 +160,11 @@ def invite_lookup(*, token: str) -> Invite | None:
     return invite
 
 
-def password_changed(*, user: AbstractBaseUser) -> None:
+def password_changed(*, user: User) -> None:
     WorkerProfile.objects.filter(user=user).update(must_change_password=False)
 
 
-def project_join(*, code: str, worker: AbstractBaseUser) -> Project:
+def project_join(*, code: str, worker: User) -> Project:
     code = code.strip()
     project = Project.objects.filter(join_code=code).first() if code else None
     if project is None:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from decimal import Decimal, InvalidOperation
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -36,7 +36,7 @@ def _amount(value: Decimal | int | str) -> Decimal:
 def bonus_grant(
     *,
     project: Project,
-    worker: AbstractBaseUser,
+    worker: User,
     amount: Decimal | int | str,
     reason: str,
     annotation: Annotation | None = None,

@@ -12,7 +12,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, BinaryIO
+from typing import IO, Any, cast
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group
@@ -104,12 +104,15 @@ def _mapped(record: Mapping[str, Any], columns: Mapping[str, str], label_map: Ma
     return out
 
 
-def parse_crowd_rows(data: bytes | BinaryIO, *, filename: str, task_type, fmt: str | None = None,
+def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: str | None = None,
                      columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
                      progress: Progress | None = None) -> list[CrowdRow]:
     fmt = detect_format(filename, fmt)
     unit = "record" if fmt == "json" else "line"
-    rows, errors, n_errors, seen = [], [], 0, {}
+    rows: list[CrowdRow] = []
+    errors: list[RowError] = []
+    seen: dict[tuple[str, str], int] = {}  # (item, worker) -> its line
+    n_errors = 0
     for line, raw in read_records(decode(data), fmt, progress=progress):
         try:
             check_record(raw)
@@ -119,13 +122,13 @@ def parse_crowd_rows(data: bytes | BinaryIO, *, filename: str, task_type, fmt: s
                 raise FieldError("worker", "must not be empty")
             if not EXTERNAL_ID_RE.match(worker):
                 raise FieldError("worker", f"{worker!r} is not a worker id (letters, digits, _ . @ -)")
-            times = {}
+            times: dict[str, datetime | None] = {}
             for name in ("accepted_at", "submitted_at"):
                 try:
-                    times[name] = parse_time(record.get(name))
+                    when = times[name] = parse_time(record.get(name))
                 except ValueError as exc:
                     raise FieldError(name, str(exc)) from None
-                if times[name] and not YEARS[0] <= times[name].year <= YEARS[1]:
+                if when and not YEARS[0] <= when.year <= YEARS[1]:
                     raise FieldError(name, f"must lie between the years {YEARS[0]} and {YEARS[1]}")
             if times["accepted_at"] and times["submitted_at"] and times["submitted_at"] < times["accepted_at"]:
                 raise FieldError("submitted_at", "is before accepted_at")
@@ -175,7 +178,7 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
     report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
     unit = "record" if detect_format(filename, fmt) == "json" else "line"
-    first_line = {}
+    first_line: dict[str, int] = {}  # item id -> the first line that names it
     for row in rows:
         first_line.setdefault(row.answer.item_id, row.line)
     with transaction.atomic():
@@ -230,9 +233,10 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
 def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
     """The accounts of these platform worker ids, created in bulk where missing."""
     User = get_user_model()
-    profiles = dict(
+    # Found by external_id__in=ids, so no external_id here is None.
+    profiles = cast(dict[str, int], dict(
         WorkerProfile.objects.filter(source=source, external_id__in=ids).values_list("external_id", "user_id")
-    )
+    ))
     new_ids = [w for w in ids if w not in profiles]
     if new_ids:
         # Named as marketplace links name their accounts, so both kinds of arrival read alike;
@@ -255,8 +259,8 @@ def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
             Through = User.groups.through
             Through.objects.bulk_create([Through(user_id=pk, group_id=group.pk) for pk in created.values()], batch_size=2000)
         profiles.update({w: created[usernames[w]] for w in new_ids})
-    users = {u.pk: u for u in User.objects.filter(pk__in=profiles.values())}
-    return {w: users[pk] for w, pk in profiles.items()}, len(new_ids)
+    by_pk = {u.pk: u for u in User.objects.filter(pk__in=profiles.values())}
+    return {w: by_pk[pk] for w, pk in profiles.items()}, len(new_ids)
 
 
 def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], workers: dict[str, Any], filename: str,

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -81,11 +81,11 @@ class NextResult:
     reason: str = ""
 
 
-def can_work_on(*, project: Project, worker: AbstractBaseUser) -> bool:
+def can_work_on(*, project: Project, worker: User) -> bool:
     return project.open_to_all or project.members.filter(pk=worker.pk).exists()
 
 
-def worker_profile(worker: AbstractBaseUser, *, lock: bool = False) -> WorkerProfile:
+def worker_profile(worker: User, *, lock: bool = False) -> WorkerProfile:
     """The worker's profile (made on first use); with ``lock``, held until the transaction ends."""
     rows = WorkerProfile.objects.filter(user=worker)
     if lock:
@@ -97,7 +97,7 @@ def worker_profile(worker: AbstractBaseUser, *, lock: bool = False) -> WorkerPro
     return profile
 
 
-def assignment_next(*, project: Project, worker: AbstractBaseUser, now: datetime | None = None) -> NextResult:
+def assignment_next(*, project: Project, worker: User, now: datetime | None = None) -> NextResult:
     """The worker's open assignment in the project, or a new one on an item with a free slot
     that this worker never had.
 
@@ -127,7 +127,7 @@ def assignment_next(*, project: Project, worker: AbstractBaseUser, now: datetime
     return result
 
 
-def _assignment_next_locked(*, project: Project, worker: AbstractBaseUser, now: datetime) -> NextResult:
+def _assignment_next_locked(*, project: Project, worker: User, now: datetime) -> NextResult:
     # The worker's profile is locked: one request per worker at a time.
     read = _profile_and_open_sql if connection.vendor == "postgresql" else _profile_and_open_orm
     blocked, open_one = read(project=project, worker=worker)
@@ -152,23 +152,24 @@ def _assignment_next_locked(*, project: Project, worker: AbstractBaseUser, now: 
 # In index order the claim reads a few candidates: OFFSET 0 keeps the check a probe of the
 # (item, worker) index for each, where an anti-join would read all of the worker's assignments
 # on every claim. In random order every candidate is read, and the anti-join's one pass is cheaper.
-_EXCLUDE_FENCE = {Project.Order.SEQUENTIAL: "OFFSET 0", Project.Order.SPREAD: "OFFSET 0", Project.Order.RANDOM: ""}
+# Keyed by str: ``assignment_order`` reads back as the plain value, which the members equal.
+_EXCLUDE_FENCE: dict[str, str] = {Project.Order.SEQUENTIAL: "OFFSET 0", Project.Order.SPREAD: "OFFSET 0", Project.Order.RANDOM: ""}
 
-_ORDER_SQL = {
+_ORDER_SQL: dict[str, str] = {
     Project.Order.SEQUENTIAL: "i.position, i.id",
     Project.Order.SPREAD: "i.n_active, i.position, i.id",
     Project.Order.RANDOM: "random()",
 }
 
 
-def _profile_and_open_orm(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
+def _profile_and_open_orm(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
     blocked = worker_profile(worker, lock=True).blocked
     open_one = Assignment.objects.select_related("item").filter(project=project, worker=worker,
                                                                 status=Status.ASSIGNED).first()
     return blocked, open_one
 
 
-def _profile_and_open_sql(*, project: Project, worker: AbstractBaseUser) -> tuple[bool, Assignment | None]:
+def _profile_and_open_sql(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
     """PostgreSQL: lock the worker's profile and read whether they are blocked and their open
     assignment with its item, in one statement."""
     sql = f"""
@@ -195,7 +196,7 @@ def _assignment_from_row(row: Sequence[Any], project: Project, aliases: tuple[st
     return assignment
 
 
-def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+def _claim_sql(*, project: Project, worker: User, now: datetime) -> Assignment | None:
     """PostgreSQL: pick an item with a free slot this worker never had, take its slot and open
     the assignment, in one statement. ``SKIP LOCKED`` lets concurrent requests pick different
     items; the slot condition is checked again on the locked row, so no item is over-filled."""
@@ -225,15 +226,16 @@ def _claim_sql(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
     return None if row is None else _assignment_from_row(row, project, ("made", "bumped"))
 
 
-def _claim_orm(*, project: Project, worker: AbstractBaseUser, now: datetime) -> Assignment | None:
+def _claim_orm(*, project: Project, worker: User, now: datetime) -> Assignment | None:
     """Other databases (SQLite serialises writers, so no row locks are needed)."""
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
     candidates = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen)
-    order = {
+    orders: dict[str, tuple[str, ...]] = {
         Project.Order.SEQUENTIAL: ("position", "pk"),
         Project.Order.SPREAD: ("n_active", "position", "pk"),
         Project.Order.RANDOM: ("?",),
-    }[project.assignment_order]
+    }
+    order = orders[project.assignment_order]
     item = candidates.order_by(*order).select_for_update(skip_locked=True, of=("self",)).first()
     if item is None:
         return None
@@ -245,7 +247,7 @@ def _claim_orm(*, project: Project, worker: AbstractBaseUser, now: datetime) -> 
     )
 
 
-def assignment_return(*, assignment: Assignment, worker: AbstractBaseUser) -> Assignment:
+def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:
     """The worker gives the item back unanswered; it goes to someone else."""
     with transaction.atomic():
         a = Assignment.objects.select_for_update().get(pk=assignment.pk)

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
-from typing import Any, BinaryIO
+from typing import IO, Any, cast
 
 from django.conf import settings
 from django.core.files.storage import default_storage
@@ -24,7 +24,13 @@ from django.utils import timezone
 from annotation.importers import ImportFailed, RowError, detect_format, parse_items
 from annotation.models import ImportJob, Project
 from annotation.services import items_import
-from annotation.services.crowd_results import crowd_rows_import, parse_column_spec, parse_crowd_rows
+from annotation.services.crowd_results import (
+    CrowdImportResult,
+    crowd_rows_import,
+    parse_column_spec,
+    parse_crowd_rows,
+)
+from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
 from jobs.live import Attempt, JobCancelled
 from jobs.services import (
@@ -79,7 +85,7 @@ def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
     raise ImportFailed([RowError(None, "kind", f"unknown import kind {kind!r}; known: {', '.join(Kind.values)}")])
 
 
-def _import(project: Project, kind: str, data: bytes | BinaryIO, filename: str, options: Mapping[str, Any], *,
+def _import(project: Project, kind: str, data: bytes | IO[bytes], filename: str, options: Mapping[str, Any], *,
             progress=None, on_written=None) -> dict[str, Any]:
     """Parse (progress 0–60%) and write (60–100%) one file; the result as a dict."""
     def parsing(fraction: float, stage: str) -> None:
@@ -96,6 +102,7 @@ def _import(project: Project, kind: str, data: bytes | BinaryIO, filename: str, 
 
     fmt = detect_format(filename, options.get("format"))
     task = get_task_type(project.task_type)
+    result: ImportResult | CrowdImportResult
     if kind == Kind.ITEMS:
         parsed = parse_items(data, fmt=fmt, task_type=task, progress=parsing)
         result = items_import(project=project, parsed=parsed, on_duplicate=options["on_duplicate"],
@@ -115,13 +122,15 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     Raises ImportFailed for a refused inline import or bad options."""
     options = _clean_options(kind, options)
     detect_format(upload.name or "", options.get("format"))  # refuse an unknown format at once
-    if upload.size <= settings.IMPORT_INLINE_MAX_BYTES:
+    # Django's upload handlers always give an upload its size.
+    size = cast(int, upload.size)
+    if size <= settings.IMPORT_INLINE_MAX_BYTES:
         return ImportOutcome(result=_import(project, kind, upload, upload.name or "", options))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
     try:
         with transaction.atomic():
             job = ImportJob.objects.create(
-                project=project, kind=kind, filename=(upload.name or "upload")[:255], size=upload.size,
+                project=project, kind=kind, filename=(upload.name or "upload")[:255], size=size,
                 stored_name=stored, options=options,
                 created_by=user if user is not None and user.is_authenticated else None,
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
@@ -56,7 +56,7 @@ def marketplace_check(*, project: Project, source: str, external_id: str | None 
         raise AccountError("The worker id in the link is not valid.")
 
 
-def marketplace_account(*, source: str, external_id: str) -> AbstractBaseUser | None:
+def marketplace_account(*, source: str, external_id: str) -> User | None:
     """The account already tied to a marketplace worker id, if any."""
     profile = WorkerProfile.objects.select_related("user").filter(source=source, external_id=external_id).first()
     return profile.user if profile else None
@@ -67,7 +67,7 @@ def marketplace_username(*, source: str, external_id: str) -> str:
     return f"{source}+{external_id}"
 
 
-def _marketplace_user_create(*, source: str, external_id: str) -> AbstractBaseUser:
+def _marketplace_user_create(*, source: str, external_id: str) -> User:
     base = marketplace_username(source=source, external_id=external_id)
     for attempt in range(5):
         # Someone may already hold the name (an annotator created by hand, say): then a suffix.
@@ -85,7 +85,7 @@ def _marketplace_user_create(*, source: str, external_id: str) -> AbstractBaseUs
     raise AccountError("No account could be created for this worker id; please open the link again.")
 
 
-def worker_from_marketplace(*, project: Project, source: str, external_id: str) -> AbstractBaseUser:
+def worker_from_marketplace(*, project: Project, source: str, external_id: str) -> User:
     """The account tied to a marketplace worker id, created on first arrival."""
     marketplace_check(project=project, source=source, external_id=external_id)
     user = marketplace_account(source=source, external_id=external_id)
@@ -95,7 +95,7 @@ def worker_from_marketplace(*, project: Project, source: str, external_id: str) 
     return user
 
 
-def consent_accept(*, project: Project, worker: AbstractBaseUser, now=None) -> Consent:
+def consent_accept(*, project: Project, worker: User, now=None) -> Consent:
     """Record that the worker accepted the project's welcome and consent text (once; the first
     acceptance and the text it was given to stay on record)."""
     consent, _ = Consent.objects.get_or_create(

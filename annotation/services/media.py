@@ -13,9 +13,10 @@ import hashlib
 import io
 import logging
 from collections.abc import Iterable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO, cast
 
 from django.core.files import File
 from django.core.files.storage import default_storage
@@ -25,6 +26,7 @@ from django.db import transaction
 from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
 from annotation.media_sources import (
     ZIP_READ_ERRORS,
+    BinaryReader,
     CheckedEntry,
     MediaBatch,
     MediaEntry,
@@ -80,7 +82,7 @@ def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "re
                     new.append(MediaFile(project=project, key=item.entry.key, file=name,
                                          content_type=item.content_type, size=size, sha256=sha256))
                     continue
-                old_names.append(row.file.name)
+                old_names.append(_stored_name(row))
                 row.file, row.content_type, row.size, row.sha256 = name, item.content_type, size, sha256
                 replaced.append(row)
             MediaFile.objects.bulk_create(new, batch_size=500)
@@ -92,7 +94,7 @@ def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "re
     return MediaImportResult(created=len(new), replaced=len(replaced), skipped=batch.skipped)
 
 
-def media_import_zip(*, project: Project, archive: BinaryIO, name: str, on_duplicate: str = "reject") -> MediaImportResult:
+def media_import_zip(*, project: Project, archive: IO[bytes], name: str, on_duplicate: str = "reject") -> MediaImportResult:
     """Import the audio files of a zip (a seekable binary stream): by its manifest.csv, or
     every file named as audio under its file name."""
     return media_import(project=project, batch=zip_batch(archive, name=name), on_duplicate=on_duplicate)
@@ -103,7 +105,7 @@ def media_import_folder(*, project: Project, folder: Path, on_duplicate: str = "
     return media_import(project=project, batch=folder_batch(folder), on_duplicate=on_duplicate)
 
 
-def media_import_file(*, project: Project, data: BinaryIO, name: str, size: int, key: str | None = None,
+def media_import_file(*, project: Project, data: IO[bytes], name: str, size: int, key: str | None = None,
                       on_duplicate: str = "reject") -> MediaImportResult:
     """Import one audio file (a seekable binary stream) under ``key``, by default its name."""
     key = name if key is None else key.strip()
@@ -111,9 +113,10 @@ def media_import_file(*, project: Project, data: BinaryIO, name: str, size: int,
     if problem:
         raise ImportFailed([RowError(None, "key", f"{key!r} {problem}")])
 
-    def reopen() -> BinaryIO:
+    def reopen() -> nullcontext[IO[bytes]]:
+        # From the start each time; the import's ``with`` must not close the caller's stream.
         data.seek(0)
-        return _Unclosed(data)
+        return nullcontext(data)
 
     entry = MediaEntry(key=key, source=name, size=size, open=reopen)
     return media_import(project=project, batch=MediaBatch([entry]), on_duplicate=on_duplicate)
@@ -137,7 +140,7 @@ def media_import_upload(*, project: Project, upload: UploadedFile, key: str | No
 def media_files_delete(*, files: Iterable[MediaFile]) -> int:
     """Delete media files: their rows now, their stored copies once that has committed."""
     files = list(files)
-    names = [f.file.name for f in files]
+    names = [_stored_name(f) for f in files]
     with transaction.atomic():
         MediaFile.objects.filter(pk__in=[f.pk for f in files]).delete()
         transaction.on_commit(lambda: _delete_stored(names))
@@ -145,6 +148,11 @@ def media_files_delete(*, files: Iterable[MediaFile]) -> int:
 
 
 # --- helpers ---------------------------------------------------------------------------------
+
+
+def _stored_name(media_file: MediaFile) -> str:
+    # A recorded media file always has its stored name (the import sets it; the column is NOT NULL).
+    return cast(str, media_file.file.name)
 
 
 def _existing(project: Project, keys: Sequence[str]) -> dict[str, MediaFile]:
@@ -178,7 +186,7 @@ class _HashingReader(io.RawIOBase):
     """Passes a stream on while counting and hashing it, and stops it past ``limit`` bytes
     (a zip member or a file on disk may be longer than it said)."""
 
-    def __init__(self, stream: BinaryIO, limit: int) -> None:
+    def __init__(self, stream: BinaryReader, limit: int) -> None:
         super().__init__()
         self.stream, self.limit = stream, limit
         self.size, self.sha256 = 0, hashlib.sha256()
@@ -196,20 +204,11 @@ class _HashingReader(io.RawIOBase):
         return len(data)
 
 
-class _Unclosed(io.RawIOBase):
-    """A view of an upload that the import may close without closing the upload itself."""
+class _StorageContent(File):
+    """What is handed to the storage: the stream, and the content type that the S3 storage
+    sends (it takes the type from here, not from the name)."""
 
-    def __init__(self, stream: BinaryIO) -> None:
-        super().__init__()
-        self.stream = stream
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer) -> int:
-        data = self.stream.read(len(buffer))
-        buffer[: len(data)] = data
-        return len(data)
+    content_type: str
 
 
 def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str, int, str]:
@@ -222,8 +221,8 @@ def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str
     try:
         with entry.open() as stream:
             reader = _HashingReader(stream, cap)
-            content = File(reader)
-            # The storage tells S3 the type from this, not from the name.
+            # The stubs ask File for a typing.IO; Django wraps any file-like object, as this one.
+            content = _StorageContent(reader)  # type: ignore[arg-type]
             content.content_type = item.content_type
             name = default_storage.save(wanted, content)
     except _TooLarge:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
@@ -58,7 +58,7 @@ def assignments_review(*, assignments: Sequence[Assignment], approve: bool, note
     return done
 
 
-def worker_work_reject(*, project: Project, worker: AbstractBaseUser, note: str = "") -> int:
+def worker_work_reject(*, project: Project, worker: User, note: str = "") -> int:
     """Reject every submitted or approved assignment of a worker in a project: their labels
     leave the data and the slots reopen for others."""
     with transaction.atomic():

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -47,7 +47,7 @@ def _edit_seconds(client_ms: Any, *, since: datetime, now: datetime) -> float:
 def annotation_revise(
     *,
     assignment: Assignment,
-    worker: AbstractBaseUser,
+    worker: User,
     data: Mapping[str, Any],
     client: Mapping[str, Any] | None = None,
     version: int | None = None,

@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -54,10 +54,10 @@ def answer_context(task: TaskType, assignment: Assignment, *, revising: bool = F
     return AnswerContext(options=options, variant=variant, revising=revising)
 
 
-def _locked_read(pk: int) -> Assignment:
-    """The assignment with its item, project and stored answer (if any) and ``worker_blocked``,
-    its own row locked. Hand-written: the ORM's compilation of this four-table read cost more
-    than running it, on every submit."""
+def _locked_read(pk: int) -> tuple[Assignment, bool]:
+    """The assignment with its item, project and stored answer (if any), its own row locked, and
+    whether its worker is blocked. Hand-written: the ORM's compilation of this four-table read
+    cost more than running it, on every submit."""
     quote = connection.ops.quote_name
     lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
     sql = (f"SELECT {raw_sql.columns(Assignment, 'a')}, {raw_sql.columns(Item, 'i')}, {raw_sql.columns(Project, 'p')}, "
@@ -81,8 +81,7 @@ def _locked_read(pk: int) -> Assignment:
         stored = raw_sql.instance(Annotation, stored_values, "n")
         Annotation.assignment.field.set_cached_value(stored, a)
     Assignment.annotation.related.set_cached_value(a, stored)
-    a.worker_blocked = bool(blocked)
-    return a
+    return a, bool(blocked)
 
 
 def _submit_sql(a: Assignment, annotation: Annotation, *, now: datetime) -> None:
@@ -94,9 +93,10 @@ def _submit_sql(a: Assignment, annotation: Annotation, *, now: datetime) -> None
     values = [f.get_db_prep_save(f.pre_save(annotation, add=True), connection) for f in fields]
     sql = (f"WITH moved AS (UPDATE {quote(Assignment._meta.db_table)} SET status = %s, submitted_at = %s "
            f"WHERE id = %s) "
-           f"INSERT INTO {quote(Annotation._meta.db_table)} ({', '.join(quote(f.column) for f in fields)}) "
+           f"INSERT INTO {quote(Annotation._meta.db_table)} ({', '.join(quote(cast(str, f.column)) for f in fields)}) "
            f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id")
-    row = raw_sql.fetchone(sql, [Status.SUBMITTED, now, a.pk, *values])
+    # INSERT … RETURNING gives the inserted row (concrete fields always have a column).
+    row = cast(tuple, raw_sql.fetchone(sql, [Status.SUBMITTED, now, a.pk, *values]))
     annotation.pk = row[0]
     annotation._state.adding, annotation._state.db = False, connection.alias
     a.status, a.submitted_at = Status.SUBMITTED, now
@@ -105,7 +105,7 @@ def _submit_sql(a: Assignment, annotation: Annotation, *, now: datetime) -> None
 def annotation_submit(
     *,
     assignment: Assignment,
-    worker: AbstractBaseUser,
+    worker: User,
     data: Mapping[str, Any],
     client: Mapping[str, Any] | None = None,
     now: datetime | None = None,
@@ -120,7 +120,7 @@ def annotation_submit(
         # One statement reads the assignment (locked: only its own row, so that answers to other
         # items of the project never wait on each other), its item and project, any answer
         # already stored and whether the worker is blocked.
-        a = _locked_read(assignment.pk)
+        a, worker_blocked = _locked_read(assignment.pk)
         if a.worker_id != worker.pk:
             raise NotYours("This assignment belongs to someone else.")
         existing = getattr(a, "annotation", None)
@@ -128,7 +128,7 @@ def annotation_submit(
             return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES)
         if a.status == Status.RETURNED:
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
-        if a.worker_blocked:
+        if worker_blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         task = get_task_type(a.project.task_type)
         clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
@@ -137,12 +137,13 @@ def annotation_submit(
         problems = field_problems({**clean.answer, "reason": clean.reason, **clean.metrics})
         if problems:
             raise AnswerInvalid(problems)
-        client = scrubbed(dict(client or {}))
+        recorded: dict[str, Any] = scrubbed(dict(client or {}))
         if clean.metrics:
-            client["metrics"] = clean.metrics
-        seconds = _seconds(client.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
+            recorded["metrics"] = clean.metrics
+        seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
-        annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds, client=client)
+        annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,
+                                client=recorded)
         if a.status == Status.ASSIGNED and connection.vendor == "postgresql":
             # The usual case in one prepared statement: the slot stays held (assigned and
             # submitted both hold it), so no item row is touched.

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import logging
 from collections import defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any, cast
 
 from django.conf import settings
 from django.core.cache import cache
@@ -101,8 +103,9 @@ def count_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[dateti
 
 def tally_count(*, project: Project) -> Tally:
     """Count the project's aggregates now (what the job does; small projects' pages too)."""
-    rows = (Assignment.objects.filter(project=project).values("worker")
-            .annotate(**status_counts(), last_at=Max("submitted_at")).order_by())
+    # The rows hold status_counts()'s keys too, which the type checker cannot see through **.
+    rows: Iterable[Mapping[str, Any]] = (Assignment.objects.filter(project=project).values("worker")
+                                         .annotate(**status_counts(), last_at=Max("submitted_at")).order_by())
     medians = median_seconds(project=project)
     workers = [WorkerTally(r["worker"], r["submitted"], r["open"], r["expired"], r["returned"], r["rejected"],
                            r["last_at"], medians.get(r["worker"])) for r in rows]
@@ -132,7 +135,7 @@ def median_seconds(*, project: Project, worker_ids: list[int] | None = None) -> 
     )
     values: dict[int, list[float]] = defaultdict(list)
     for who, seconds in middle:
-        values[who].append(seconds)
+        values[who].append(cast(float, seconds))  # seconds__isnull=False above
     return {who: round(sum(v) / len(v), 1) for who, v in values.items()}
 
 

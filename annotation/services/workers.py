@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
@@ -12,7 +12,7 @@ from annotation.services.engine import set_status, worker_profile
 Status = Assignment.Status
 
 
-def worker_block(*, worker: AbstractBaseUser, reason: str = "") -> int:
+def worker_block(*, worker: User, reason: str = "") -> int:
     """Block a worker: they get no more items and their open assignments return to the pool."""
     now = timezone.now()
     with transaction.atomic():
@@ -25,5 +25,5 @@ def worker_block(*, worker: AbstractBaseUser, reason: str = "") -> int:
         return set_status(open_ones, Status.RETURNED, now=now)
 
 
-def worker_unblock(*, worker: AbstractBaseUser) -> None:
+def worker_unblock(*, worker: User) -> None:
     WorkerProfile.objects.filter(user=worker).update(blocked=False, blocked_reason="", blocked_at=None)

@@ -10,8 +10,10 @@ from django.contrib import messages
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
+from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
 from django.http import HttpRequest, HttpResponse
+from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
@@ -49,6 +51,7 @@ from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 from annotation.views.nul_fields import refuse_nul_fields
+from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
 logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"
@@ -61,22 +64,28 @@ def not_found(request: HttpRequest) -> HttpResponse:
     return render(request, "404.html", status=404)
 
 
-def _visible_project(request: HttpRequest, slug: str) -> tuple[Project | None, str]:
+def _visible_project(user: User, slug: str) -> tuple[Project, str] | None:
+    """The project and the user's access to it (see ``project_access``), or None when there is
+    no such project or it is none of the user's business."""
     project = Project.objects.filter(slug=slug).first()
     if project is None:
-        return None, ""
-    return project, project_access(project=project, user=request.user)
+        return None
+    access = project_access(project=project, user=user)
+    return (project, access) if access else None
 
 
 @require_safe
-def media(request: HttpRequest, slug: str, key: str) -> HttpResponse:
+def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
     """An audio file of a project, for whoever may open the project. Anyone else gets the page
     of a project that does not exist, anonymous visitors too: a login form would tell them that
     the project, and the file, are there."""
     if not request.user.is_authenticated:
         return not_found(request)
-    project, access = _visible_project(request, slug)
-    media_file = media_file_for(project=project, key=key) if access else None
+    visible = _visible_project(request.user, slug)
+    if visible is None:
+        return not_found(request)
+    project, _ = visible
+    media_file = media_file_for(project=project, key=key)
     if media_file is None:
         return not_found(request)
     try:
@@ -87,7 +96,7 @@ def media(request: HttpRequest, slug: str, key: str) -> HttpResponse:
 
 
 @login_required
-def home(request: HttpRequest) -> HttpResponse:
+def home(request: AuthenticatedRequest) -> HttpResponse:
     slug = request.session.get(MARKETPLACE_PROJECT)
     if slug:
         return redirect("annotate", slug=slug)
@@ -95,17 +104,18 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def projects(request: HttpRequest) -> HttpResponse:
+def projects(request: AuthenticatedRequest) -> HttpResponse:
     statuses = [worker_status(project=p, worker=request.user) for p in projects_for_worker(worker=request.user)]
     managed = Project.objects.order_by("name") if request.user.is_staff else Project.objects.none()
     return render(request, "annotation/projects.html", {"statuses": statuses, "managed": managed})
 
 
 @login_required
-def guidelines(request: HttpRequest, slug: str) -> HttpResponse:
-    project, access = _visible_project(request, slug)
-    if not access:
+def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    visible = _visible_project(request.user, slug)
+    if visible is None:
         return not_found(request)
+    project, _ = visible
     task = get_task_type(project.task_type)
     return render(request, "annotation/guidelines.html", {
         "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
@@ -117,7 +127,7 @@ def task_page_context(project: Project) -> dict:
     return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
 
 
-def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
+def _task_context(request: AuthenticatedRequest, project: Project, result: NextResult, *,
                   errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     task = get_task_type(project.task_type)
     ctx = {"project": project, "task": task, "result": result,
@@ -133,7 +143,7 @@ def _task_context(request: HttpRequest, project: Project, result: NextResult, *,
     return ctx
 
 
-def _edit_context(request: HttpRequest, project: Project, annotation: Annotation, *,
+def _edit_context(request: AuthenticatedRequest, project: Project, annotation: Annotation, *,
                   errors: dict | None = None, values=None) -> dict:
     """The task area showing an answer already given, to change it."""
     assignment = annotation.assignment
@@ -148,13 +158,13 @@ def _edit_context(request: HttpRequest, project: Project, annotation: Annotation
     }
 
 
-def _render_task(request: HttpRequest, ctx: dict) -> HttpResponse:
+def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
     if request.htmx:
         return render(request, f"{ANNOTATE}#task-area", ctx)
     return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
 
 
-def _after_action(request: HttpRequest, project: Project, notice: str, kind: str) -> HttpResponse:
+def _after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:
     """After submit, skip or change: the next item in place (htmx), or a redirect to it."""
     if not request.htmx:
         messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
@@ -165,10 +175,11 @@ def _after_action(request: HttpRequest, project: Project, notice: str, kind: str
 
 
 @login_required
-def annotate(request: HttpRequest, slug: str) -> HttpResponse:
-    project, access = _visible_project(request, slug)
-    if not access:
+def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    visible = _visible_project(request.user, slug)
+    if visible is None:
         return not_found(request)
+    project, access = visible
     if access == "staff":
         # Researchers and admins see what annotators see, without taking an item.
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
@@ -181,7 +192,7 @@ def annotate(request: HttpRequest, slug: str) -> HttpResponse:
 
 @login_required
 @require_POST
-def submit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     assignment = get_object_or_404(
         Assignment.objects.select_related("item"), pk=assignment_id, project=project, worker=request.user
@@ -204,7 +215,7 @@ def submit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+def skip(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     assignment = get_object_or_404(Assignment, pk=assignment_id, project=project, worker=request.user)
     try:
@@ -214,7 +225,7 @@ def skip(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
     return _after_action(request, project, "Skipped; this item goes to someone else.", "info")
 
 
-def _own_annotation(request: HttpRequest, project: Project, assignment_id: int) -> Annotation:
+def _own_annotation(request: AuthenticatedRequest, project: Project, assignment_id: int) -> Annotation:
     return get_object_or_404(
         Annotation.objects.select_related("assignment__item"),
         assignment_id=assignment_id, assignment__project=project, assignment__worker=request.user,
@@ -222,7 +233,7 @@ def _own_annotation(request: HttpRequest, project: Project, assignment_id: int) 
 
 
 @login_required
-def edit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     """The answer the worker gave to an item, in the form again, to change it."""
     project = get_object_or_404(Project, slug=slug)
     annotation = _own_annotation(request, project, assignment_id)
@@ -234,7 +245,7 @@ def edit(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 
 @login_required
 @require_POST
-def revise(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
+def revise(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     annotation = _own_annotation(request, project, assignment_id)
     try:
@@ -257,7 +268,7 @@ def revise(request: HttpRequest, slug: str, assignment_id: int) -> HttpResponse:
 @login_required
 @throttle(JoinThrottle, JoinAddressThrottle)
 @refuse_nul_fields
-def join(request: HttpRequest) -> HttpResponse:
+def join(request: AuthenticatedRequest) -> HttpResponse:
     if request.method == "POST":
         try:
             project = project_join(code=request.POST.get("code", ""), worker=request.user)
@@ -269,7 +280,7 @@ def join(request: HttpRequest) -> HttpResponse:
     return redirect("projects")
 
 
-def client_meta(request: HttpRequest) -> dict:
+def client_meta(request: HtmxRequest) -> dict:
     meta = {
         "elapsed_ms": request.POST.get("client_elapsed_ms"),
         "input": request.POST.get("client_input", "")[:20],
@@ -298,7 +309,7 @@ def invite(request: HttpRequest, token: str) -> HttpResponse:
             messages.error(request, str(exc))
             return redirect("login")
         login(request, user, backend=AUTH_BACKEND)
-        if pending.project_id:
+        if pending.project is not None:
             return redirect("annotate", slug=pending.project.slug)
         return redirect("projects")
     return render(request, "annotation/invite.html", {"form": form, "invite": pending})

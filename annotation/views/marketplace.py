@@ -33,6 +33,7 @@ from annotation.views.annotator import (
     task_page_context,
 )
 from annotation.views.nul_fields import refuse_nul_fields
+from annotation.views.request_types import AuthenticatedRequest
 
 # Marketplace parameters kept with each answer, for matching payments to work.
 MARKETPLACE_KEYS = ("STUDY_ID", "SESSION_ID", "assignmentId", "hitId", "PROLIFIC_PID", "workerId")
@@ -88,7 +89,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @login_required
-def welcome(request: HttpRequest, slug: str) -> HttpResponse:
+def welcome(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """Guidelines and consent before the first item; the worker must accept to start."""
     project = get_object_or_404(Project, slug=slug)
     if project_access(project=project, user=request.user) != "worker":

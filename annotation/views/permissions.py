@@ -8,7 +8,8 @@ from functools import wraps
 
 from django.contrib.auth.views import redirect_to_login
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest
+from django.http.response import HttpResponseBase
 
 
 def permission_required(perm: str | tuple[str, ...]) -> Callable:
@@ -17,9 +18,9 @@ def permission_required(perm: str | tuple[str, ...]) -> Callable:
     rendered by Django's ``permission_denied`` handler) rather than sent to log in again."""
     perms = (perm,) if isinstance(perm, str) else tuple(perm)
 
-    def decorator(view: Callable[..., HttpResponse]) -> Callable[..., HttpResponse]:
+    def decorator(view: Callable[..., HttpResponseBase]) -> Callable[..., HttpResponseBase]:
         @wraps(view)
-        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponseBase:
             if not request.user.is_authenticated:
                 return redirect_to_login(request.get_full_path())
             if not request.user.has_perms(perms):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation.exports import FORMATS, bonus_export_response, export_response
@@ -16,6 +16,7 @@ from annotation.services.tallies import is_large
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
+from annotation.views.request_types import HtmxRequest
 
 OVERVIEW = "annotation/overview.html"
 # (sort key, heading, numeric) of the worker table's sortable columns.
@@ -45,7 +46,7 @@ def _sort_links(current: str, columns) -> list[SortLink]:
 
 
 @permission_required("annotation.view_project")
-def overview(request: HttpRequest, slug: str) -> HttpResponse:
+def overview(request: HtmxRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     progress = project_progress(project=project)
     if request.htmx:
@@ -73,7 +74,7 @@ def overview(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
+def export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
     project = get_object_or_404(Project, slug=slug)
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
@@ -81,5 +82,5 @@ def export(request: HttpRequest, slug: str, fmt: str) -> HttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def export_bonuses(request: HttpRequest, slug: str) -> HttpResponse:
+def export_bonuses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
     return bonus_export_response(project=get_object_or_404(Project, slug=slug))

@@ -259,6 +259,20 @@ def test_api_answer_nested_too_deeply_or_with_huge_numbers(assignment):
     assert submit(api, pk, answer()).status_code == 201  # the same assignment still takes a good answer
 
 
+def test_api_bodies_that_are_not_objects_get_a_400_not_a_500(assignment):
+    """A JSON array or number where the fields belong: the token and revision endpoints read
+    it as an object and failed with a 500."""
+    api, pk = assignment
+    for body in ("[1, 2]", "3"):
+        response = submit(api, pk, body)
+        assert response.status_code == 400 and "as a JSON object" in response.json()["body"]
+        token = APIClient().post("/api/token/", body, content_type="application/json")
+        assert token.status_code == 400 and "as a JSON object" in token.json()["body"]
+    assert submit(api, pk, answer()).status_code == 201
+    revised = api.put(f"/api/assignments/{pk}/annotation/", "[1, 2]", content_type="application/json")
+    assert revised.status_code == 400 and "as a JSON object" in revised.json()["body"]
+
+
 def test_api_answer_with_an_absurd_client_time_uses_the_server_time(assignment):
     api, pk = assignment
     response = submit(api, pk, {**answer(), "client_elapsed_ms": "1e400"})

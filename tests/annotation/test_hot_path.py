@@ -49,12 +49,12 @@ def test_the_locked_read_brings_item_project_answer_and_block_flag():
     ItemFactory(project=project)
     worker = UserFactory()
     a = assignment_next(project=project, worker=worker).assignment
-    fresh = _locked_read(a.pk)
+    fresh, blocked = _locked_read(a.pk)
     assert fresh.item == a.item and fresh.item.payload == Item.objects.get(pk=a.item_id).payload
-    assert fresh.project.options == project.options and fresh.worker_blocked is False
+    assert fresh.project.options == project.options and blocked is False
     assert getattr(fresh, "annotation", None) is None
     stored = annotation_submit(assignment=a, worker=worker, data=answer()).annotation
-    again = _locked_read(a.pk)
+    again, _ = _locked_read(a.pk)
     assert again.annotation == stored and field_values(again.annotation) == field_values(stored)
     with pytest.raises(Assignment.DoesNotExist):
         _locked_read(a.pk + 10_000)

@@ -51,15 +51,19 @@ class Supervisor:
         self._stopping = threading.Event()
         self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
 
-    def start(self) -> None:
-        self._spawn()
+    def start(self) -> subprocess.Popen:
+        """Start the worker and its watch; returns the worker's first process."""
+        process = self._spawn()
         self._thread.start()
+        return process
 
-    def _spawn(self) -> None:
+    def _spawn(self) -> subprocess.Popen:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         with self.log_path.open("a") as log:
-            self.process = subprocess.Popen(self.command, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
-                                            preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+            process = subprocess.Popen(self.command, cwd=settings.BASE_DIR, stdout=log, stderr=subprocess.STDOUT,
+                                       preexec_fn=_die_with_parent if sys.platform == "linux" else None)
+        self.process = process
+        return process
 
     def _watch(self) -> None:
         while not self._stopping.wait(self.check_every):
@@ -97,8 +101,8 @@ class Command(BaseCommand):
         supervisor = None
         if not no_worker and os.environ.get("RUN_MAIN") != "true":
             supervisor = Supervisor(worker_command(concurrency=max(jobs, 1)), Path(settings.VAR_DIR) / "worker.log")
-            supervisor.start()
-            self.stdout.write(f"Job worker started (pid {supervisor.process.pid}); its log: {supervisor.log_path}")
+            process = supervisor.start()
+            self.stdout.write(f"Job worker started (pid {process.pid}); its log: {supervisor.log_path}")
             # A polite stop (SIGTERM, as from a service manager) stops the worker too.
             signal.signal(signal.SIGTERM, _stop)
         try:
