@@ -9,9 +9,11 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from importlib import import_module
+from typing import TYPE_CHECKING, Any, ClassVar
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
 
 Progress = Callable[[float, str], None]
 
@@ -30,7 +32,7 @@ class Part:
 
 class UnknownReport(KeyError):
     def __init__(self, kind: str) -> None:
-        super().__init__(f"unknown analysis kind {kind!r}; known kinds: {', '.join(sorted(_REPORTS)) or 'none'}")
+        super().__init__(f"unknown analysis kind {kind!r}; known kinds: {', '.join(sorted(_reports())) or 'none'}")
 
     def __str__(self) -> str:
         return self.args[0]
@@ -150,6 +152,10 @@ class Report(ABC):
 
 
 _REPORTS: dict[str, Report] = {}
+# Reports named by their class's dotted path, imported when the registry is first read: a report
+# brings its methods (numpy, pandas, scikit-learn), which a process that never reads the
+# registry (a management command, a worker of imports) should not load at start-up.
+_PENDING: list[str] = ["analysis.reports.agreement.AgreementReport"]
 
 
 def register(cls: type[Report]) -> type[Report]:
@@ -157,15 +163,28 @@ def register(cls: type[Report]) -> type[Report]:
     return cls
 
 
+def register_lazily(path: str) -> None:
+    """Register the report class at ``path`` ("package.module.Class") when the registry is first
+    read; task-type apps call it from their ``ready``."""
+    _PENDING.append(path)
+
+
+def _reports() -> dict[str, Report]:
+    while _PENDING:
+        module, _, name = _PENDING.pop(0).rpartition(".")
+        register(getattr(import_module(module), name))
+    return _REPORTS
+
+
 def get_report(kind: str) -> Report:
     try:
-        return _REPORTS[kind]
+        return _reports()[kind]
     except KeyError:
         raise UnknownReport(kind) from None
 
 
 def report_kinds(task_type: str | None = None) -> list[tuple[str, str]]:
-    return [(k, r.title) for k, r in sorted(_REPORTS.items()) if task_type is None or r.applies_to(task_type)]
+    return [(k, r.title) for k, r in sorted(_reports().items()) if task_type is None or r.applies_to(task_type)]
 
 
 def report_pages(task_type: str | None) -> list[tuple[str, str]]:
@@ -173,7 +192,7 @@ def report_pages(task_type: str | None) -> list[tuple[str, str]]:
     all reports, for None), the reports for every task type first. A key is a URL name taking the
     project's slug, or ``report:<kind>`` for the generic report page (see ``page_url``)."""
     pages: dict[str, str] = {}
-    for report in sorted(_REPORTS.values(), key=lambda r: (r.task_types is not None, r.kind)):
+    for report in sorted(_reports().values(), key=lambda r: (r.task_types is not None, r.kind)):
         if task_type is None or report.applies_to(task_type):
             pages.setdefault(report.page_key, report.page_label)
     return list(pages.items())
@@ -186,16 +205,3 @@ def page_url(key: str, slug: str) -> str:
     if key.startswith("report:"):
         return reverse("report-page", kwargs={"slug": slug, "kind": key.removeprefix("report:")})
     return reverse(key, kwargs={"slug": slug})
-
-
-def _discover() -> None:
-    """Import every module of this package: each registers its reports, none is listed by hand."""
-    import importlib
-    import pkgutil
-
-    for module in pkgutil.iter_modules(__path__):
-        if not module.name.startswith("_"):
-            importlib.import_module(f"{__name__}.{module.name}")
-
-
-_discover()

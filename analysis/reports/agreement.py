@@ -26,7 +26,7 @@ from analysis.methods.agreement import (
 from analysis.methods.agreement.alpha import AlphaLevel
 from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
 from analysis.methods.mace.layout import RESTARTS_PER_BLOCK
-from analysis.reports import Param, Progress, Report, ReportInput, register
+from analysis.reports import Param, Progress, Report, ReportInput
 
 # Separates item and option in the id of a binary question of a set-valued answer.
 QUESTION_SEPARATOR = " · "
@@ -209,7 +209,6 @@ def option_table(frame: pd.DataFrame, *, limit: int = OPTIONS_SHOWN, texts: Mapp
     return rows
 
 
-@register
 class AgreementReport(Report):
     kind = "agreement"
     title = "Agreement and worker competence"

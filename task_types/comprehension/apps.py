@@ -7,10 +7,10 @@ class ComprehensionConfig(AppConfig):
     verbose_name = "Listening and reading comprehension"
 
     def ready(self) -> None:
-        from analysis.reports import register as register_report
+        from analysis.reports import register_lazily
         from annotation.task_types import register
-        from task_types.comprehension.report import ComprehensionReport
         from task_types.comprehension.task import Comprehension
 
         register(Comprehension)
-        register_report(ComprehensionReport)
+        # The report (and the methods it brings) is imported when the registry is first read.
+        register_lazily("task_types.comprehension.report.ComprehensionReport")

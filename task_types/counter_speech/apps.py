@@ -7,10 +7,10 @@ class CounterSpeechConfig(AppConfig):
     verbose_name = "Counter-speech selection"
 
     def ready(self) -> None:
-        from analysis.reports import register as register_report
+        from analysis.reports import register_lazily
         from annotation.task_types import register
-        from task_types.counter_speech.report import CounterSpeechReport
         from task_types.counter_speech.task import CounterSpeech
 
         register(CounterSpeech)
-        register_report(CounterSpeechReport)
+        # The report (and the methods it brings) is imported when the registry is first read.
+        register_lazily("task_types.counter_speech.report.CounterSpeechReport")

@@ -7,10 +7,10 @@ class PairwiseConfig(AppConfig):
     verbose_name = "Pairwise convincingness"
 
     def ready(self) -> None:
-        from analysis.reports import register as register_report
+        from analysis.reports import register_lazily
         from annotation.task_types import register
-        from task_types.pairwise.report import PairwiseGoldReport
         from task_types.pairwise.task import PairwiseConvincingness
 
         register(PairwiseConvincingness)
-        register_report(PairwiseGoldReport)
+        # The report (and the methods it brings) is imported when the registry is first read.
+        register_lazily("task_types.pairwise.report.PairwiseGoldReport")
