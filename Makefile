@@ -42,8 +42,8 @@ test: $(VENV)/.dev
 # mypy's Django plugin loads the settings, which want a secret key unless DEBUG is on: a type
 # check reads them as a local run does.
 lint: $(VENV)/.dev
-	$(VENV)/bin/ruff check .
-	DJANGO_DEBUG=1 $(VENV)/bin/mypy
+	$(PY) -m ruff check .
+	DJANGO_DEBUG=1 $(PY) -m mypy
 
 # The manual (docs/, mkdocs.yml) into site/; --strict turns every warning (a broken link or
 # anchor, a page missing from the nav) into a failure. The variable silences Material's banner

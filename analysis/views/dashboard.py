@@ -36,6 +36,7 @@ from annotation.models import Project
 from annotation.selectors.progress import project_progress
 from annotation.spreadsheet import safe_row
 from annotation.views.permissions import permission_required
+from annotation.views.request_types import HtmxRequest
 
 DASHBOARD = "analysis/dashboard.html"
 KIND = "agreement"
@@ -78,7 +79,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @permission_required("annotation.view_project")
-def run_status(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+def run_status(request: HtmxRequest, slug: str, run_id: int) -> HttpResponse:
     """Polled by the progress bar; once the run has ended, the page reloads to show it."""
     run = get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug)
     if analysis_runs_reap(project=run.project):
@@ -137,7 +138,7 @@ def restart(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
 
 @permission_required("analysis.change_analysisrun")
 @require_POST
-def cancel(request: HttpRequest, slug: str, run_id: int) -> HttpResponse:
+def cancel(request: HtmxRequest, slug: str, run_id: int) -> HttpResponse:
     run = get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug)
     try:
         analysis_run_cancel(run=run, user=request.user)
