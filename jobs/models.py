@@ -2,7 +2,7 @@
 
 A job row is the durable truth about a job (queued, running, done, failed, cancelled, with its
 result or error). While a job runs, its live progress and heartbeat travel through the cache
-(``jobs.services``), because a job that writes inside one long transaction (which on SQLite
+(``jobs.live``), because a job that writes inside one long transaction (which on SQLite
 holds the database's write lock) could not report through the database.
 """
 

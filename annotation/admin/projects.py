@@ -1,7 +1,7 @@
 """Django admin of projects, with their pages to import items and crowd results and create
-annotators (a task type's own pages, e.g. pair generation, are mounted here from its app), and of the import jobs those pages start (audio files:
-``annotation.admin.media``). State changes go through the services, never through raw model
-saves."""
+annotators (a task type's own pages, e.g. pair generation, are mounted here from its app), and
+of the import jobs those pages start (audio files: ``annotation.admin.media``). State changes go
+through the services, never through raw model saves."""
 
 from __future__ import annotations
 

@@ -51,7 +51,6 @@ def task_types() -> list[TaskType]:
     return [t for _, t in sorted(_REGISTRY.items())]
 
 
-
 def type_urlpatterns() -> list[URLResolver]:
     """The URL patterns of every registered type that has pages of its own (``TaskType.urls``)."""
     from django.urls import include, path

@@ -39,7 +39,8 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Write comprehension questions as JSON lines for the item import.")
+    parser = argparse.ArgumentParser(prog="python -m task_types.comprehension.cli",
+                                     description="Write comprehension questions as JSON lines for the item import.")
     sub = parser.add_subparsers(dest="source", required=True)
     ibm = sub.add_parser("ibm", help="from the IBM Debater Recorded Debating Dataset V4 folder")
     ibm.add_argument("folder", type=Path)

@@ -4,7 +4,7 @@ A question is one speech with every argument title of its motion on the speech's
 files hold one question per row (the titles inline); ``questions_from_corpus`` builds them from a
 list of speeches and a list of titles, and ``ibm_questions`` from the IBM Debater Recorded
 Debating Dataset (V4), with the iDebate points as titles and, as gold, the titles that the
-dataset's sentence-level annotation finds in the speech. ``comprehension_cli`` writes either as
+dataset's sentence-level annotation finds in the speech. ``python -m task_types.comprehension.cli`` writes either as
 an import file.
 """
 
@@ -24,7 +24,7 @@ NONE = "none"
 STANCES = ("pro", "con")
 MAX_TITLES = 30
 MAX_ID = 200
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+FIXTURES = Path(__file__).resolve().parent / "data"
 IBM_FOLDER = "ibm_recorded_debating_v4"
 
 

@@ -1,6 +1,6 @@
 """The comprehension demo: a reading project over the IBM Debater Recorded Debating Dataset V4
 (the iDebate points as titles), and a listening project over four short clips synthesised from
-its transcripts (shipped in ``task_types/comprehension/fixtures``)."""
+its transcripts (shipped in ``task_types/comprehension/data``)."""
 
 from __future__ import annotations
 

@@ -13,7 +13,7 @@ from task_types.pairwise.corpus import pairs_generate
 
 # The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
 DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
-DEMO_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "demo_arguments.tsv"
+DEMO_FIXTURE = Path(__file__).resolve().parent / "data" / "demo_arguments.tsv"
 DEMO_SLUG = "ukpconvarg-demo"
 DEMO_ARGUMENTS = 8  # arguments per topic; all their pairs are items
 # What a marketplace worker agrees to before the first item of the demo.

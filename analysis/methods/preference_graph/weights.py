@@ -3,7 +3,7 @@
 Habernal & Gurevych (ACL 2016), section 3.3: ``sigmoid(agreeing - lambda * disagreeing)`` with
 lambda = 10, where the sums run over the MACE competence of the workers whose vote equals /
 differs from the gold label (``computeEdgeWeight`` in the reference implementation). The weight
-orders pairs for the DAG filter in ``preference_graph``.
+orders pairs for the DAG filter (``preference_graph.filter``).
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from tests.task_types.pairwise.test_report import FAST, build_project
 
 @pytest.fixture
 def gold_run(django_capture_on_commit_callbacks):
-    """A finished pairwise gold run of the small project of ``test_pairwise_gold``, and the
+    """A finished pairwise gold run of the small project of ``test_report``, and the
     quality of each argument that project was built from."""
     project, quality = build_project()
     with django_capture_on_commit_callbacks(execute=True):
