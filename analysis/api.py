@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from django.shortcuts import get_object_or_404
 from django.urls import path
 from rest_framework import serializers, status
@@ -20,6 +18,7 @@ from analysis.services import (
     analysis_run_restart,
     analysis_runs_reap,
 )
+from annotation.api.parsers import body_fields
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
@@ -43,13 +42,12 @@ class RunCreate(APIView):
 
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
-        if not isinstance(request.data, Mapping):  # a JSON list, say
-            raise ValidationError({"body": "send the run as a JSON object"})
-        params = request.data.get("params") or {}
+        body = body_fields(request, "the run")
+        params = body.get("params") or {}
         if not isinstance(params, dict):
             raise ValidationError({"params": "must be an object"})
         try:
-            run = analysis_run_create(project=project, kind=request.data.get("kind", "agreement"),
+            run = analysis_run_create(project=project, kind=body.get("kind", "agreement"),
                                       params=params, user=request.user)
         except UnknownReport as exc:
             raise ValidationError({"kind": str(exc)}) from None
