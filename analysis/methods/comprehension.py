@@ -20,11 +20,15 @@ Rules that the paper leaves open, fixed here:
 - kappas are averaged over worker pairs sharing at least ``min_overlap`` binary questions (a
   pair's shared questions may span several speeches); pairs whose kappa is 0/0 are left out.
 
-Intervals come from one bootstrap over **speeches**: a speech is drawn with all its questions,
+- "positive at least once" (of a title, of a speech) is the paper's count: at least one
+  annotator ticked it; the majority-based shares are separate figures (``*_majority*``).
+
+Intervals come from a bootstrap over **speeches**: a speech is drawn with all its questions,
 since questions of one speech share the listener and the speech and are not independent. Every
-figure here is a function of per-speech sums, so the item bootstrap of
+figure over pairs and speeches is a function of per-speech sums, so the item bootstrap of
 :mod:`analysis.methods.agreement.bootstrap` runs on per-speech rows (per-question contributions
-summed by speech).
+summed by speech). The shares of titles are over titles, whose unit is not the speech: they are
+drawn by title group (see :mod:`analysis.methods.comprehension_counts`), with the same seed.
 """
 
 from __future__ import annotations
@@ -38,11 +42,9 @@ import pandas as pd
 from scipy import sparse
 
 from analysis.methods.agreement.bootstrap import (
-    Finalize,
     Interval,
     ItemAdditive,
     bootstrap_intervals,
-    safe_divide,
 )
 from analysis.methods.agreement.counts import (
     MultiRaterAgreement,
@@ -64,6 +66,7 @@ from analysis.methods.agreement.votes import (
     high_confidence_statistic,
     positive_votes,
 )
+from analysis.methods.comprehension_counts import speech_statistics, title_groups, title_statistics
 from analysis.methods.comprehension_votes import binary_frame, question_frame, question_votes
 
 if TYPE_CHECKING:
@@ -75,11 +78,13 @@ MODES = ("listening", "reading")
 
 @dataclass(frozen=True)
 class Figure:
-    """One figure; ``n`` counts the units it is a share or mean over; interval over speeches."""
+    """One figure; ``n`` counts the units it is a share or mean over; the interval comes from
+    resampling ``unit`` ("speech", or "title group" for the shares of titles)."""
 
     value: float
     n: int
     interval: Interval | None = None
+    unit: str = "speech"
 
     def to_dict(self) -> dict[str, object]:
         return _fields_dict(self)
@@ -92,10 +97,13 @@ class ComprehensionFigures:
     n_titles: int  # distinct titles
     n_workers: int
     n_annotations: int  # binary rows
+    n_title_groups: int  # titles linked through shared speeches (a motion's side in the paper)
     positive_share: Figure  # questions positive by majority, over questions
     titles_per_speech: Figure
-    speeches_with_positive: Figure  # speeches with at least one positive question
-    titles_positive_once: Figure  # titles positive in at least one speech they were asked on
+    speeches_with_positive: Figure  # speeches where some annotator ticked a title (the paper's)
+    speeches_with_majority: Figure  # speeches with at least one question positive by majority
+    titles_positive_once: Figure  # titles some annotator ticked in a speech that asked them
+    titles_majority_once: Figure  # titles positive by majority in a speech that asked them
     high_confidence_share: Figure  # over questions with m >= high_confidence_min_annotators
     cohen_kappa: PairwiseKappa
     cohen_kappa_pro: PairwiseKappa  # questions of supporting speeches only
@@ -108,11 +116,9 @@ class ComprehensionFigures:
     level: float
 
     def to_dict(self) -> dict[str, object]:
-        """JSON-ready: every field (figures as {value, n, interval}, kappas with their pair
+        """JSON-ready: every field (figures as {value, n, interval, unit}, kappas with their pair
         counts, Figure 1 as {"counts": {m: [...]}, "shares": {m: [...]}}); undefined is None."""
-        out = _fields_dict(self)
-        out["interval_unit"] = "speech"
-        return out
+        return _fields_dict(self)
 
 
 @dataclass(frozen=True)
@@ -174,7 +180,7 @@ def comprehension_figures(
             statistic, speech_of_question[question_codes.to_numpy(np.int64)], n_speeches
         )
 
-    statistics = speech_statistics(questions, speech_of_question, title_of_question, n_speeches)
+    statistics = speech_statistics(questions, speech_of_question, n_speeches)
     statistics["fleiss_kappa"] = by_speech(counts_statistics(counts)["fleiss_kappa"], encoded.items)
     statistics["high_confidence_share"] = by_speech(
         high_confidence_statistic(counts, slack=1, min_ratings=high_confidence_min_annotators),
@@ -199,9 +205,17 @@ def comprehension_figures(
     intervals = bootstrap_intervals(
         statistics, n_speeches, n_boot=n_boot, seed=seed, confidence=level
     )
+    group = title_groups(speech_of_question, title_of_question, n_speeches, len(titles))
+    n_groups = int(group.max()) + 1
+    by_title = title_statistics(questions, title_of_question, group)
+    statistics.update(by_title)
+    intervals.update(
+        bootstrap_intervals(by_title, n_groups, n_boot=n_boot, seed=seed, confidence=level)
+    )
 
     def figure(name: str, n: int) -> Figure:
-        return Figure(statistics[name].point()["value"], n, intervals.get(name))
+        unit = "title group" if name in by_title else "speech"
+        return Figure(statistics[name].point()["value"], n, intervals.get(name), unit)
 
     def kappa(name: str) -> PairwiseKappa:
         pairs, interval = kappa_pairs[name], intervals.get(name)
@@ -223,10 +237,13 @@ def comprehension_figures(
         n_titles=len(titles),
         n_workers=encoded.n_workers,
         n_annotations=encoded.n_annotations,
+        n_title_groups=n_groups,
         positive_share=figure("positive_share", len(questions)),
         titles_per_speech=figure("titles_per_speech", n_speeches),
         speeches_with_positive=figure("speeches_with_positive", n_speeches),
+        speeches_with_majority=figure("speeches_with_majority", n_speeches),
         titles_positive_once=figure("titles_positive_once", len(titles)),
+        titles_majority_once=figure("titles_majority_once", len(titles)),
         high_confidence_share=figure("high_confidence_share", eligible),
         cohen_kappa=kappa("cohen_kappa"),
         cohen_kappa_pro=kappa("cohen_kappa_pro"),
@@ -301,45 +318,6 @@ def per_speech(statistic: ItemAdditive, speech_of_row: np.ndarray, n_speeches: i
         return (gather @ statistic.build()).tocsr()
 
     return ItemAdditive(statistic.totals, build, statistic.finalize, width=statistic.width)
-
-
-def speech_statistics(
-    questions: pd.DataFrame, speech: np.ndarray, title: np.ndarray, n_speeches: int
-) -> dict[str, ItemAdditive]:
-    """Figures over speeches and titles as functions of per-speech sums.
-
-    Cells per speech: questions, positive questions, 1, has a positive question, then for each
-    title whether it was asked and whether it was positive there. A title is asked (positive)
-    in a resample when some drawn speech asked it (had it positive): a sum over speeches > 0.
-    """
-    n_titles = int(title.max()) + 1
-    majority = questions["majority"].to_numpy(dtype=float)
-    positives = np.bincount(speech, weights=majority, minlength=n_speeches)
-    head = np.column_stack(
-        [np.bincount(speech, minlength=n_speeches), positives, np.ones(n_speeches), positives > 0]
-    )
-    asked = sparse.csr_matrix((np.ones(speech.size), (speech, title)), (n_speeches, n_titles))
-    positive = sparse.csr_matrix((majority, (speech, title)), (n_speeches, n_titles))
-    matrix = sparse.hstack([sparse.csr_matrix(head.astype(float)), asked, positive]).tocsr()
-    totals = np.asarray(matrix.sum(axis=0)).ravel()
-
-    def build() -> sparse.csr_matrix:
-        return matrix
-
-    def ratio(numerator: int, denominator: int) -> Finalize:
-        return lambda sums: {"value": safe_divide(sums[:, numerator], sums[:, denominator])}
-
-    def titles_once(sums: np.ndarray) -> dict[str, np.ndarray]:
-        asked = (sums[:, 4 : 4 + n_titles] > 0).sum(axis=1)
-        positive = (sums[:, 4 + n_titles :] > 0).sum(axis=1)
-        return {"value": safe_divide(positive, asked)}
-
-    return {
-        "positive_share": ItemAdditive(totals, build, ratio(1, 0)),
-        "titles_per_speech": ItemAdditive(totals, build, ratio(0, 2)),
-        "speeches_with_positive": ItemAdditive(totals, build, ratio(3, 2)),
-        "titles_positive_once": ItemAdditive(totals, build, titles_once, width=2 * n_titles),
-    }
 
 
 def _fields_dict(record: DataclassInstance) -> dict[str, object]:

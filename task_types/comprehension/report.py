@@ -23,17 +23,26 @@ CONFIGURATIONS = {
 }
 # The paper's figures, in its order: (key in a mode's figures, label, what it is over).
 FIGURE_ROWS = (
+    ("n_speeches", "Speeches", "N of the column"),
     ("n_questions", "(speech, title) pairs", "binary questions"),
+    ("n_workers", "Annotators", "workers who answered"),
     ("positive_share", "Pairs positive by majority", "share of pairs; a tie is negative"),
     ("titles_per_speech", "Titles per speech", "mean over speeches"),
-    ("speeches_with_positive", "Speeches with at least one positive pair", "share of speeches"),
-    ("titles_positive_once", "Titles positive at least once", "share of titles, over the speeches that offered them"),
+    ("speeches_with_positive", "Speeches with an argument found",
+     "share of speeches where at least one annotator ticked a title (the paper's count)"),
+    ("speeches_with_majority", "Speeches with a pair positive by majority", "share of speeches"),
+    ("titles_positive_once", "Titles positive at least once",
+     "share of titles at least one annotator ticked in a speech that offered them (the paper's count); "
+     "interval over title groups"),
+    ("titles_majority_once", "Titles positive by majority at least once",
+     "share of titles positive by majority in a speech that offered them; interval over title groups"),
     ("cohen_kappa", "Cohen's kappa (mean over worker pairs)", "all speeches"),
     ("cohen_kappa_pro", "Cohen's kappa, supporting speeches", "pro"),
     ("cohen_kappa_con", "Cohen's kappa, opposing speeches", "con"),
     ("fleiss_kappa", "Fleiss' kappa", "over binary questions"),
     ("high_confidence_share", "High-confidence labels", "at least m−1 of m agree"),
 )
+COUNT_ROWS = {"n_speeches", "n_questions", "n_workers"}
 PAIR_COLUMNS = ["speech", "motion", "stance", "title_id", "title", "mode", "votes", "annotators", "share",
                 "majority", "high_confidence"]
 
@@ -117,6 +126,21 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
             "test_motions": [str(m) for m in test]}
 
 
+def figure_columns(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The columns of the figures table, each with its own N: every mode, and between them the
+    listeners' figures on the speeches that were also read (the paper's reading subset)."""
+    modes = result.get("modes", {})
+    columns = []
+    for mode, figures in modes.items():
+        columns.append({"key": mode, "label": mode.capitalize(), "figures": figures})
+        if mode == "listening" and result.get("reading_subset"):
+            columns.append({"key": "reading_subset", "label": "Listening, read speeches",
+                            "figures": result["reading_subset"]})
+    for column in columns:
+        column.update({n: column["figures"].get(n) for n in ("n_speeches", "n_questions", "n_workers")})
+    return columns
+
+
 class ComprehensionReport(Report):
     kind = "comprehension"
     title = "Listening and reading comprehension"
@@ -162,8 +186,18 @@ class ComprehensionReport(Report):
                 n_boot=params["n_boot"], seed=params["seed"]).to_dict()
             modes[mode]["figure1"] = vote_distribution(question_votes(part), n_boot=params["n_boot"],
                                                        seed=params["seed"])
-        comparison = None
+        comparison = subset = None
         if len(present) == 2:
+            # The paper's reading subset: the listeners' figures on the speeches that were read,
+            # beside the readers' figures on them (the listening column keeps every speech).
+            read = frame.loc[frame["mode"] == "reading", "item"].unique()
+            heard = frame[(frame["mode"] == "listening") & frame["item"].isin(read)]
+            if not heard.empty:
+                progress(0.5, "listening figures on the read speeches")
+                subset = comprehension_figures(
+                    heard.drop(columns="mode"), stance, min_overlap=params["min_overlap"],
+                    high_confidence_min_annotators=params["high_confidence_min_annotators"],
+                    n_boot=params["n_boot"], seed=params["seed"]).to_dict()
             progress(0.55, "listening vs reading")
             try:
                 comparison = mode_comparison(frame, min_overlap=params["min_overlap"]).to_dict()
@@ -172,7 +206,7 @@ class ComprehensionReport(Report):
         progress(0.7, "machine reference")
         machine = reference(frame.drop(columns="mode"), data.items, params)
         progress(0.9, "per-pair votes")
-        return {"modes": modes, "comparison": comparison, "machine": machine,
+        return {"modes": modes, "reading_subset": subset, "comparison": comparison, "machine": machine,
                 "pairs": pair_rows(frame, data.items), "n_annotations": int(frame.groupby(["item", "worker"]).ngroups),
                 "items_in_project": len(data.items)}
 
@@ -181,24 +215,25 @@ class ComprehensionReport(Report):
         rows = [{"name": name, "label": CONFIGURATIONS.get(name, name), **values}
                 for name, values in (machine.get("configurations") or {}).items()]
         modes = result.get("modes", {})
+        columns = figure_columns(result)
         table = []
         for key, label, note in FIGURE_ROWS:
             cells = []
-            for figures in modes.values():
-                value = figures.get(key)
+            for column in columns:
+                value = column["figures"].get(key)
                 if isinstance(value, dict):
                     low, high = value.get("interval") or (None, None)
                     cells.append({"value": value.get("value"), "low": low, "high": high,
                                   "n": value.get("n", value.get("n_pairs"))})
                 else:
                     cells.append({"value": value, "low": None, "high": None, "n": None})
-            table.append({"label": label, "note": note, "cells": cells, "count": key == "n_questions"})
+            table.append({"label": label, "note": note, "cells": cells, "count": key in COUNT_ROWS})
         distribution = [
             {"mode": mode, "m": m, "rows": [{"votes": k, "count": c, "share": sh, "interval": iv}
                                             for k, (c, sh, iv) in enumerate(zip(d["counts"], d["shares"], d["intervals"], strict=True))]}
             for mode, figures in modes.items() for m, d in (figures.get("figure1") or {}).items()
         ]
-        return {"machine_rows": rows, "modes": modes, "figure_table": table, "distribution": distribution,
+        return {"machine_rows": rows, "modes": modes, "columns": columns, "figure_table": table, "distribution": distribution,
                 "comparison": result.get("comparison"), "machine": machine}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:

@@ -65,11 +65,18 @@ def test_every_figure_of_the_hand_example():
     assert figures.positive_share.value == pytest.approx(2 / 8, abs=EXACT)
     # Titles per speech: (3 + 2 + 3) / 3.
     assert figures.titles_per_speech.value == pytest.approx(8 / 3, abs=EXACT)
-    # Speeches with a positive question: s1 (a) and s2 (d), not s3.
-    assert figures.speeches_with_positive.value == pytest.approx(2 / 3, abs=EXACT)
-    # Titles a..e; positive somewhere: a (in s1, though not in s3) and d.
-    assert figures.titles_positive_once.value == pytest.approx(2 / 5, abs=EXACT)
-    assert figures.titles_positive_once.n == 5
+    # Speeches with a pair positive by majority: s1 (a) and s2 (d), not s3.
+    assert figures.speeches_with_majority.value == pytest.approx(2 / 3, abs=EXACT)
+    # Speeches where some annotator ticked a title (the paper's count): all three.
+    assert figures.speeches_with_positive.value == pytest.approx(1.0, abs=EXACT)
+    # Titles a..e; positive by majority somewhere: a (in s1, though not in s3) and d.
+    assert figures.titles_majority_once.value == pytest.approx(2 / 5, abs=EXACT)
+    # Ticked by at least one annotator somewhere (the paper's count): a, b (w3), c (w2), d, e (w4).
+    assert figures.titles_positive_once.value == pytest.approx(5 / 5, abs=EXACT)
+    assert figures.titles_positive_once.n == figures.titles_majority_once.n == 5
+    # Titles are resampled by group: s1 and s3 share a, b, c; s2 has d, e. Two groups.
+    assert figures.titles_positive_once.unit == "title group"
+    assert figures.positive_share.unit == "speech"
     # High confidence: 7 of 8 questions (all but the tie).
     assert figures.high_confidence_share.value == pytest.approx(7 / 8, abs=EXACT)
     assert figures.high_confidence_share.n == 8
@@ -180,26 +187,103 @@ def test_fleiss_matches_statsmodels_with_a_fixed_number_of_annotators(seed):
     assert figures.fleiss_kappa.value == pytest.approx(sm_fleiss_kappa(table), abs=1e-12)
 
 
+def paper_study(seed, *, n_motions=20, n_workers=10, m=5, max_titles=6):
+    """The paper's design: per motion and side, two speeches asked the side's 1..max_titles
+    titles, each answered by ``m`` of ``n_workers`` workers of varying care."""
+    rng = np.random.default_rng(seed)
+    care = rng.uniform(0.6, 0.95, n_workers)
+    rows, stance = [], {}
+    for motion in range(n_motions):
+        for side in ("pro", "con"):
+            titles = [f"m{motion}-{side}-t{t}" for t in range(rng.integers(1, max_titles + 1))]
+            for copy in range(2):
+                item = f"m{motion}-{side}-{copy}"
+                stance[item] = side
+                truth = rng.random(len(titles)) < 0.4
+                for worker in rng.choice(n_workers, size=m, replace=False):
+                    for title, argued in zip(titles, truth, strict=True):
+                        label = argued if rng.random() < care[worker] else not argued
+                        rows.append((item, title, f"w{worker}", int(label)))
+    return pd.DataFrame(rows, columns=["item", "option", "worker", "label"]), pd.Series(stance)
+
+
+INTERVAL_FIGURES = (
+    "positive_share",
+    "titles_per_speech",
+    "speeches_with_positive",
+    "speeches_with_majority",
+    "titles_positive_once",
+    "titles_majority_once",
+    "high_confidence_share",
+    "cohen_kappa",
+    "cohen_kappa_pro",
+    "cohen_kappa_con",
+    "fleiss_kappa",
+)
+
+
+@pytest.mark.parametrize(
+    ("study", "seed"),
+    [
+        (lambda: paper_study(0), 0),
+        (lambda: paper_study(1, n_motions=50), 3),
+        (lambda: paper_study(2, n_motions=6, m=3), 1),
+        (lambda: paper_study(3, n_motions=10, max_titles=2), 7),
+        (lambda: paper_study(4, n_workers=6, m=6), 2),
+        (lambda: random_study(5, n_speeches=30), 4),
+    ],
+)
+def test_every_interval_contains_its_estimate(study, seed):
+    frame, stance = study()
+    figures = comprehension_figures(frame, stance, n_boot=200, seed=seed)
+    for name in INTERVAL_FIGURES:
+        figure = getattr(figures, name)
+        low, high = figure.interval
+        if np.isnan(figure.value):  # undefined (no question with m >= 4): so is its interval
+            assert np.isnan(low) and np.isnan(high), name
+            continue
+        assert low <= figure.value <= high, (name, figure.value, figure.interval)
+
+
+def test_titles_are_resampled_by_group_of_titles_and_speeches():
+    # Each replicate equals the title figures recomputed on the drawn groups (a side's titles
+    # with the speeches that were asked them), a group drawn twice entering as two groups.
+    frame, stance = paper_study(9, n_motions=5)
+    n_boot, seed, level = 30, 5, 0.9
+    result = comprehension_figures(frame, stance, n_boot=n_boot, seed=seed, level=level)
+    groups = sorted(frame["option"].str.rsplit("-", n=1).str[0].unique())
+    assert result.n_title_groups == len(groups) == 10
+    # Groups are numbered in the order of their first question (questions sorted by speech).
+    order = groups
+    draws = np.random.default_rng(seed).integers(0, len(order), size=(n_boot, len(order)))
+    names = ["titles_positive_once", "titles_majority_once"]
+    replicates = {name: [] for name in names}
+    for draw in draws:
+        parts, copies = [], {}
+        for copy, index in enumerate(draw):
+            part = frame[frame["option"].str.startswith(order[index] + "-")]
+            part = part.assign(item=part["item"] + f"#{copy}", option=part["option"] + f"#{copy}")
+            parts.append(part)
+            copies.update({item: stance[item.split("#")[0]] for item in part["item"]})
+        again = comprehension_figures(pd.concat(parts), pd.Series(copies), n_boot=0)
+        for name in names:
+            replicates[name].append(getattr(again, name).value)
+    for name in names:
+        expected = np.quantile(np.array(replicates[name]), [0.05, 0.95])
+        assert getattr(result, name).interval == pytest.approx(tuple(expected), abs=EXACT), name
+
+
 def test_intervals_bracket_the_estimates_and_follow_the_seed():
-    frame, stance = random_study(7, n_speeches=40)
+    frame, stance = paper_study(7, n_motions=10)
     first = comprehension_figures(frame, stance, n_boot=300, seed=11)
     assert first.to_dict() == comprehension_figures(frame, stance, n_boot=300, seed=11).to_dict()
     assert first.to_dict() != comprehension_figures(frame, stance, n_boot=300, seed=12).to_dict()
-    for name in (
-        "positive_share",
-        "titles_per_speech",
-        "speeches_with_positive",
-        "titles_positive_once",
-        "high_confidence_share",
-        "cohen_kappa",
-        "cohen_kappa_pro",
-        "cohen_kappa_con",
-        "fleiss_kappa",
-    ):
+    for name in INTERVAL_FIGURES:
         figure = getattr(first, name)
         low, high = figure.interval
         assert low <= figure.value <= high, name
-        assert low < high, name
+        # Every speech has a ticked title in this study: that share is 1 in every resample.
+        assert low < high or figure.value == 1.0, name
     json.dumps(first.to_dict(), allow_nan=False)
 
 
@@ -211,7 +295,7 @@ def test_bootstrap_draws_whole_speeches():
     result = comprehension_figures(frame, stance, n_boot=n_boot, seed=seed, level=level)
     speeches = sorted(frame["item"].unique())
     draws = np.random.default_rng(seed).integers(0, len(speeches), size=(n_boot, len(speeches)))
-    names = ["positive_share", "speeches_with_positive", "titles_positive_once"]
+    names = ["positive_share", "speeches_with_positive", "speeches_with_majority"]
     names += ["high_confidence_share", "cohen_kappa", "cohen_kappa_pro", "fleiss_kappa"]
     replicates = {name: [] for name in names}
     for draw in draws:

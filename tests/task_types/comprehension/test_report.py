@@ -6,15 +6,20 @@ from __future__ import annotations
 import csv
 import io
 
+import numpy as np
+import pandas as pd
 import pytest
 from django.utils import timezone
 
+from analysis.methods.comprehension import comprehension_figures
 from analysis.models import AnalysisRun
+from analysis.reports import ReportInput
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.importers import ParsedItem
 from annotation.models import Assignment
 from annotation.services import annotation_submit, items_import
 from annotation.task_types import get_task_type
+from task_types.comprehension.report import SIDE, ComprehensionReport
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -75,7 +80,11 @@ def test_figures_from_submissions_match_the_hand_count():
     assert f["positive_share"]["value"] == pytest.approx(2 / 6)  # a and c
     assert f["titles_per_speech"]["value"] == pytest.approx(2.0)
     assert f["speeches_with_positive"]["value"] == pytest.approx(2 / 3)  # s1, s2
-    assert f["titles_positive_once"]["value"] == pytest.approx(2 / 6)
+    assert f["speeches_with_majority"]["value"] == pytest.approx(2 / 3)  # s1, s2
+    # Ticked by at least one reader (the paper's count): a, c, d; by a majority: a, c.
+    assert f["titles_positive_once"]["value"] == pytest.approx(3 / 6)
+    assert f["titles_majority_once"]["value"] == pytest.approx(2 / 6)
+    assert f["titles_positive_once"]["unit"] == "title group" and f["n_title_groups"] == 3
     # Figure 1: questions with 0, 1, 2, 3 positive votes of m = 3.
     assert f["positive_votes"]["counts"] == {"3": [3, 1, 1, 1]}
     shares = f["figure1"]["3"]
@@ -164,5 +173,88 @@ def test_title_ids_reused_by_other_motions_stay_apart():
     result = run_report(project).result
     # Title "1" of motion 1 was argued, title "1" of motion 2 was not: two titles, one positive.
     assert result["modes"]["reading"]["titles_positive_once"]["value"] == pytest.approx(0.5)
+    assert result["modes"]["reading"]["titles_majority_once"]["value"] == pytest.approx(0.5)
     assert [(r["speech"], r["title_id"], r["title"], r["majority"]) for r in result["pairs"]] == [
         ("s1", "1", "boxing harms the brain", 1), ("s2", "1", "uniforms cost money", 0)]
+
+
+# --- every interval the report gives contains its estimate -------------------------------------------
+
+def study_input(seed, *, n_motions, m, reading_share=0.0):
+    """A ReportInput in the paper's design: per motion and side two speeches asked the side's
+    titles, ``m`` listeners each; on a share of the speeches, ``m`` other workers read."""
+    rng = np.random.default_rng(seed)
+    care = rng.uniform(0.6, 0.95, 16)
+    rows, items = [], []
+    for motion in range(n_motions):
+        for side in ("pro", "con"):
+            titles = [{"id": str(t), "title": f"argument {t} of motion {motion}", "text": ""}
+                      for t in range(rng.integers(1, 6))]
+            for copy in range(2):
+                item = f"m{motion}-{side}-{copy}"
+                truth = rng.random(len(titles)) < 0.4
+                items.append({"item": item, "gold": None, "motion": f"m{motion}", "stance": side,
+                              "transcript": " ".join(t["title"] for t, a in zip(titles, truth, strict=True) if a)
+                              or "nothing at all", "sentences": [], "titles": titles})
+                modes = [("listening", range(8))]
+                if rng.random() < reading_share:
+                    modes.append(("reading", range(8, 16)))
+                for mode, pool in modes:
+                    for w in rng.choice(list(pool), size=m, replace=False):
+                        for t, argued in zip(titles, truth, strict=True):
+                            label = argued if rng.random() < care[w] else not argued
+                            rows.append({"item": item, "worker": f"w{w}", "option": t["id"],
+                                         "label": int(label), "mode": mode})
+    return ReportInput(frame=pd.DataFrame(rows), items=pd.DataFrame(items), task_type="comprehension",
+                       redundancy=m)
+
+
+def intervals_of(result, path=()):
+    """(where, estimate, interval) of every figure with an interval in a report's result."""
+    if isinstance(result, dict):
+        if "value" in result and result.get("interval") is not None:
+            yield path, result["value"], result["interval"]
+        if "shares" in result and "intervals" in result:
+            for k, (share, interval) in enumerate(zip(result["shares"], result["intervals"], strict=True)):
+                if interval is not None:
+                    yield (*path, k), share, interval
+        for key, value in result.items():
+            yield from intervals_of(value, (*path, key))
+
+
+@pytest.mark.parametrize(("seed", "n_motions", "m", "reading_share"),
+                         [(0, 12, 5, 0.0), (1, 20, 5, 0.4), (2, 6, 3, 0.5), (3, 30, 4, 0.2)])
+def test_every_interval_of_the_report_contains_its_estimate(seed, n_motions, m, reading_share):
+    data = study_input(seed, n_motions=n_motions, m=m, reading_share=reading_share)
+    report = ComprehensionReport()
+    params = report.clean_params({"n_boot": 200, "seed": seed})
+    result = report.run(data, params, lambda fraction, stage: None)
+    found = list(intervals_of(result))
+    assert len(found) > 10
+    for where, value, (low, high) in found:
+        if value is None:  # undefined, e.g. high confidence with m <= 3
+            continue
+        assert low <= value <= high, (where, value, low, high)
+
+
+def test_the_reading_subset_has_its_own_figures_and_n():
+    # Listeners hear every speech, readers read about 40% of them (the paper: 200 and 40).
+    data = study_input(4, n_motions=20, m=5, reading_share=0.4)
+    report = ComprehensionReport()
+    result = report.run(data, report.clean_params({"n_boot": 50}), lambda fraction, stage: None)
+    read = set(data.frame.loc[data.frame["mode"] == "reading", "item"])
+    listening, reading = result["modes"]["listening"], result["modes"]["reading"]
+    subset = result["reading_subset"]
+    assert listening["n_speeches"] == 80 and reading["n_speeches"] == len(read) < 80
+    # The listeners' figures on the read speeches only: their own N, and their own values.
+    assert subset["n_speeches"] == len(read)
+    assert subset["n_questions"] == reading["n_questions"]
+    shared = data.frame[(data.frame["mode"] == "listening") & data.frame["item"].isin(read)]
+    expected = comprehension_figures(
+        shared.assign(option=shared["item"].str.rsplit("-", n=1).str[0] + SIDE + shared["option"])
+        [["item", "option", "worker", "label"]], data.items.set_index("item")["stance"], n_boot=0)
+    assert subset["cohen_kappa"]["value"] == pytest.approx(expected.cohen_kappa.value)
+    assert subset["positive_share"]["value"] == pytest.approx(expected.positive_share.value)
+    context = report.page_context(result)
+    assert [c["label"] for c in context["columns"]] == ["Listening", "Listening, read speeches", "Reading"]
+    assert [c["n_speeches"] for c in context["columns"]] == [80, len(read), len(read)]
