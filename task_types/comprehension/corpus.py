@@ -69,7 +69,22 @@ def gold_from_text(value: Any) -> list[str] | None:
     return [] if items == [NONE] else items
 
 
-def clean_question(record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str] | None]:
+Gold = list[str] | dict[str, list[str]] | None
+
+
+def gold_labels(gold: Gold, title_ids: Iterable[str]) -> dict[str, int] | None:
+    """title id → 1 (argued) / 0 (not argued) as the gold judges them; None without gold. A gold
+    is the list of argued titles (every other title of the question is not argued), or
+    ``{"argued": [...], "unjudged": [...]}`` when the source never judged some titles: those are
+    left out."""
+    if not isinstance(gold, list | dict):  # None, or a missing value of a frame
+        return None
+    argued = set(gold["argued"] if isinstance(gold, dict) else gold)
+    unjudged = set(gold.get("unjudged", [])) if isinstance(gold, dict) else set()
+    return {t: int(t in argued) for t in title_ids if t not in unjudged}
+
+
+def clean_question(record: Mapping[str, Any]) -> tuple[dict[str, Any], Gold]:
     """One question's payload and gold from an import record (flat columns or a nested
     ``speech``); raise FieldError naming the field."""
     nested = record.get("speech")
@@ -121,6 +136,16 @@ def clean_question(record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
         unknown = [g for g in gold if g not in seen]
         if unknown:
             raise FieldError("gold", f"names titles the question does not have: {', '.join(unknown)}")
+    unjudged = gold_from_text(record.get("gold_unjudged"))
+    if unjudged:
+        unknown = [g for g in unjudged if g not in seen]
+        if unknown:
+            raise FieldError("gold_unjudged", f"names titles the question does not have: {', '.join(unknown)}")
+        if gold is None:
+            raise FieldError("gold_unjudged", "needs a gold: it names the titles the gold leaves out")
+        both = [g for g in unjudged if g in gold]
+        if both:
+            raise FieldError("gold_unjudged", f"titles both argued and unjudged: {', '.join(both)}")
     payload = {
         "motion_id": _text(record, "motion_id"),
         "motion": _text(record, "motion", required=True),
@@ -128,13 +153,17 @@ def clean_question(record: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]
                    "transcript": transcript, "asr_transcript": asr, "sentences": sentences},
         "titles": titles,
     }
+    if unjudged and gold is not None:
+        return payload, {"argued": gold, "unjudged": unjudged}
     return payload, gold
 
 
 def questions_from_corpus(speeches: Iterable[Mapping[str, Any]], titles: Iterable[Mapping[str, Any]],
-                          gold: Mapping[str, list[str]] | None = None) -> list[dict[str, Any]]:
+                          gold: Mapping[str, list[str]] | None = None, *,
+                          unjudged: Mapping[str, list[str]] | None = None) -> list[dict[str, Any]]:
     """One import record per speech whose motion has titles on its side, the titles in the
-    order given. Speeches and titles name their motion by ``motion_id`` and side by ``stance``."""
+    order given. Speeches and titles name their motion by ``motion_id`` and side by ``stance``.
+    ``gold`` maps a speech to its argued titles, ``unjudged`` to the titles its gold leaves out."""
     by_side: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for t in titles:
         by_side[(str(t["motion_id"]), str(t["stance"]).lower())].append(
@@ -153,6 +182,10 @@ def questions_from_corpus(speeches: Iterable[Mapping[str, Any]], titles: Iterabl
         record["speech"]["sentences"] = s.get("sentences") or split_sentences(s.get("transcript", ""))
         if gold is not None and s["id"] in gold:
             record["gold"] = gold[s["id"]] or NONE
+            offered = {t["id"] for t in side}
+            left_out = [t for t in (unjudged or {}).get(s["id"], []) if t in offered]
+            if left_out:
+                record["gold_unjudged"] = left_out
         records.append(record)
     return records
 
@@ -160,11 +193,14 @@ def questions_from_corpus(speeches: Iterable[Mapping[str, Any]], titles: Iterabl
 def ibm_questions(folder: Path) -> list[dict[str, Any]]:
     """Questions of the IBM Debater Recorded Debating Dataset V4: every speech that its iDebate
     layer covers, with its motion's iDebate points on its side as titles, and as gold the points
-    that at least one of its sentences is marked to mention."""
+    that at least one of its sentences is marked to mention. A point of the side that the layer
+    has no sentence row for, for that speech, was never judged there: it is offered to
+    annotators but left out of the gold (``gold_unjudged``), not counted as not mentioned."""
     with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as f:
         speeches = {r["speech-id"]: r for r in csv.DictReader(f)}
     side_titles: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     mentioned: dict[str, set[str]] = defaultdict(set)
+    judged: dict[str, set[str]] = defaultdict(set)
     covered: list[str] = []
     motions: dict[str, str] = {}
     with (folder / "idebate-claim-to-sentence-matching.csv").open(encoding="utf-8", newline="") as f:
@@ -177,6 +213,7 @@ def ibm_questions(folder: Path) -> list[dict[str, Any]]:
             motions[r["motion-id"]] = r["motion-text"].strip()
             if r["speech-id"] not in covered:
                 covered.append(r["speech-id"])
+            judged[r["speech-id"]].add(r["idebate-point-id"])
             if r["is-claim-mentioned-in-sentence"].strip().lower() == "true":
                 mentioned[r["speech-id"]].add(r["idebate-point-id"])
     corpus_speeches: list[dict[str, Any]] = []
@@ -192,7 +229,10 @@ def ibm_questions(folder: Path) -> list[dict[str, Any]]:
         titles.extend({"id": pid, "motion_id": motion_id, "stance": stance, "title": title, "text": ""}
                       for pid, title in sorted(points.items(), key=lambda kv: int(kv[0]) if kv[0].isdigit() else kv[0]))
     gold = {sid: sorted(mentioned.get(sid, set())) for sid in covered}
-    return questions_from_corpus(corpus_speeches, titles, gold)
+    side_of = {sid: (speeches[sid]["motion-id"], speeches[sid]["speech-to-motion-polarity"].strip().lower())
+               for sid in covered}
+    unjudged = {sid: [p for p in side_titles[side_of[sid]] if p not in judged[sid]] for sid in covered}
+    return questions_from_corpus(corpus_speeches, titles, gold, unjudged=unjudged)
 
 
 def fixture_questions() -> list[dict[str, Any]]:

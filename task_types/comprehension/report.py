@@ -13,6 +13,7 @@ from analysis.methods.comprehension import comprehension_figures, mode_compariso
 from analysis.methods.comprehension_votes import question_votes, vote_distribution
 from analysis.methods.text_reference import machine_reference, similarities, split_motions
 from analysis.reports import Param, Progress, Report, ReportInput
+from task_types.comprehension.corpus import gold_labels
 
 MODES = ("listening", "reading")
 CONFIGURATIONS = {
@@ -95,10 +96,11 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
     """The TF-IDF machine reference against the crowd's majority (or the items' gold)."""
     sides = side_keys(items)
     if params["reference_labels"] == "gold":
-        known = items[items["gold"].notna()]
+        # Titles the gold does not judge (never annotated at the source) are left out, not negatives.
         labels = pd.DataFrame(
-            [{"item": r["item"], "option": sides[r["item"]] + SIDE + str(t["id"]), "label": int(t["id"] in (r["gold"] or []))}
-             for r in known.to_dict("records") for t in r["titles"]],
+            [{"item": r["item"], "option": sides[r["item"]] + SIDE + title, "label": label}
+             for r in items.to_dict("records")
+             for title, label in (gold_labels(r["gold"], [str(t["id"]) for t in r["titles"]]) or {}).items()],
             columns=["item", "option", "label"])
     else:
         votes = question_votes(frame)

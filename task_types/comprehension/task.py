@@ -112,6 +112,8 @@ class Comprehension(TaskType):
         ImportField("titles", True, "A JSON list of the side's argument titles: "
                     "`[{\"id\": …, \"title\": …, \"text\": full text (optional)}]`."),
         ImportField("gold", False, "Known answer: title ids separated by `|`, or `none`."),
+        ImportField("gold_unjudged", False, "Title ids (separated by `|`) the gold does not judge: "
+                    "offered to annotators, left out of the gold-based figures."),
     )
     export_columns = ("speech", "motion_id", "stance", "mode", "titles", "none", "n_titles",
                       "heard", "plays", "pauses", "seeks", "ended", "playback_events")
