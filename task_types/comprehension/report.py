@@ -1,6 +1,8 @@
 """The listening and reading comprehension report (Mirkin et al., EMNLP 2018): the paper's
 figures per mode with intervals over speeches, listening vs reading on speeches done in both
-modes, per-pair votes with the majority label, and a TF-IDF machine reference beside them."""
+modes, per-pair votes with the majority label, and a machine reference beside them: the paper's
+similarity configurations scored with a TF-IDF cosine (the paper used word2vec and skip-thought
+vectors; see :mod:`analysis.methods.text_reference`)."""
 
 from __future__ import annotations
 

@@ -168,9 +168,18 @@ def test_machine_reference_tunes_on_dev_and_scores_test():
     assert (result.dev.n_motions, result.dev.n_speeches, result.dev.n_pairs) == (1, 2, 5)
     assert (result.test.n_speeches, result.test.n_pairs) == (2, 5)
     assert result.test.positive_share == pytest.approx(3 / 5)
+    # Over the test pairs (micro): predicted yes C 0.65 (right) and D 0.8 (wrong); missed C 0.5
+    # and D 0.55. Precision 1/2, recall 1/3, F1 2·(1/6)/(5/6) = 2/5.
+    assert (direct.test_precision, direct.test_recall) == pytest.approx((1 / 2, 1 / 3), abs=EXACT)
+    assert direct.test_f1 == pytest.approx(2 / 5, abs=EXACT)
+    # All-yes on test: 3 of 5 predicted pairs are positive, every positive found.
+    assert (result.all_yes_test_precision, result.all_yes_test_recall) == pytest.approx((3 / 5, 1.0))
+    assert result.all_yes_test_f1 == pytest.approx(3 / 4, abs=EXACT)
     out = json.loads(json.dumps(result.to_dict(), allow_nan=False))
     assert out["configurations"]["title_whole"]["test_accuracy"] == pytest.approx(1 / 3)
     assert out["all_yes"]["test"] == pytest.approx(7 / 12)
+    assert out["configurations"]["title_whole"]["test_f1"] == pytest.approx(2 / 5)
+    assert out["all_yes"]["test_precision"] == pytest.approx(3 / 5)
 
 
 def test_an_all_no_threshold_is_written_as_none():
@@ -181,6 +190,11 @@ def test_an_all_no_threshold_is_written_as_none():
     assert result.configuration("s").threshold == math.inf
     assert result.to_dict()["configurations"]["s"]["threshold"] is None
     assert result.configuration("s").test_accuracy == 0.0
+    # Nothing predicted positive: precision (and so F1) is undefined, recall is 0.
+    assert math.isnan(result.configuration("s").test_precision)
+    assert result.configuration("s").test_recall == 0.0
+    assert result.to_dict()["configurations"]["s"]["test_precision"] is None
+    assert result.to_dict()["configurations"]["s"]["test_f1"] is None
 
 
 def test_splits_must_not_share_motions():
