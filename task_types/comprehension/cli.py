@@ -4,6 +4,11 @@
     python -m task_types.comprehension.cli corpus speeches.csv titles.csv > items.jsonl
     python -m task_types.comprehension.cli ibm ../shared/data/ibm_recorded_debating_v4 > items.jsonl
 
+and prints, as JSON, the machine reference of the report against the IBM questions' gold (the
+pairs the release judged; motions split with ``--dev-share`` and ``--split-seed``):
+
+    python -m task_types.comprehension.cli reference ../shared/data/ibm_recorded_debating_v4
+
 Speeches have ``id``, ``motion_id``, ``motion``, ``speaker``, ``stance`` (pro or con), ``audio``,
 ``transcript``, ``asr_transcript`` and ``sentences`` (a JSON list; default: split from the
 transcript); titles have ``id``, ``motion_id``, ``stance``, ``title`` and ``text``. A command-line
@@ -38,6 +43,23 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
+def ibm_reference(folder: Path, *, dev_share: float = 0.5, split_seed: int = 0) -> dict[str, Any]:
+    """The report's machine reference on the IBM questions against their gold, as the reading
+    demo project (``manage.py load_demo``) gives it before anyone has answered."""
+    import pandas as pd
+
+    from task_types.comprehension.report import reference
+    from task_types.comprehension.task import Comprehension
+
+    task = Comprehension()
+    rows = []
+    for record in ibm_questions(folder):
+        item = task.clean_item(record)
+        rows.append({"item": item.external_id, "gold": item.gold, **task.item_columns(item.payload)})
+    params = {"reference_labels": "gold", "dev_share": dev_share, "split_seed": split_seed}
+    return reference(pd.DataFrame(), pd.DataFrame(rows), params)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m task_types.comprehension.cli",
                                      description="Write comprehension questions as JSON lines for the item import.")
@@ -47,7 +69,15 @@ def main(argv: list[str] | None = None) -> int:
     corpus = sub.add_parser("corpus", help="from speeches and titles, each a CSV file or a JSON list")
     corpus.add_argument("speeches", type=Path)
     corpus.add_argument("titles", type=Path)
+    machine = sub.add_parser("reference", help="the machine reference on the IBM questions' gold, as JSON")
+    machine.add_argument("folder", type=Path)
+    machine.add_argument("--dev-share", type=float, default=0.5)
+    machine.add_argument("--split-seed", type=int, default=0)
     args = parser.parse_args(argv)
+    if args.source == "reference":
+        result = ibm_reference(args.folder, dev_share=args.dev_share, split_seed=args.split_seed)
+        sys.stdout.write(json.dumps(result, indent=1) + "\n")
+        return 0
     if args.source == "ibm":
         records = ibm_questions(args.folder)
     else:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import pandas as pd
+from sklearn.metrics import roc_auc_score
 
 from analysis.methods.comprehension import comprehension_figures, mode_comparison
 from analysis.methods.comprehension_votes import question_votes, vote_distribution
@@ -126,8 +127,13 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
         result = machine_reference(scored, dev_motions=dev, test_motions=test).to_dict()
     except ValueError as exc:
         return {"problem": f"the machine reference could not be computed: {exc}"}
+    # How well each cosine separates the labelled pairs at all, whatever the threshold.
+    both = scored["label"].nunique() == 2
+    roc_auc = {name: float(roc_auc_score(scored["label"], scored[name])) if both else None
+               for name in CONFIGURATIONS}
     return {**result, "labels": params["reference_labels"], "dev_motions": [str(m) for m in dev],
-            "test_motions": [str(m) for m in test]}
+            "test_motions": [str(m) for m in test], "n_pairs": len(scored),
+            "positive_share": float(scored["label"].mean()), "roc_auc": roc_auc}
 
 
 def figure_columns(result: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -216,7 +222,8 @@ class ComprehensionReport(Report):
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
         machine = result.get("machine") or {}
-        rows = [{"name": name, "label": CONFIGURATIONS.get(name, name), **values}
+        roc_auc = machine.get("roc_auc") or {}
+        rows = [{"name": name, "label": CONFIGURATIONS.get(name, name), "roc_auc": roc_auc.get(name), **values}
                 for name, values in (machine.get("configurations") or {}).items()]
         modes = result.get("modes", {})
         columns = figure_columns(result)
