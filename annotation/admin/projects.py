@@ -155,9 +155,12 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         errors, created = None, None
         if request.method == "POST" and form.is_valid():
             try:
-                created = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"], project=project)
+                accounts = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"],
+                                             project=project)
             except ImportFailed as exc:
                 errors = exc
+            else:
+                created = {"new": [a for a in accounts if not a.existing], "existing": [a for a in accounts if a.existing]}
         invite_base = request.build_absolute_uri("/invite/")
         return self.tool_page(request, project, f"Create annotators for {project}", form, errors=errors,
                           created=created, invite_base=invite_base, submit="Create accounts")
