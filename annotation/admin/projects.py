@@ -81,7 +81,11 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
                 ("Task-type options", {"fields": options, "classes": ["task-options"], "description": hint})]
 
     def get_readonly_fields(self, request, obj=None):
-        return [*super().get_readonly_fields(request, obj), "options"]
+        # A new project has no options record to show yet: its options are the fields below.
+        return [*super().get_readonly_fields(request, obj), *(["options"] if obj is not None else [])]
+
+    def get_exclude(self, request, obj=None):
+        return [*(super().get_exclude(request, obj) or []), *(["options"] if obj is None else [])]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         project = Project.objects.filter(pk=object_id).only("task_type").first()

@@ -45,6 +45,8 @@ def test_the_add_form_without_a_type_says_where_the_options_will_come(admin_clie
     # Choosing a type fetches its options' fieldset and swaps it in.
     assert 'hx-get="' + reverse(ADD) + '"' in body and 'hx-select="fieldset.task-options"' in body
     assert "vendor/htmx.min.js" in body
+    # No box for the raw options record: the options are typed into their own fields.
+    assert 'name="options"' not in body and "field-options" not in body
 
 
 def test_the_add_form_for_a_chosen_type_shows_its_options_with_their_defaults(admin_client):
