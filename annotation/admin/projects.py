@@ -15,7 +15,11 @@ from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm
 from annotation.admin.media import ProjectMediaPages
-from annotation.admin.task_options import options_from_form, project_form_with_options
+from annotation.admin.task_options import (
+    is_option_field,
+    options_from_form,
+    project_form_with_options,
+)
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
 from annotation.services import project_set_redundancy
@@ -23,6 +27,7 @@ from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
 from annotation.task_types import get_task_type, task_types
+from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
 from jobs.services import jobs_reap
 
@@ -39,16 +44,48 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     autocomplete_fields = ["members"]
     readonly_fields = ["created_by", "created_at"]
 
+    @staticmethod
+    def chosen_task(request, obj=None) -> TaskType | None:
+        """The project's task type; on the add form the one chosen (sent, or asked for with
+        ``?task_type=…`` when the type is picked on the page), if any."""
+        slug = obj.task_type if obj is not None else request.POST.get("task_type") or request.GET.get("task_type")
+        return {t.slug: t for t in task_types()}.get(slug or "")
+
     def get_form(self, request, obj=None, change=False, **kwargs):
         # A project's task-type options are the fields of the type's options form; the raw JSON
         # stays readable (it also keeps records such as pair generations) but is not typed in.
-        task = get_task_type(obj.task_type) if obj is not None else None
+        task = self.chosen_task(request, obj)
         if task is not None and task.options_form is not None:
             kwargs["form"] = project_form_with_options(kwargs.get("form", self.form), task)
-        return super().get_form(request, obj, change=change, **kwargs)
+        form = super().get_form(request, obj, change=change, **kwargs)
+        if obj is None and "task_type" in form.base_fields:
+            # Choosing a type asks this page for that type's options and swaps their fieldset in;
+            # without JavaScript they come on saving (see ``task_options``).
+            form.base_fields["task_type"].widget.attrs.update({
+                "hx-get": reverse("admin:annotation_project_add"), "hx-trigger": "change",
+                "hx-select": "fieldset.task-options", "hx-target": "fieldset.task-options", "hx-swap": "outerHTML",
+            })
+        return form
+
+    def get_fieldsets(self, request, obj=None):
+        fields = self.get_fields(request, obj)
+        options = [f for f in fields if is_option_field(f)]
+        task = self.chosen_task(request, obj)
+        if task is None:
+            hint = "Choose a task type: its options are shown here."
+        elif task.options_form is None:
+            hint = f"The {task.name} task type has no options."
+        else:
+            hint = ""
+        return [(None, {"fields": [f for f in fields if f not in options]}),
+                ("Task-type options", {"fields": options, "classes": ["task-options"], "description": hint})]
 
     def get_readonly_fields(self, request, obj=None):
-        return [*super().get_readonly_fields(request, obj), "options"]
+        # A new project has no options record to show yet: its options are the fields below.
+        return [*super().get_readonly_fields(request, obj), *(["options"] if obj is not None else [])]
+
+    def get_exclude(self, request, obj=None):
+        return [*(super().get_exclude(request, obj) or []), *(["options"] if obj is None else [])]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         project = Project.objects.filter(pk=object_id).only("task_type").first()
@@ -155,9 +192,12 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         errors, created = None, None
         if request.method == "POST" and form.is_valid():
             try:
-                created = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"], project=project)
+                accounts = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"],
+                                             project=project)
             except ImportFailed as exc:
                 errors = exc
+            else:
+                created = {"new": [a for a in accounts if not a.existing], "existing": [a for a in accounts if a.existing]}
         invite_base = request.build_absolute_uri("/invite/")
         return self.tool_page(request, project, f"Create annotators for {project}", form, errors=errors,
                           created=created, invite_base=invite_base, submit="Create accounts")

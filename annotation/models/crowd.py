@@ -9,6 +9,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
+from django.db.models.functions import Lower
 
 from annotation.task_types import task_type_choices
 
@@ -63,7 +64,7 @@ class Project(models.Model):
     )
     join_code = models.CharField(
         max_length=40, unique=True, null=True, blank=True,
-        help_text="Annotators who enter this code become members.",
+        help_text="Annotators who enter this code, in any case, become members.",
     )
     external_entry = models.BooleanField(
         default=False,
@@ -111,6 +112,11 @@ class Project(models.Model):
             models.CheckConstraint(
                 condition=Q(max_items_per_worker__isnull=True) | Q(max_items_per_worker__gte=1),
                 name="project_quota_min",
+            ),
+            # Annotators type join codes in any case, so no two may differ in case only.
+            models.UniqueConstraint(
+                Lower("join_code"), name="project_join_code_any_case",
+                violation_error_message="Another project has this join code (join codes ignore case).",
             ),
         ]
 

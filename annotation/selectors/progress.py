@@ -104,18 +104,35 @@ def projects_for_worker(*, worker: User) -> QuerySet[Project]:
 
 @dataclass(frozen=True)
 class WorkerProgress:
-    """How far one worker is in a project: answers that count, and their limit if any."""
+    """How far one worker is in a project: answers that count, their limit if any, and the
+    items open to them: the ones answered, the one held and the ones they may still get (a free
+    slot, never theirs), no more than the limit. ``open_to_worker`` is 0 when not counted."""
 
     done: int
     quota: int | None
+    open_to_worker: int = 0
 
     @property
     def percent(self) -> float | None:
         return round(100.0 * min(self.done, self.quota) / self.quota, 1) if self.quota else None
 
+    @property
+    def position(self) -> int:
+        """The number of the item the worker holds among those open to them."""
+        return self.done + 1
 
-def worker_progress(*, project: Project, worker: User) -> WorkerProgress:
+
+def worker_progress(*, project: Project, worker: User, holding: bool = False) -> WorkerProgress:
+    """The worker's progress; with ``holding`` (they hold an item now), also how many items are
+    open to them, which takes one more count of the project's items with a free slot."""
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).count()
-    return WorkerProgress(done=done, quota=project.max_items_per_worker)
+    if not holding:
+        return WorkerProgress(done=done, quota=project.max_items_per_worker)
+    seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
+    free = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen).count()
+    total = done + 1 + free
+    if project.max_items_per_worker is not None:
+        total = min(total, project.max_items_per_worker)
+    return WorkerProgress(done=done, quota=project.max_items_per_worker, open_to_worker=total)

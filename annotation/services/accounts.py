@@ -76,6 +76,8 @@ class NewAccount:
     username: str
     password: str | None = None
     invite_token: str | None = None
+    # The name already had an account: it was made a member of the project, nothing to hand out.
+    existing: bool = False
 
 
 def _hash(token: str) -> str:
@@ -95,7 +97,9 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
 
     ``mode`` is ``invite`` (a one-time link to set a password) or ``password`` (a generated
     one-time password that must be changed at first login). Returns what to hand out; it is
-    shown once and not stored in clear.
+    shown once and not stored in clear. A name that already has an account (in any case) is
+    made a member of ``project`` as it is, keeping its password; without a project it is an
+    error, since there is nothing to do for it.
     """
     if mode not in ("invite", "password"):
         raise AccountError("mode must be 'invite' or 'password'")
@@ -113,12 +117,13 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
         else:
             seen[name.lower()] = number
             names.append((number, name))
-    taken = set(
-        UserModel.objects.annotate(lower=Lower("username"))
-        .filter(lower__in=[n.lower() for _, n in names])
-        .values_list("lower", flat=True)
-    )
-    errors += [RowError(number, "name", f"{name!r} already has an account") for number, name in names if name.lower() in taken]
+    taken: dict[str, User] = {
+        user.username.lower(): user
+        for user in UserModel.objects.annotate(lower=Lower("username")).filter(lower__in=[n.lower() for _, n in names])
+    }
+    if project is None:
+        errors += [RowError(number, "name", f"{name!r} already has an account")
+                   for number, name in names if name.lower() in taken]
     if errors:
         raise ImportFailed(sorted(errors, key=lambda e: e.line or 0))
     if not names:
@@ -126,6 +131,11 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
     created = []
     with transaction.atomic():
         for _, name in names:
+            known = taken.get(name.lower())
+            if known is not None and project is not None:
+                project.members.add(known)
+                created.append(NewAccount(username=known.username, existing=True))
+                continue
             if mode == "password":
                 password = secrets.token_urlsafe(9)
                 user = user_create(username=name, password=password, must_change_password=True)
@@ -165,8 +175,11 @@ def password_changed(*, user: User) -> None:
 
 
 def project_join(*, code: str, worker: User) -> Project:
+    """Make the worker a member of the project whose join code they typed, in any case (the
+    database keeps join codes unique regardless of case)."""
     code = code.strip()
-    project = Project.objects.filter(join_code=code).first() if code else None
+    project = (Project.objects.annotate(code_lower=Lower("join_code")).filter(code_lower=code.lower()).first()
+               if code else None)
     if project is None:
         raise AccountError("No project has this join code.")
     project.members.add(worker)

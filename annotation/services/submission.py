@@ -1,4 +1,5 @@
-"""Submitting answers: validated, stored once (a repeat returns the first), counted or not."""
+"""Submitting answers: validated, stored once (a repeat returns the first and says whether it
+was the same answer), counted or not, on time or late."""
 
 from __future__ import annotations
 
@@ -33,6 +34,21 @@ class SubmitResult:
     # False when the lease had expired and the item was completed by others meanwhile: the answer
     # is kept but does not count toward the item's N.
     counted: bool
+    # For a repeat (``created`` False): whether what was sent equals the stored answer. False
+    # when a different answer came for an item already answered (a second tab): it is not
+    # stored, and the worker must be told so.
+    same_answer: bool = True
+    # Sent after the lease's end (``expires_at``); it counts only if a slot was free.
+    late: bool = False
+
+
+def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapping[str, Any]) -> bool:
+    """Whether ``data`` is the answer already stored for ``a`` (an invalid one is not)."""
+    try:
+        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
+    except AnswerInvalid:
+        return False
+    return clean.answer == existing.answer and clean.reason == existing.reason
 
 
 def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
@@ -125,7 +141,9 @@ def annotation_submit(
             raise NotYours("This assignment belongs to someone else.")
         existing = getattr(a, "annotation", None)
         if existing is not None:
-            return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES)
+            same = _same_answer(get_task_type(a.project.task_type), a, existing, data)
+            return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES,
+                                same_answer=same)
         if a.status == Status.RETURNED:
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
         if worker_blocked:
@@ -166,4 +184,4 @@ def annotation_submit(
         # In the same transaction: an answer is never stored without the bonus it earned.
         if counted:
             bonus_grant_new(annotation=annotation, assignment=a, task=task)
-    return SubmitResult(annotation, a, created=True, counted=counted)
+    return SubmitResult(annotation, a, created=True, counted=counted, late=now >= a.expires_at)

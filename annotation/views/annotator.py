@@ -17,6 +17,7 @@ from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
 from annotation.media_serving import media_response
@@ -103,6 +104,7 @@ def home(request: AuthenticatedRequest) -> HttpResponse:
     return redirect("projects")
 
 
+@never_cache
 @login_required
 def projects(request: AuthenticatedRequest) -> HttpResponse:
     statuses = [worker_status(project=p, worker=request.user) for p in projects_for_worker(worker=request.user)]
@@ -130,27 +132,31 @@ def task_page_context(project: Project) -> dict:
 def _task_context(request: AuthenticatedRequest, project: Project, result: NextResult, *,
                   errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     task = get_task_type(project.task_type)
+    assignment = result.assignment
     ctx = {"project": project, "task": task, "result": result,
-           "progress": worker_progress(project=project, worker=request.user),
+           "progress": worker_progress(project=project, worker=request.user, holding=assignment is not None),
            "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
            "revisable": revisable_annotation(project=project, worker=request.user)}
-    assignment = result.assignment
     if assignment is not None:
         payload = assignment.item.payload
         initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
+        # Seconds left as the server counts them: the page counts down from these, whatever
+        # the browser's clock says.
+        left = max(int((assignment.expires_at - timezone.now()).total_seconds()), 0)
         ctx.update(assignment=assignment, payload=payload, values=values if values is not None else initial,
-                   **presentation(project, request.user))
+                   lease_seconds=left, **presentation(project, request.user))
     return ctx
 
 
 def _edit_context(request: AuthenticatedRequest, project: Project, annotation: Annotation, *,
-                  errors: dict | None = None, values=None) -> dict:
+                  errors: dict | None = None, values=None, notice: str = "", notice_kind: str = "info") -> dict:
     """The task area showing an answer already given, to change it."""
     assignment = annotation.assignment
     stored = {**annotation.answer, "reason": annotation.reason}
     return {
         "project": project, "task": get_task_type(project.task_type), "result": NextResult(assignment),
         "progress": worker_progress(project=project, worker=request.user),
+        "notice": notice, "notice_kind": notice_kind,
         "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
         "values": values if values is not None else stored, "editing": annotation,
         "item_held": holds_open_assignment(project=project, worker=request.user),
@@ -174,6 +180,7 @@ def _after_action(request: AuthenticatedRequest, project: Project, notice: str, 
     return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
 
 
+@never_cache
 @login_required
 def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     visible = _visible_project(request.user, slug)
@@ -190,6 +197,7 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     return _render_task(request, _task_context(request, project, result))
 
 
+@never_cache
 @login_required
 @require_POST
 def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
@@ -206,13 +214,34 @@ def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
         return _render_task(request, ctx)
     except WorkflowError as exc:
         return _after_action(request, project, str(exc), "error")
+    if not outcome.created and not outcome.same_answer:
+        return _different_answer(request, project, outcome.annotation)
     if not outcome.created:
         return _after_action(request, project, "This answer was already saved.", "info")
     if not outcome.counted:
-        return _after_action(request, project, "Saved, but your time on that item ran out and others completed it meanwhile.", "warning")
+        return _after_action(request, project, "Saved but not counted: your time for that item had run out and others "
+                                               "completed it meanwhile. Your answer is kept.", "warning")
+    if outcome.late:
+        return _after_action(request, project, "Saved. Your time for that item had run out, but nobody else had taken "
+                                               "its place, so your answer counts.", "success")
     return _after_action(request, project, "Saved.", "success")
 
 
+def _different_answer(request: AuthenticatedRequest, project: Project, stored: Annotation) -> HttpResponse:
+    """A different answer to an item already answered (a second tab or window): it was not
+    saved. While the stored answer may still be changed, the change form opens with the answer
+    just sent filled in, so one click replaces it; otherwise the worker is told why not."""
+    lead = "Your answer was not saved: you had already answered this item differently, in another tab or window."
+    refusal = revision_refusal(stored.assignment, now=timezone.now())
+    if refusal:
+        return _after_action(request, project, f"{lead} That answer stays. {refusal}", "error")
+    values = get_task_type(project.task_type).form_values(request.POST)
+    notice = f"{lead} The answer you just sent is below: Save changes to replace the saved one, or Cancel to keep it."
+    return _render_task(request, _edit_context(request, project, stored, values=values, notice=notice,
+                                               notice_kind="warning"))
+
+
+@never_cache
 @login_required
 @require_POST
 def skip(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
@@ -232,6 +261,7 @@ def _own_annotation(request: AuthenticatedRequest, project: Project, assignment_
     )
 
 
+@never_cache
 @login_required
 def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     """The answer the worker gave to an item, in the form again, to change it."""
@@ -243,6 +273,7 @@ def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpRe
     return _render_task(request, _edit_context(request, project, annotation))
 
 
+@never_cache
 @login_required
 @require_POST
 def revise(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
@@ -265,6 +296,7 @@ def revise(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
     return _after_action(request, project, "Your answer was changed.", "success")
 
 
+@never_cache
 @login_required
 @throttle(JoinThrottle, JoinAddressThrottle)
 @refuse_nul_fields
@@ -294,6 +326,7 @@ def client_meta(request: HtmxRequest) -> dict:
     return meta
 
 
+@never_cache
 def invite(request: HttpRequest, token: str) -> HttpResponse:
     pending = invite_lookup(token=token)
     if pending is None:

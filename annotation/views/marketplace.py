@@ -7,6 +7,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.views.decorators.cache import never_cache
 
 from annotation.models import Project
 from annotation.selectors.annotator import (
@@ -44,6 +45,7 @@ def _message(request: HttpRequest, title: str, text: str, *, status: int) -> Htt
     return render(request, "annotation/message.html", {"title": title, "text": text}, status=status)
 
 
+@never_cache
 @throttle(StartThrottle)
 @refuse_nul_fields
 def start(request: HttpRequest, slug: str) -> HttpResponse:
@@ -88,6 +90,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     return redirect("annotate", slug=project.slug)
 
 
+@never_cache
 @login_required
 def welcome(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """Guidelines and consent before the first item; the worker must accept to start."""

@@ -1,5 +1,6 @@
 // Annotation page: keyboard shortcuts, checks before sending, the reason counter, the time spent
-// on an item, the completion code's copy button and the phone header that hides on scroll.
+// on an item, the lease's countdown, the completion code's copy button and the phone header that
+// hides on scroll.
 // Loaded as a file (no inline script) so that htmx can run with allowEval off.
 (function () {
   "use strict";
@@ -356,7 +357,48 @@
       if (bad) focusProblem(bad);
     }
     updateCounters();
+    startLease();
   }
+
+  // --- the lease: counted down from the seconds the server gave, whatever the browser's clock --
+
+  let leaseTimer = null;
+
+  function clockText(seconds) {
+    const h = Math.floor(seconds / 3600);
+    const m = Math.floor((seconds % 3600) / 60);
+    const s = String(seconds % 60).padStart(2, "0");
+    return h ? h + ":" + String(m).padStart(2, "0") + ":" + s : m + ":" + s;
+  }
+
+  function startLease() {
+    if (leaseTimer !== null) window.clearInterval(leaseTimer);
+    leaseTimer = null;
+    const clock = document.querySelector("time[data-lease-seconds]");
+    if (!clock) return;
+    const lease = clock.closest("[data-testid=lease]");
+    const over = lease.querySelector("[data-lease-over]");
+    const ends = performance.now() + Number(clock.dataset.leaseSeconds) * 1000;
+    function tick() {
+      const left = Math.max(0, Math.ceil((ends - performance.now()) / 1000));
+      clock.textContent = clockText(left);
+      lease.classList.toggle("ending", left > 0 && left <= 120);
+      if (left === 0) {
+        lease.classList.add("over");
+        over.hidden = false;
+        window.clearInterval(leaseTimer);
+        leaseTimer = null;
+      }
+    }
+    tick();
+    leaseTimer = window.setInterval(tick, 1000);
+  }
+
+  // A page the browser restores from its back-forward cache shows an item that may be answered
+  // or gone: load it again (the server also marks these pages no-store).
+  window.addEventListener("pageshow", function (event) {
+    if (event.persisted && document.getElementById("task-area")) window.location.reload();
+  });
 
   // afterSwap, not afterSettle: keys pressed in between already belong to the new item.
   document.addEventListener("htmx:afterSwap", onContent);

@@ -74,6 +74,33 @@ def test_bulk_creation_is_all_or_nothing_and_names_the_line():
     assert not User.objects.filter(username="erin").exists()
 
 
+def test_names_that_already_have_an_account_become_members_of_the_project():
+    project = ProjectFactory(open_to_all=False)
+    grace = UserFactory(username="Grace")
+    grace_password = grace.password
+    result = annotators_create(names_text="grace\nheidi", mode="password", project=project)
+    assert [(a.username, a.existing) for a in result] == [("Grace", True), ("heidi", False)]
+    # The existing account keeps its password: nothing to hand out for it.
+    assert result[0].password is None and result[0].invite_token is None and result[1].password
+    grace.refresh_from_db()
+    assert grace.password == grace_password
+    assert set(project.members.values_list("username", flat=True)) == {"Grace", "heidi"}
+    # Again: both are members already, nothing new is made.
+    again = annotators_create(names_text="heidi", mode="invite", project=project)
+    assert again[0].existing and not again[0].invite_token
+    assert User.objects.filter(username__iexact="heidi").count() == 1
+
+
+def test_the_create_annotators_page_lists_existing_accounts_as_added(client):
+    project = ProjectFactory(open_to_all=False)
+    UserFactory(username="ivan")
+    client.force_login(UserFactory(role="admin"))
+    url = reverse("admin:annotation_project_annotators", args=[project.pk])
+    body = client.post(url, {"names": "ivan\njudy", "mode": "invite"}).content.decode()
+    assert "1 account created" in body and "1 existing account added to the project" in body
+    assert project.members.filter(username="ivan").exists()
+
+
 def test_invite_page_sets_password_and_logs_in(client):
     project = ProjectFactory(open_to_all=False)
     ItemFactory(project=project)
@@ -95,6 +122,36 @@ def test_join_code(client):
     response = client.post(reverse("join"), {"code": "JOIN-ME"})
     assert response.url == reverse("annotate", args=[project.slug])
     assert project.members.filter(pk=worker.pk).exists()
+
+
+def test_join_codes_are_case_insensitive(client):
+    project = ProjectFactory(open_to_all=False, join_code="Debate-2024")
+    worker = UserFactory()
+    assert project_join(code="  debate-2024 ", worker=worker) == project
+    assert project_join(code="DEBATE-2024", worker=worker) == project
+    assert project.members.filter(pk=worker.pk).exists()
+
+
+def test_two_projects_cannot_share_a_join_code_in_another_case():
+    from django.db import IntegrityError, transaction
+
+    ProjectFactory(join_code="Debate-2024")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        ProjectFactory(join_code="DEBATE-2024")
+
+
+def test_the_project_form_refuses_a_join_code_taken_in_another_case(client):
+    ProjectFactory(join_code="Debate-2024")
+    other = ProjectFactory()
+    client.force_login(UserFactory(role="admin"))
+    url = reverse("admin:annotation_project_change", args=[other.pk])
+    form = client.get(url).context["adminform"].form
+    data = {k: v for k, v in form.initial.items() if v is not None and not isinstance(v, (list, dict))}
+    data.update(join_code="debate-2024", members=[], options="{}")
+    response = client.post(url, data)
+    assert response.status_code == 200 and "join code" in response.content.decode().lower()
+    other.refresh_from_db()
+    assert other.join_code != "debate-2024"
 
 
 def test_marketplace_worker_gets_and_resumes_an_account(client):

@@ -93,3 +93,31 @@ def test_review_needs_submitted_work(leased):
     _, _, a = leased
     with pytest.raises(WorkflowError, match="Only submitted work"):
         assignment_review(assignment=a, approve=True)
+
+
+def test_a_repeat_says_whether_it_was_the_answer_already_stored(leased):
+    _, worker, a = leased
+    annotation_submit(assignment=a, worker=worker, data=answer("a1"))
+    same = annotation_submit(assignment=a, worker=worker, data=answer("a1"))
+    other = annotation_submit(assignment=a, worker=worker, data=answer("a2"))
+    broken = annotation_submit(assignment=a, worker=worker, data={"label": "a2"})
+    assert not same.created and same.same_answer
+    # A different answer (from a second tab, say) is not stored, and the caller is told.
+    assert not other.created and not other.same_answer
+    assert not broken.created and not broken.same_answer
+    assert Annotation.objects.get(assignment=a).answer["label"] == "a1"
+
+
+def test_a_late_answer_is_marked_late(leased):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    _, worker, a = leased
+    # The lease ran out but nobody swept it: the slot is still this assignment's own.
+    result = annotation_submit(assignment=a, worker=worker, data=answer("a1"),
+                               now=timezone.now() + timedelta(minutes=a.project.lease_minutes + 1))
+    assert result.created and result.counted and result.late
+    b = assignment_next(project=a.project, worker=worker).assignment
+    on_time = annotation_submit(assignment=b, worker=worker, data=answer("a1"))
+    assert on_time.created and not on_time.late

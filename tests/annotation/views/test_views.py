@@ -59,8 +59,10 @@ def test_double_post_stores_one_annotation(client, annotator, project):
     a = client.get(reverse("annotate", args=[project.slug])).context["assignment"]
     url = reverse("submit", args=[project.slug, a.pk])
     client.post(url, answer(), **HTMX)
-    again = client.post(url, answer("a2"), **HTMX)
+    again = client.post(url, answer(), **HTMX)
     assert "already saved" in again.content.decode()
+    different = client.post(url, answer("a2"), **HTMX)
+    assert "not saved" in different.content.decode()
     assert Annotation.objects.filter(assignment=a).count() == 1
 
 
