@@ -187,7 +187,8 @@ class AssignmentNext(APIView):
 
 class AssignmentSubmit(APIView):
     """Submit an answer (JSON or form fields of the task type). Idempotent: repeating it returns
-    the stored annotation with 200 instead of 201. With ``?next=1`` the answer also carries what
+    the stored annotation with 200 instead of 201; a different answer to an item already answered
+    is not stored and gets 409 with the stored one. With ``?next=1`` the answer also carries what
     ``assignments/next/`` would (under ``next``), so a client needs one request per item."""
 
     permission_classes = [IsAuthenticated]
@@ -207,6 +208,15 @@ class AssignmentSubmit(APIView):
             raise ValidationError(exc.errors) from None
         except WorkflowError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        if not outcome.same_answer:
+            # A second client answered differently after the first one was stored: nothing was
+            # saved, and the client must hear it (the revision endpoint changes an answer).
+            return Response({
+                "detail": "This answer was not saved: the item was already answered differently. "
+                          "Change the stored answer with PUT on the `change` address.",
+                "stored": annotation_data(outcome.annotation),
+                "change": reverse("api-annotation", kwargs={"pk": outcome.assignment.pk}),
+            }, status=status.HTTP_409_CONFLICT)
         body = {**annotation_data(outcome.annotation), "counted": outcome.counted}
         if request.query_params.get("next") in ("1", "true"):
             body["next"] = _next_body(request, outcome.assignment.project)

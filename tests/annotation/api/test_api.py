@@ -76,9 +76,17 @@ def test_annotation_loop_over_the_api_is_idempotent():
     bad = c.post(f"/api/assignments/{aid}/submit/", {"label": "a1", "standpoint": "none", "reason": "no"}, format="json")
     assert bad.status_code == 400 and "reason" in bad.json()
     first = c.post(f"/api/assignments/{aid}/submit/", answer(), format="json")
-    again = c.post(f"/api/assignments/{aid}/submit/", answer("a2"), format="json")
+    again = c.post(f"/api/assignments/{aid}/submit/", answer(), format="json")
     assert (first.status_code, again.status_code) == (201, 200)
     assert first.json()["id"] == again.json()["id"] and again.json()["answer"]["label"] == "a1"
+    # A different answer to an item already answered (a second client) is not stored, and the
+    # client is told so, with the stored answer and where to change it.
+    other = c.post(f"/api/assignments/{aid}/submit/", answer("a2"), format="json")
+    assert other.status_code == 409
+    assert "not saved" in other.json()["detail"]
+    assert other.json()["stored"]["answer"]["label"] == "a1"
+    assert other.json()["change"] == f"/api/assignments/{aid}/annotation/"
+    assert Annotation.objects.get().answer["label"] == "a1"
     assert Annotation.objects.count() == 1
     assert c.post(f"/api/projects/{project.slug}/assignments/next/").json() == {"assignment": None, "reason": "done"}
     assert api(UserFactory()).post(f"/api/assignments/{aid}/submit/", answer(), format="json").status_code == 403
@@ -119,7 +127,7 @@ def test_submit_with_next_gives_the_next_item_in_the_same_answer():
     last = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json").json()
     assert last["next"] == {"assignment": None, "reason": "done"}
     # A repeat answers 200 with the stored annotation, and what comes next again.
-    again = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer("a2"), format="json")
+    again = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json")
     assert again.status_code == 200 and again.json()["id"] == last["id"] and again.json()["next"]["reason"] == "done"
     assert Annotation.objects.count() == 3
 
