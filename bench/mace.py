@@ -1,6 +1,7 @@
-"""Benchmark: MACE on UKPConvArg1 in the paper's configuration, against its peers.
+"""Benchmark: MACE on UKPConvArg1 in the configuration UKPConvArg1 was made with, against its peers.
 
-Habernal & Gurevych (ACL 2016) ran MACE with EM, 500 iterations, 50 restarts and threshold 0.95
+Habernal & Gurevych (ACL 2016) ran MACE with threshold 0.95 (their paper) and EM, 500 iterations and
+50 restarts (their released pipeline, Step5GoldLabelEstimator; the paper does not state them)
 over 16,927 argument pairs. This times analysis.methods.mace on that, and in the same run the
 original Java tool (when a built copy is given), crowd-kit's MACE and crowd-kit's Dawid-Skene,
 and prints how far their labels and worker scores agree with ours.
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from analysis.methods.mace import mace_frame, memory_estimate  # noqa: E402
 from analysis.methods.mace.em import block_threads  # noqa: E402
 
+# The threshold is the paper's; EM, the iterations and the restarts are its authors' released code's.
 PAPER = {"em": True, "iterations": 500, "restarts": 50, "threshold": 0.95}
 DEFAULT_DATA = (
     Path(os.environ.get("SHARED_DATA_DIR", Path(__file__).resolve().parents[2] / "shared" / "data"))

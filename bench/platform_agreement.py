@@ -33,7 +33,7 @@ def main() -> None:
     parser.add_argument("--annotations", type=int, default=1_000_000)
     parser.add_argument("--keep", action="store_true", help="keep the temporary SQLite file")
     parser.add_argument("--gold", action="store_true",
-                        help="then run the pairwise gold pipeline as its job does (MACE by EM with the paper's "
+                        help="then run the pairwise gold pipeline as its job does (MACE by EM with the authors' "
                              "500 iterations × 50 restarts unless --gold-restarts), result stored")
     parser.add_argument("--gold-restarts", type=int, default=50)
     args = parser.parse_args()

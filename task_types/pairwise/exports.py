@@ -1,10 +1,14 @@
 """Gold datasets of a finished pairwise gold run, in the formats of the UKPConvArg1 release.
 
-- ``strict.tsv`` / ``all.tsv``: ``#id label a1 a2`` (pair id, gold label, the two argument texts
-  with line breaks written `` <br/> ``); Strict holds the DAG-consistent a1/a2 pairs, All every
-  pair MACE labelled (including ``equal``);
-- ``rank.tsv``: ``#id rank argument`` (argument id, PageRank with five decimals — higher is less
-  convincing — and text), by topic, most convincing first;
+- ``released.zip``: the release's layout, one file per topic in the folders
+  ``UKPConvArg1Strict-CSV`` (``#id label a1 a2``: pair id, gold label, the two argument texts
+  with line breaks written `` <br/> ``) and ``UKPConvArg1-Ranking-CSV`` (``#id rank argument``:
+  argument id, PageRank with five decimals — higher is less convincing — and text, most
+  convincing first), each file named after its topic as the release names it;
+- ``strict.tsv`` / ``all.tsv``: every topic in one file, the release's columns and ``topic``;
+  Strict holds the DAG-consistent a1/a2 pairs, All every pair MACE labelled (including ``equal``);
+- ``rank.tsv``: ``#id rank argument topic``, by topic, most convincing first (PageRank is computed
+  per topic: values of different topics do not compare);
 - ``full.json`` / ``full.jsonl``: every pair with its votes (worker, label, reason, competence),
   weight, MACE entropy and why it was kept or dropped.
 """
@@ -12,6 +16,8 @@
 from __future__ import annotations
 
 import json
+import re
+import zipfile
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -19,10 +25,18 @@ from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
+from task_types.pairwise.published import (
+    RANKING_FOLDER,
+    RANKING_HEADER,
+    STRICT_FOLDER,
+    STRICT_HEADER,
+)
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 from task_types.pairwise.selectors import keeps_pairs_apart, run_pairs, run_texts
 
+RELEASED_ZIP = "released.zip"
 GOLD_FILES = {
+    RELEASED_ZIP: "application/zip",
     "strict.tsv": "text/tab-separated-values",
     "all.tsv": "text/tab-separated-values",
     "rank.tsv": "text/tab-separated-values",
@@ -59,18 +73,102 @@ def _result(run: AnalysisRun) -> dict[str, Any]:
 
 def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
     texts = _argument_texts(run)
-    yield "#id\tlabel\ta1\ta2\n"
+    yield STRICT_HEADER + "\ttopic\n"
     for p in run_pairs(run):
         if (p["strict"] if strict else p["all"]):
-            yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]))
+            yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]), p["topic"])
+
+
+def _ranking(run: AnalysisRun) -> list[dict[str, Any]]:
+    """The ranked arguments by topic, most convincing (lowest PageRank) first."""
+    return sorted(_result(run)["ranking"], key=lambda r: (str(r["topic"]), r["pagerank"], r["argument"]))
 
 
 def _rank_tsv(run: AnalysisRun) -> Iterator[str]:
     texts = _argument_texts(run)
-    rows = sorted(_result(run)["ranking"], key=lambda r: (r["topic"], r["pagerank"]))
-    yield "#id\trank\targument\n"
-    for r in rows:
-        yield _tsv_line(r["argument"], f"{r['pagerank']:.5f}", _flat(texts[r["argument"]]))
+    yield RANKING_HEADER + "\ttopic\n"
+    for r in _ranking(run):
+        yield _tsv_line(r["argument"], f"{r['pagerank']:.5f}", _flat(texts[r["argument"]]), r["topic"])
+
+
+def released_name(topic: str, folder: str, reference: dict[str, Any] | None) -> str:
+    """The file of ``topic`` in a released folder: the topic id, as the reproduced corpus spells it
+    in that folder, reduced to characters safe in a file name (a topic id is user data)."""
+    name = ((reference or {}).get("file_names", {}).get(folder, {})).get(topic, topic)
+    return (re.sub(r"[^A-Za-z0-9._-]", "_", name).lstrip(".") or "_") + ".csv"
+
+
+def released_files(run: AnalysisRun) -> Iterator[tuple[str, Iterator[str]]]:
+    """(path, lines) of each file of the release's layout: a Strict and a Ranking file per topic."""
+    reference = REFERENCES.get(run.project.options.get(REFERENCE_OPTION))
+    texts = _argument_texts(run)
+    strict: dict[str, list[dict[str, Any]]] = {}
+    for p in run_pairs(run):
+        if p["strict"]:
+            strict.setdefault(str(p["topic"]), []).append(p)
+    ranking: dict[str, list[dict[str, Any]]] = {}
+    for r in _ranking(run):
+        ranking.setdefault(str(r["topic"]), []).append(r)
+
+    def strict_lines(pairs: list[dict[str, Any]]) -> Iterator[str]:
+        yield STRICT_HEADER + "\n"
+        for p in pairs:
+            yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]))
+
+    def ranking_lines(rows: list[dict[str, Any]]) -> Iterator[str]:
+        yield RANKING_HEADER + "\n"
+        for r in rows:
+            yield _tsv_line(r["argument"], f"{r['pagerank']:.5f}", _flat(texts[r["argument"]]))
+
+    for folder, by_topic, lines in ((STRICT_FOLDER, strict, strict_lines), (RANKING_FOLDER, ranking, ranking_lines)):
+        taken: set[str] = set()
+        for topic in sorted(by_topic):
+            name = released_name(topic, folder, reference)
+            # Two topic ids that reduce to one name keep apart.
+            stem, n = name.removesuffix(".csv"), 1
+            while name in taken:
+                n += 1
+                name = f"{stem}-{n}.csv"
+            taken.add(name)
+            yield f"{folder}/{name}", lines(by_topic[topic])
+
+
+class _Chunks:
+    """A write-only stream that hands over what was written so far: the zip is streamed."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.written = 0
+
+    def write(self, data: bytes) -> int:
+        self.parts.append(bytes(data))
+        self.written += len(data)
+        return len(data)
+
+    def tell(self) -> int:
+        return self.written
+
+    def flush(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def take(self) -> bytes:
+        data, self.parts = b"".join(self.parts), []
+        return data
+
+
+def released_zip(run: AnalysisRun) -> Iterator[bytes]:
+    """The release's folders as one zip, streamed a file at a time."""
+    out = _Chunks()
+    with zipfile.ZipFile(out, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for path, lines in released_files(run):
+            with archive.open(path, "w") as member:
+                for line in lines:
+                    member.write(line.encode("utf-8"))
+            yield out.take()
+    yield out.take()
 
 
 def _full_records(run: AnalysisRun) -> Iterator[dict]:
@@ -86,7 +184,7 @@ def _full_records(run: AnalysisRun) -> Iterator[dict]:
 
 
 def gold_file(run: AnalysisRun, name: str) -> Iterator[str]:
-    """The lines of one gold file; ``name`` is a key of GOLD_FILES."""
+    """The lines of one text gold file; ``name`` is a key of GOLD_FILES other than the zip."""
     if name == "strict.tsv":
         return _pairs_tsv(run, strict=True)
     if name == "all.tsv":

@@ -1,6 +1,7 @@
 """Gold data for pairwise convincingness: the pipeline of Habernal & Gurevych (ACL 2016, 3.3-3.4).
 
-1. MACE (EM, threshold 0.95 by default) gives a gold label per pair and worker competences;
+1. MACE (threshold 0.95 as in the paper; EM, 500 iterations and 50 restarts as the authors'
+   released code ran it) gives a gold label per pair and worker competences;
    pairs without a label are dropped, the rest is UKPConvArgAll.
 2. Each gold pair gets the weight sigmoid(competence agreeing - lambda * competence disagreeing).
 3. Per topic, pairs are added to a graph in the order of a strategy; a pair closing a cycle is
@@ -27,20 +28,18 @@ from analysis.methods.preference_graph.weights import pair_weights
 from analysis.methods.reasons import CAUSES, best_worker_accuracy, review_reasons
 from analysis.reports import PARTS, Param, Part, Progress, Report, ReportInput
 from analysis.reports.agreement import run_mace
+from task_types.pairwise.published import PAPER, REFERENCES
+
+__all__ = ["PAIRS", "PAPER", "REFERENCES", "REFERENCE_OPTION", "TEXTS", "PairwiseGoldReport"]
 
 # The part of a run that holds its pairs (``analysis.models.RunPart``), one piece per topic.
 PAIRS = "pairs"
 # And the one that holds each topic's argument texts, as the items showed them.
 TEXTS = "texts"
-# The paper's figures, shown next to ours.
-PAPER = {"all": 16081, "strict": 11650, "rank": 1052}
-# Published corpora a project can reproduce. A project names the one it reproduces in this
-# option (``reproduce_ukpconvarg`` sets it; an admin can set it in the project's options), and
-# the gold page shows that corpus's figures beside the project's own, and nowhere else.
+# Published corpora a project can reproduce (``published.REFERENCES``): a project names the one it
+# reproduces in this option (``reproduce_ukpconvarg`` sets it; an admin can set it in the project's
+# options), and the gold page shows that corpus's figures beside the project's own, and nowhere else.
 REFERENCE_OPTION = "reference_corpus"
-REFERENCES = {
-    "ukpconvarg1": {"name": "UKPConvArg1 (Habernal & Gurevych, ACL 2016)", "pairs": 16927, **PAPER},
-}
 TABLE_FIELDS = (
     "removed_apriori", "pairs_before_first_cycle", "first_cycle_nodes", "first_cycle_edges",
     "first_cycle_length", "transitivity_mean", "transitivity_max", "final_edges", "final_nodes",
@@ -70,12 +69,18 @@ class PairwiseGoldReport(Report):
     page = "gold-page"
     page_label = "Gold data"
     params = (
-        Param("mace_em", bool, True, "MACE by EM (the paper) instead of variational Bayes",
+        # The paper states only MACE's threshold (0.95). EM, 500 iterations and 50 restarts are what
+        # its authors' released pipeline ran (Step5GoldLabelEstimator of
+        # UKPLab/acl2016-convincing-arguments passes --iterations 500 --restarts 50 to its copy of
+        # MACE 0.2, which trains by EM unless told otherwise); MACE's own defaults are 50 iterations
+        # and 10 restarts (its README and source), and its current release trains by variational
+        # Bayes unless given --em.
+        Param("mace_em", bool, True, "MACE by EM (as the authors' released pipeline ran it) instead of variational Bayes",
               label="Estimate MACE by EM", group="MACE gold labels"),
-        Param("mace_iterations", int, 500, "MACE iterations per restart (the paper: 500)", minimum=1, maximum=5000,
-              label="Iterations per restart", group="MACE gold labels"),
-        Param("mace_restarts", int, 50, "MACE restarts (the paper: 50)", minimum=1, maximum=500,
-              label="Restarts", group="MACE gold labels"),
+        Param("mace_iterations", int, 500, "MACE iterations per restart (the authors' released pipeline: 500; "
+              "MACE's own default: 50)", minimum=1, maximum=5000, label="Iterations per restart", group="MACE gold labels"),
+        Param("mace_restarts", int, 50, "MACE restarts (the authors' released pipeline: 50; MACE's own default: 10)",
+              minimum=1, maximum=500, label="Restarts", group="MACE gold labels"),
         Param("mace_threshold", float, 0.95, "share of pairs MACE labels, most certain first (the paper: 0.95)",
               minimum=0.01, maximum=1.0, label="Share of pairs labelled", group="MACE gold labels"),
         Param("penalty", float, 10.0, "lambda: weight of the competence of disagreeing votes", minimum=0.0,

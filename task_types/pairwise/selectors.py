@@ -127,3 +127,42 @@ def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
     graph = preference_graph_layout(kept, texts=texts, ranks={r.argument: r.rank for r in ranking})
     return GoldTopic(topic=topic, topics=topics, ranking=ranking, graph=graph, reasons=reasons,
                      graph_arguments=len(shown) if shown else None)
+
+
+# Table 1's columns as the gold page shows them: (heading, fields in the cell).
+TABLE1_COLUMNS = (
+    ("Removed a priori", ("removed_apriori",)), ("Pairs before 1st cycle", ("pairs_before_first_cycle",)),
+    ("Nodes / edges then", ("first_cycle_nodes", "first_cycle_edges")), ("1st cycle length", ("first_cycle_length",)),
+    ("Transitivity avg / max", ("transitivity_mean", "transitivity_max")),
+    ("Final nodes / edges", ("final_nodes", "final_edges")), ("Kept", ("pairs_kept",)),
+    ("Ignored", ("pairs_ignored",)), ("Largest merged node", ("largest_cluster",)),
+)
+
+
+def paper_value(value: Any) -> str:
+    """A value of the paper's table as the paper prints it (whole numbers, or one decimal)."""
+    if value is None:
+        return "—"
+    return f"{value:.1f}" if isinstance(value, float) else str(value)
+
+
+def table1_rows(*, result: dict[str, Any], reference: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """Table 1 of a run, averaged over topics, one entry per scenario and strategy: this project's
+    values (two decimals) and, for a project reproducing a published corpus, the paper's as printed.
+    Each value comes with its field name, so the page can label every cell."""
+    paper = {(r["scenario"], r["strategy"]): r for r in (reference or {}).get("table1", [])}
+    rows = []
+    for mean in result.get("table1", {}).get("mean", []):
+        config = (mean["scenario"], mean["strategy"])
+        sources = [("ours", "this project", {f: "—" if mean.get(f) is None else f"{mean[f]:.2f}"
+                                             for _, fields in TABLE1_COLUMNS for f in fields})]
+        if config in paper:
+            sources.insert(0, ("paper", "paper", {f: paper_value(paper[config].get(f))
+                                                  for _, fields in TABLE1_COLUMNS for f in fields}))
+        rows.append({
+            "scenario": mean["scenario"], "strategy": mean["strategy"],
+            "sources": [{"key": f"t1-{mean['scenario'].replace(' ', '-')}-{mean['strategy']}-{key}", "label": label,
+                         "cells": [[(f, values[f]) for f in fields] for _, fields in TABLE1_COLUMNS]}
+                        for key, label, values in sources],
+        })
+    return rows

@@ -22,9 +22,9 @@ from annotation.models import Project
 from annotation.selectors.staff import worker_assignment_counts
 from annotation.services import worker_work_reject
 from annotation.views.permissions import permission_required
-from task_types.pairwise.exports import GOLD_FILES, gold_file
+from task_types.pairwise.exports import GOLD_FILES, RELEASED_ZIP, gold_file, released_zip
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
-from task_types.pairwise.selectors import gold_topic
+from task_types.pairwise.selectors import TABLE1_COLUMNS, gold_topic, table1_rows
 
 KIND = "pairwise_gold"
 PAGE = "gold-page"
@@ -53,6 +53,7 @@ def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
         request.GET.get("fpage"))
     user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
                     .values_list("username", "pk"))
+    reference = REFERENCES.get(project.options.get(REFERENCE_OPTION))
     ctx = {
         "project": project,
         "state": state,
@@ -64,7 +65,9 @@ def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
         "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
         "flagged_page": flagged,
         "files": list(GOLD_FILES),
-        "reference": REFERENCES.get(project.options.get(REFERENCE_OPTION)),
+        "reference": reference,
+        "table1": table1_rows(result=result, reference=reference) if result else [],
+        "table1_columns": [heading for heading, _ in TABLE1_COLUMNS],
         "kind": KIND,
         "next_page": PAGE,
         "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
@@ -89,7 +92,10 @@ def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> St
     run = _done_run(slug, run_id)
     if name not in GOLD_FILES:
         raise Http404(f"unknown gold file {name!r}")
-    response = StreamingHttpResponse(gold_file(run, name), content_type=f"{GOLD_FILES[name]}; charset=utf-8")
+    if name == RELEASED_ZIP:
+        response = StreamingHttpResponse(released_zip(run), content_type=GOLD_FILES[name])
+    else:
+        response = StreamingHttpResponse(gold_file(run, name), content_type=f"{GOLD_FILES[name]}; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{slug}-run{run.pk}-{name}"'
     return response
 

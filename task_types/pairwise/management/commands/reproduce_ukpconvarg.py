@@ -14,8 +14,10 @@ from annotation.importers import ImportFailed, parse_arguments
 from annotation.models import Annotation, Project
 from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import
-from task_types.pairwise.exports import gold_file
+from task_types.pairwise.exports import gold_file, released_files
+from task_types.pairwise.published import RANKING_FOLDER, STRICT_FOLDER
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
+from task_types.pairwise.selectors import paper_value as printed
 
 TABLE_COLUMNS = {
     "removed_apriori": "removed a priori", "pairs_before_first_cycle": "pairs before 1st cycle",
@@ -33,7 +35,8 @@ class Command(BaseCommand):
         parser.add_argument("data", nargs="?", type=Path, default=settings.SHARED_DATA_DIR / "ukpconvarg1",
                             help="folder with arguments.tsv and assignments.tsv.gz")
         parser.add_argument("--project", default="ukpconvarg1", help="project slug (created when missing)")
-        parser.add_argument("--out", type=Path, help="write all.tsv, strict.tsv and rank.tsv there")
+        parser.add_argument("--out", type=Path, help="write all.tsv, strict.tsv, rank.tsv and the released "
+                            f"folders {STRICT_FOLDER}/ and {RANKING_FOLDER}/ there")
         parser.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                             help="a parameter of the pairwise_gold pipeline, e.g. skip_first_pair=true")
 
@@ -73,10 +76,12 @@ class Command(BaseCommand):
         self._print(run)
         if out:
             out.mkdir(parents=True, exist_ok=True)
-            for name in ("all.tsv", "strict.tsv", "rank.tsv"):
-                with (out / name).open("w", encoding="utf-8", newline="") as fh:
-                    fh.writelines(gold_file(run, name))
-            self.stdout.write(f"wrote all.tsv, strict.tsv and rank.tsv to {out}")
+            files = [(name, gold_file(run, name)) for name in ("all.tsv", "strict.tsv", "rank.tsv")]
+            for path, lines in [*files, *released_files(run)]:
+                (out / path).parent.mkdir(parents=True, exist_ok=True)
+                with (out / path).open("w", encoding="utf-8", newline="") as fh:
+                    fh.writelines(lines)
+            self.stdout.write(f"wrote all.tsv, strict.tsv, rank.tsv, {STRICT_FOLDER}/ and {RANKING_FOLDER}/ to {out}")
 
     def _print(self, run: AnalysisRun) -> None:
         r = cast(dict[str, Any], run.result)  # the run is done: its result is set
@@ -90,6 +95,15 @@ class Command(BaseCommand):
         self.stdout.write(f"{'UKPConvArgRank (arguments)':<34}{paper['rank']:>10,}{c['rank']:>10,}")
         accuracy = r["human_performance"]["best_worker_accuracy"]
         self.stdout.write(f"{'best-ranked worker vs gold':<34}{'':>10}{accuracy:>10.3f}\n")
-        mean = pd.DataFrame(r["table1"]["mean"]).set_index(["scenario", "strategy"])[list(TABLE_COLUMNS)]
-        self.stdout.write("Table 1, averaged over topics (ours):")
-        self.stdout.write(mean.rename(columns=TABLE_COLUMNS).round(2).to_string())
+        # Each configuration's paper row (as the paper prints it) above ours (two decimals).
+        paper_rows = {(p["scenario"], p["strategy"]): p for p in paper["table1"]}
+        rows, index = [], []
+        for mean in r["table1"]["mean"]:
+            config = (mean["scenario"], mean["strategy"])
+            rows.append([printed(paper_rows[config].get(f)) for f in TABLE_COLUMNS])
+            rows.append(["-" if mean.get(f) is None else f"{mean[f]:.2f}" for f in TABLE_COLUMNS])
+            index += [(*config, "paper"), (*config, "ours")]
+        table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS.values()),
+                             index=pd.MultiIndex.from_tuples(index, names=["scenario", "strategy", "source"]))
+        self.stdout.write("Table 1, averaged over topics (paper: as printed in Table 1; ours: this run):")
+        self.stdout.write(table.to_string(sparsify=False))
