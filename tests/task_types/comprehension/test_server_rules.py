@@ -242,3 +242,16 @@ def test_the_export_keeps_csv_safe_json_columns(client, listener):
     row = next(csv.DictReader(io.StringIO(text)))
     assert json.loads(row["playback_timeline"])[1]["type"] == "ended" and row["refused_attempts"] == ""
     assert timezone.datetime.fromisoformat(json.loads(row["playback_timeline"])[0]["wall"])
+
+
+def test_an_api_client_fetches_the_clip_through_its_assignment(client, listener):
+    project = project_of()
+    _, assignment = open_item(client, project)
+    url = f"/api/assignments/{assignment.pk}/media/s1.mp3"
+    part = client.get(url, HTTP_RANGE="bytes=0-99", HTTP_ACCEPT="audio/mpeg")
+    assert part.status_code == 206 and part["Content-Type"] == "audio/mpeg"
+    assert b"".join(part.streaming_content) == CLIP.read_bytes()[:100]
+    assert MediaUse.objects.get(assignment=assignment).fetches == 1
+    assert client.get(f"/api/assignments/{assignment.pk}/media/other.mp3").status_code == 404
+    client.force_login(UserFactory())
+    assert client.get(url).status_code == 403
