@@ -62,7 +62,8 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             "revised_at": ann.revised_at.isoformat() if ann.revised_at else "",
         }
         ctx = ExportContext(item_external_id=a.item.external_id, payload=a.item.payload,
-                            metrics=(ann.client or {}).get("metrics", {}), gold=a.item.gold)
+                            metrics=(ann.client or {}).get("metrics", {}), gold=a.item.gold,
+                            refused=(ann.client or {}).get("refused", []))
         row.update(task.export_row(ctx, ann.answer, ann.reason))
         yield row
 

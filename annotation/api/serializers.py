@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from rest_framework import serializers
 
 from annotation.models import Annotation, Assignment, ImportJob, Item, Project
@@ -28,11 +31,12 @@ def _when(value):
 
 # The annotation loop's two answers are built by hand: they are the API's busiest, and a
 # serializer instance per response costs more than the rest of the request's Python.
-def assignment_data(a: Assignment) -> dict:
-    """An assignment as the annotator sees it: the item's content, never its gold answer."""
+def assignment_data(a: Assignment, *, payload: Mapping[str, Any]) -> dict:
+    """An assignment as the annotator sees it: the item's ``payload`` as the task type lets this
+    worker see it (``TaskType.worker_payload``), never its gold answer."""
     return {"id": a.pk, "status": a.status, "assigned_at": _when(a.assigned_at), "expires_at": _when(a.expires_at),
             "submitted_at": _when(a.submitted_at),
-            "item": {"external_id": a.item.external_id, "payload": a.item.payload}}
+            "item": {"external_id": a.item.external_id, "payload": payload}}
 
 
 def annotation_data(annotation: Annotation) -> dict:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, revisions, tokens, views
+from annotation.api import media, plays, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -16,6 +16,8 @@ urlpatterns = [
     path("imports/<int:pk>/cancel/", views.ImportJobCancel.as_view(), name="api-import-job-cancel"),
     path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
+    path("assignments/<int:pk>/plays/", plays.AssignmentPlays.as_view(), name="api-plays"),
+    path("assignments/<int:pk>/media/<path:key>", plays.AssignmentMedia.as_view(), name="api-assignment-media"),
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),

@@ -172,9 +172,10 @@ def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
     result = assignment_next(project=project, worker=request.user)
     if result.assignment is None:
         return {"assignment": None, "reason": result.reason}
-    # The variant and options tell a client how to present the item (e.g. listening rules).
-    shown = presentation(project, request.user)
-    return {"assignment": assignment_data(result.assignment), "resumed": result.resumed,
+    # The variant and options tell a client how to present the item (e.g. listening rules); the
+    # payload is what the task type lets this worker see.
+    shown = presentation(project, request.user, item=result.assignment.item)
+    return {"assignment": assignment_data(result.assignment, payload=shown["payload"]), "resumed": result.resumed,
             "variant": shown["variant"], "options": shown["options"]}
 
 

@@ -11,7 +11,8 @@ from annotation.models.crowd import (
     WorkerProfile,
 )
 from annotation.models.imports import ImportJob
-from annotation.models.media import MediaFile
+from annotation.models.media import MediaFile, MediaUse
+from annotation.models.refusals import RefusedAnswer
 
 __all__ = [
     "Annotation",
@@ -24,7 +25,9 @@ __all__ = [
     "ImportJob",
     "Item",
     "MediaFile",
+    "MediaUse",
     "Project",
+    "RefusedAnswer",
     "Topic",
     "WorkerProfile",
 ]

@@ -29,6 +29,8 @@ class MediaFile(models.Model):
     content_type = models.CharField(max_length=20, help_text="Told from the content, not the name.")
     size = models.PositiveBigIntegerField(help_text="Bytes.")
     sha256 = models.CharField(max_length=64)
+    duration = models.FloatField(null=True, blank=True,
+                                 help_text="Seconds it plays, read from its headers when stored; empty when they do not tell.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -41,3 +43,26 @@ class MediaFile(models.Model):
 
     def __str__(self) -> str:
         return self.key
+
+
+class MediaUse(models.Model):
+    """What the server saw of one assignment's use of one of its item's media files: the
+    requests for the file (through the media view) and the starts of playback its player
+    reported. Claims a client makes about the media are checked against these."""
+
+    assignment = models.ForeignKey("annotation.Assignment", on_delete=models.CASCADE, related_name="media_uses")
+    media = models.ForeignKey(MediaFile, on_delete=models.CASCADE, related_name="uses")
+    fetches = models.PositiveIntegerField(default=0, help_text="Requests answered with (part of) the file.")
+    first_fetched_at = models.DateTimeField(null=True, blank=True)
+    last_fetched_at = models.DateTimeField(null=True, blank=True)
+    plays = models.PositiveIntegerField(default=0, help_text="Starts of playback the player reported.")
+    first_played_at = models.DateTimeField(null=True, blank=True)
+    last_played_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["assignment", "media"], name="mediause_assignment_media_unique"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.media} for assignment {self.assignment_id}"

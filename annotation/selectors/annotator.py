@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 
 from annotation.models import Assignment, Consent, Item, Project
+from annotation.selectors.media import media_facts
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -44,11 +45,21 @@ def consent_pending(*, project: Project, worker: User, session) -> bool:
     return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)
 
 
-def presentation(project: Project, worker: User | None) -> dict:
-    """The project's options and the worker's variant, for the task type's template."""
+def presentation(project: Project, worker: User | None, *, item: Item | None = None,
+                 assignment: Assignment | None = None) -> dict:
+    """The project's options and the worker's variant, for the task type's template, with the
+    keyboard shortcuts of that variant; with an ``item``, the part of its payload the worker
+    may receive (``payload``); with an ``assignment``, what the server saw of the item's media
+    for it (``media``: MediaFacts in the order the type names the files)."""
     task = get_task_type(project.task_type)
     options = task.clean_options(project.options)
     # A preview (no worker) shows what the first worker would get.
     variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)
     # Only the options of the type's form: other records in the options stay with the staff.
-    return {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant}
+    shown = {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant,
+             "shortcuts": [s for s in task.shortcuts if s.applies_to(variant)]}
+    if item is not None:
+        shown["payload"] = task.worker_payload(item.payload, options=options, variant=variant)
+        if assignment is not None:
+            shown["media"] = list(media_facts(assignment=assignment, keys=task.media_keys(item.payload)).values())
+    return shown

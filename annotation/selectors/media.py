@@ -1,12 +1,15 @@
-"""Reads of a project's audio files."""
+"""Reads of a project's audio files, and of what the server saw of their use for an assignment."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from annotation.models import MediaFile, Project
+from annotation.models import Assignment, MediaFile, MediaUse, Project
+from annotation.task_types import get_task_type
+from annotation.task_types.base import MediaFacts
 
 
 def media_file_for(*, project: Project, key: str) -> MediaFile | None:
@@ -26,3 +29,38 @@ def media_keys_missing(*, project: Project, keys: Iterable[str]) -> list[str]:
         chunk = wanted[start:start + 5000]
         found.update(MediaFile.objects.filter(project=project, key__in=chunk).values_list("key", flat=True))
     return [key for key in wanted if key not in found]
+
+
+def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, MediaFacts]:
+    """What the server knows of the given media files of the project for one assignment: each
+    key's length and the fetches and starts of playback recorded for the assignment (none for
+    a key the project lacks). One query, none without keys."""
+    wanted = list(dict.fromkeys(keys))
+    if not wanted:
+        return {}
+    files = {m.key: m for m in MediaFile.objects.filter(project_id=assignment.project_id, key__in=wanted)}
+    uses = {u.media_id: u for u in MediaUse.objects.filter(assignment_id=assignment.pk, media__in=list(files.values()))}
+    facts = {}
+    for key in wanted:
+        media = files.get(key)
+        use = uses.get(media.pk) if media else None
+        facts[key] = MediaFacts(
+            key=key, duration=media.duration if media else None,
+            fetches=use.fetches if use else 0, first_fetched_at=use.first_fetched_at if use else None,
+            plays=use.plays if use else 0, first_played_at=use.first_played_at if use else None,
+            last_played_at=use.last_played_at if use else None,
+        )
+    return facts
+
+
+def open_assignment_using(*, project: Project, worker: User, key: str, assignment_id: int | None) -> Assignment | None:
+    """The worker's open assignment in the project whose item uses the media file ``key`` (the
+    one named, when ``assignment_id`` is given), or None."""
+    rows = Assignment.objects.select_related("item").filter(project=project, worker=worker,
+                                                            status=Assignment.Status.ASSIGNED)
+    if assignment_id is not None:
+        rows = rows.filter(pk=assignment_id)
+    assignment = rows.first()
+    if assignment is None or key not in get_task_type(project.task_type).media_keys(assignment.item.payload):
+        return None
+    return assignment

@@ -23,6 +23,7 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
+from annotation.audio_duration import audio_duration
 from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
 from annotation.media_sources import (
     ZIP_READ_ERRORS,
@@ -76,17 +77,18 @@ def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "re
             if existing and on_duplicate == "reject":
                 _refuse_existing(project, checked)
             new, replaced, old_names = [], [], []
-            for item, (name, size, sha256) in files:
+            for item, (name, size, sha256, duration) in files:
                 row = existing.get(item.entry.key)
                 if row is None:
-                    new.append(MediaFile(project=project, key=item.entry.key, file=name,
-                                         content_type=item.content_type, size=size, sha256=sha256))
+                    new.append(MediaFile(project=project, key=item.entry.key, file=name, content_type=item.content_type,
+                                         size=size, sha256=sha256, duration=duration))
                     continue
                 old_names.append(_stored_name(row))
                 row.file, row.content_type, row.size, row.sha256 = name, item.content_type, size, sha256
+                row.duration = duration
                 replaced.append(row)
             MediaFile.objects.bulk_create(new, batch_size=500)
-            MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256"], batch_size=500)
+            MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256", "duration"], batch_size=500)
             transaction.on_commit(lambda: _delete_stored(old_names))
     except BaseException:
         _delete_stored(stored)
@@ -211,9 +213,9 @@ class _StorageContent(File):
     content_type: str
 
 
-def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str, int, str]:
+def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str, int, str, float | None]:
     """Copy one checked file to the storage under a generated name, streaming; (name, size,
-    sha256). The name is added to ``stored`` as soon as it exists, for the cleanup."""
+    sha256, the seconds it plays as its headers tell). The name is added to ``stored`` as soon as it exists, for the cleanup."""
     entry, cap = item.entry, max_file_bytes()
     wanted = media_storage_name(project.pk, item.content_type)
     # Listed before saving: a copy stopped halfway leaves a partial file to delete.
@@ -233,7 +235,10 @@ def _store(project: Project, item: CheckedEntry, stored: list[str]) -> tuple[str
         stored.append(name)
     if reader.size == 0:
         raise ImportFailed([entry.error("is empty")])
-    return name, reader.size, reader.sha256.hexdigest()
+    # Read back from the storage: the headers that tell the length may sit at the file's end.
+    with default_storage.open(name, "rb") as copy:
+        duration = audio_duration(copy, item.content_type, reader.size)
+    return name, reader.size, reader.sha256.hexdigest(), duration
 
 
 def _delete_stored(names: Iterable[str]) -> None:

@@ -14,7 +14,8 @@ from django.db.models import F
 from django.utils import timezone
 
 from annotation import raw_sql
-from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
+from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
@@ -63,11 +64,31 @@ def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
     return round(client, 3)
 
 
-def answer_context(task: TaskType, assignment: Assignment, *, revising: bool = False) -> AnswerContext:
-    """The project's options and the worker's variant, as the task type validates with them."""
+def answer_context(task: TaskType, assignment: Assignment, *, revising: bool = False,
+                   now: datetime | None = None) -> AnswerContext:
+    """The project's options and the worker's variant, as the task type validates with them, and
+    what the server saw: when the item was handed out, when the answer arrived (``now``), and
+    the item's media files (their lengths, and their fetches and plays for this assignment)."""
     options = task.clean_options(assignment.project.options)
     variant = task.variant(options=options, project_id=assignment.project_id, worker_id=assignment.worker_id)
-    return AnswerContext(options=options, variant=variant, revising=revising)
+    media = media_facts(assignment=assignment, keys=task.media_keys(assignment.item.payload))
+    return AnswerContext(options=options, variant=variant, revising=revising, handed_out_at=assignment.assigned_at,
+                         received_at=now or timezone.now(), media=media)
+
+
+# Refusals kept per assignment: enough to show a pattern, bounded against a client that loops.
+MAX_REFUSALS = 50
+
+
+def answer_refusal_record(*, assignment_id: int, errors: Mapping[str, str], now: datetime) -> None:
+    """Keep a refused answer's messages with its assignment (at most MAX_REFUSALS of them)."""
+    if RefusedAnswer.objects.filter(assignment_id=assignment_id).count() < MAX_REFUSALS:
+        RefusedAnswer.objects.create(assignment_id=assignment_id, at=now, errors=scrubbed(dict(errors)))
+
+
+def _refusals(assignment_id: int) -> list[dict[str, Any]]:
+    rows = RefusedAnswer.objects.filter(assignment_id=assignment_id).order_by("at", "pk").values_list("at", "errors")
+    return [{"at": at.isoformat(), "errors": errors} for at, errors in rows]
 
 
 def _locked_read(pk: int) -> tuple[Assignment, bool]:
@@ -132,6 +153,16 @@ def annotation_submit(
     will do). Raises ``Assignment.DoesNotExist`` for an unknown one, ``NotYours`` for another
     worker's."""
     now = now or timezone.now()
+    try:
+        return _submit(assignment=assignment, worker=worker, data=data, client=client, now=now)
+    except AnswerInvalid as exc:
+        # Kept outside the refused answer's transaction, which rolled back.
+        answer_refusal_record(assignment_id=assignment.pk, errors=exc.errors, now=now)
+        raise
+
+
+def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], client: Mapping[str, Any] | None,
+            now: datetime) -> SubmitResult:
     with transaction.atomic():
         # One statement reads the assignment (locked: only its own row, so that answers to other
         # items of the project never wait on each other), its item and project, any answer
@@ -149,7 +180,7 @@ def annotation_submit(
         if worker_blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         task = get_task_type(a.project.task_type)
-        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
+        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a, now=now))
         # What is stored obeys one rule on both databases (annotation.value_checks): an answer that
         # breaks it is refused naming the field; client details are our own record, so cleaned.
         problems = field_problems({**clean.answer, "reason": clean.reason, **clean.metrics})
@@ -158,6 +189,10 @@ def annotation_submit(
         recorded: dict[str, Any] = scrubbed(dict(client or {}))
         if clean.metrics:
             recorded["metrics"] = clean.metrics
+        refused = _refusals(a.pk)
+        if refused:
+            # The answers refused before this one stay with it, in exports too.
+            recorded["refused"] = refused
         seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
         annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,

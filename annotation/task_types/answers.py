@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, KeysView, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
 
 
@@ -39,6 +40,21 @@ class AnswerField:
 
 
 @dataclass(frozen=True)
+class MediaFacts:
+    """What the server knows of one media file of the item, for the assignment being answered:
+    its length (read from the file when stored), the requests that fetched it for this
+    assignment, and the starts of playback the player reported."""
+
+    key: str
+    duration: float | None = None
+    fetches: int = 0
+    first_fetched_at: datetime | None = None
+    plays: int = 0
+    first_played_at: datetime | None = None
+    last_played_at: datetime | None = None
+
+
+@dataclass(frozen=True)
 class AnswerContext:
     """What validation may depend on besides the answer and the item."""
 
@@ -49,6 +65,12 @@ class AnswerContext:
     # True when the worker changes an answer given before (rules about how the item was taken in,
     # such as hearing the audio to the end, were checked on the first answer).
     revising: bool = False
+    # What the server saw, for claims a client makes (a listen needs the time it takes): when
+    # the item was handed out, when the answer arrived, and the item's media files by key (see
+    # MediaFacts). Unset when an answer is checked on its own.
+    handed_out_at: datetime | None = None
+    received_at: datetime | None = None
+    media: Mapping[str, MediaFacts] = field(default_factory=dict)
 
 
 # The context of an answer checked on its own (tests, tools): no options, no variant.

@@ -30,6 +30,7 @@ from annotation.task_types.answers import (
     AnswerInvalid,
     CleanAnswer,
     FieldKind,
+    MediaFacts,
 )
 from annotation.task_types.records import (
     CleanItem,
@@ -66,6 +67,7 @@ __all__ = [
     "FieldError",
     "FieldKind",
     "ImportField",
+    "MediaFacts",
     "Shortcut",
     "TaskType",
     "record_text",
@@ -79,6 +81,11 @@ LEVELS = ("nominal", "ordinal", "interval", "set")
 class Shortcut:
     keys: str
     action: str
+    # The presentation variants the key works in (e.g. only where a speech is heard); all when empty.
+    variants: tuple[str, ...] = ()
+
+    def applies_to(self, variant: str) -> bool:
+        return not self.variants or variant in self.variants
 
 
 @dataclass(frozen=True)
@@ -193,6 +200,12 @@ class TaskType(ABC):
         """The presentation a worker gets in a project (e.g. listening or reading); the same for
         every item of the project, so one worker never sees both."""
         return ""
+
+    def worker_payload(self, payload: Mapping[str, Any], *, options: Mapping[str, Any], variant: str) -> Mapping[str, Any]:
+        """What of an item's payload a worker with this variant may receive: every page, API
+        answer and re-shown form that carries an item to a worker goes through this (e.g. no
+        transcript for a worker who is to hear the speech). The default is the whole payload."""
+        return payload
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         """The type's own admin pages (those ``item_tools`` names), mounted under the project

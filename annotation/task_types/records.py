@@ -107,3 +107,6 @@ class ExportContext:
     metrics: dict[str, Any] = field(default_factory=dict)
     # The item's known answer (e.g. a true counter known by design), for "correct" columns.
     gold: Any = None
+    # The answers the server refused for the assignment before accepting this one:
+    # [{"at": ISO time, "errors": {field: message}}].
+    refused: list[dict[str, Any]] = field(default_factory=list)

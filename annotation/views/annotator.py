@@ -12,6 +12,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
@@ -31,7 +32,7 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.media import media_file_for
+from annotation.selectors.media import media_file_for, open_assignment_using
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -47,6 +48,7 @@ from annotation.services.accounts import (
     password_changed,
     project_join,
 )
+from annotation.services.media_uses import media_use_fetched
 from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
@@ -85,15 +87,28 @@ def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
     visible = _visible_project(request.user, slug)
     if visible is None:
         return not_found(request)
-    project, _ = visible
+    project, access = visible
     media_file = media_file_for(project=project, key=key)
     if media_file is None:
         return not_found(request)
     try:
-        return media_response(request, media_file)
+        response = media_response(request, media_file)
     except FileNotFoundError:
         logger.error("media file %s of project %s is recorded but not stored", key, project.slug)
         return not_found(request)
+    if access == "worker" and request.method == "GET" and response.status_code in (200, 206, 304):
+        # The page names its assignment (``?assignment=``), which also keeps one assignment's
+        # copy in the browser's cache apart from another's.
+        named = request.GET.get("assignment", "")
+        assignment = open_assignment_using(project=project, worker=request.user, key=key,
+                                           assignment_id=int(named) if named.isascii() and named.isdigit() and len(named) < 19 else None)
+        if assignment is not None:
+            try:
+                media_use_fetched(assignment=assignment, media=media_file, now=timezone.now())
+            except DatabaseError:
+                # The file still goes out: a player asks for several ranges, and one recorded will do.
+                logger.warning("could not record a fetch of %s for assignment %s", key, assignment.pk, exc_info=True)
+    return response
 
 
 @login_required
@@ -121,6 +136,7 @@ def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     task = get_task_type(project.task_type)
     return render(request, "annotation/guidelines.html", {
         "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
+        "shortcuts": presentation(project, request.user)["shortcuts"],
     })
 
 
@@ -137,14 +153,18 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
            "progress": worker_progress(project=project, worker=request.user, holding=assignment is not None),
            "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
            "revisable": revisable_annotation(project=project, worker=request.user)}
-    if assignment is not None:
+    if assignment is None:
+        ctx.update(presentation(project, request.user))
+    else:
         payload = assignment.item.payload
         initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
         # Seconds left as the server counts them: the page counts down from these, whatever
         # the browser's clock says.
         left = max(int((assignment.expires_at - timezone.now()).total_seconds()), 0)
-        ctx.update(assignment=assignment, payload=payload, values=values if values is not None else initial,
-                   lease_seconds=left, **presentation(project, request.user))
+        # The page gets the payload as the type lets this worker see it (``presentation``).
+        ctx.update(assignment=assignment, values=values if values is not None else initial,
+                   lease_seconds=left,
+                   **presentation(project, request.user, item=assignment.item, assignment=assignment))
     return ctx
 
 
@@ -157,10 +177,10 @@ def _edit_context(request: AuthenticatedRequest, project: Project, annotation: A
         "project": project, "task": get_task_type(project.task_type), "result": NextResult(assignment),
         "progress": worker_progress(project=project, worker=request.user),
         "notice": notice, "notice_kind": notice_kind,
-        "errors": errors or {}, "assignment": assignment, "payload": assignment.item.payload,
+        "errors": errors or {}, "assignment": assignment,
         "values": values if values is not None else stored, "editing": annotation,
         "item_held": holds_open_assignment(project=project, worker=request.user),
-        **presentation(project, request.user),
+        **presentation(project, request.user, item=assignment.item),
     }
 
 
@@ -189,8 +209,9 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     project, access = visible
     if access == "staff":
         # Researchers and admins see what annotators see, without taking an item.
-        return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff",
-                                          "sample": preview_item(project=project), **presentation(project, None)})
+        sample = preview_item(project=project)
+        return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff", "sample": sample,
+                                          **presentation(project, None, item=sample)})
     if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)

@@ -57,8 +57,9 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
             marketplace_check(project=project, source="mturk")
         except AccountError as exc:
             return _message(request, "Cannot start", str(exc), status=400)
-        return render(request, ANNOTATE, {**task_page_context(project), "preview": "mturk",
-                                          "sample": preview_item(project=project), **presentation(project, None)})
+        sample = preview_item(project=project)
+        return render(request, ANNOTATE, {**task_page_context(project), "preview": "mturk", "sample": sample,
+                                          **presentation(project, None, item=sample)})
     identity = marketplace_identity(request.GET)
     if identity is None:
         return _message(request, "This link is incomplete",

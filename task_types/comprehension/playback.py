@@ -4,15 +4,21 @@ rules, and summed up for exports.
 The client reports each play, pause, seek and ended event with the position in the audio
 (``t``, seconds) and the time since the item was shown (``at``, milliseconds), plus the fraction
 of the audio heard (from the browser's played ranges) and the audio's duration. The server cannot
-hear what the worker heard; it refuses reports that show a rule was broken, and keeps every
-report with the annotation.
+hear what the worker heard: it refuses reports that show a rule was broken, and reports that its
+own records contradict (the clip's length read from the file, when the item was handed out,
+whether and when the clip was fetched and started for this assignment), and keeps every report
+with the annotation, each event with its wall-clock time.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from datetime import datetime, timedelta
 from typing import Any
+
+from annotation.task_types.base import MediaFacts
 
 EVENT_TYPES = ("play", "pause", "seek", "ended")
 MAX_EVENTS = 2000
@@ -114,12 +120,102 @@ def _heard_to_the_end(report: Mapping[str, Any], *, seeking: bool) -> str:
     return ""
 
 
-def playback_summary(report: Mapping[str, Any] | None) -> dict[str, Any]:
-    """Export columns of a stored report (empty values without one)."""
+def playback_summary(report: Mapping[str, Any] | None, *, refused: Sequence[Mapping[str, Any]] | None = None) -> dict[str, Any]:
+    """Export columns of a stored report (empty values without one), and the answers refused
+    before it (when, and why) as JSON."""
+    refusals = json.dumps(list(refused), ensure_ascii=False) if refused else ""
     if not report:
-        return {"heard": "", "plays": "", "pauses": "", "seeks": "", "ended": "", "playback_events": ""}
+        return {**dict.fromkeys(SUMMARY_COLUMNS, ""), "refused_attempts": refusals}
     events = report.get("events", [])
     count = {kind: sum(1 for e in events if e.get("type") == kind) for kind in EVENT_TYPES}
     compact = " ".join(f"{e['type']}@{e['t']}" for e in events)
+    timeline = [{k: e[k] for k in ("type", "t", "at", "wall", "from") if k in e} for e in events]
+    server = report.get("server") or {}
     return {"heard": report.get("heard", ""), "plays": count["play"], "pauses": count["pause"],
-            "seeks": count["seek"], "ended": count["ended"] > 0, "playback_events": compact}
+            "seeks": count["seek"], "ended": count["ended"] > 0, "playback_events": compact,
+            "playback_timeline": json.dumps(timeline), "clip_duration": server.get("clip_duration") or "",
+            "audio_fetched_at": server.get("fetched_at") or "", "playback_started_at": server.get("started_at") or "",
+            "plays_started": server.get("plays", ""), "report_received_at": server.get("received_at") or "",
+            "refused_attempts": refusals}
+
+
+SUMMARY_COLUMNS = ("heard", "plays", "pauses", "seeks", "ended", "playback_events", "playback_timeline",
+                   "clip_duration", "audio_fetched_at", "playback_started_at", "plays_started", "report_received_at")
+
+
+# --- what the server saw ------------------------------------------------------------------------
+
+# Seconds a report's claims may run ahead of the server's clock: the report of the start of
+# playback and the answer each cross the network once.
+NETWORK_SLACK = 1.0
+
+
+def duration_tolerance(duration: float) -> float:
+    """How far a player's length of a clip may be from the length read from the file: decoders
+    round differently (MP3 encoder delay and padding, a VBR file's estimate)."""
+    return max(0.5, 0.02 * duration)
+
+
+def plays_allowed(options: Mapping[str, Any]) -> int | None:
+    """How many times the speech may be started: once, or with replaying the project's limit
+    (None: no limit)."""
+    if not options.get("allow_replay"):
+        return 1
+    return int(options.get("max_plays") or 0) or None
+
+
+def server_problem(report: Mapping[str, Any], *, facts: MediaFacts | None, options: Mapping[str, Any],
+                   handed_out_at: datetime | None, received_at: datetime) -> str:
+    """What the server's own records contradict in a report that is consistent in itself: a
+    clip never fetched or never started for this assignment, more starts than the project
+    allows, a length that is not the clip's, or more heard than the time since the item was
+    handed out (and since playback started) allows. Empty when nothing is."""
+    if facts is None or not facts.fetches:
+        return "The speech's audio was never loaded for this item, so it cannot have been heard: play it in the item's player."
+    if not facts.plays or facts.first_played_at is None:
+        return "The server has no record that the speech was played for this item: play it in the item's player."
+    allowed = plays_allowed(options)
+    if allowed is not None and facts.plays > allowed:
+        return (f"The speech was started {facts.plays} times for this item; this project allows "
+                f"{'one play' if allowed == 1 else f'{allowed} plays'}.")
+    duration = facts.duration
+    claimed = report.get("duration")
+    if duration is not None and claimed is not None and abs(claimed - duration) > duration_tolerance(duration):
+        return f"The playback report gives the speech's length as {claimed:g} s; the speech lasts {duration:g} s."
+    length = duration if duration is not None else claimed
+    events = report["events"]
+    if length is None or not events:
+        return ""
+    heard = report["heard"] * length
+    slack = duration_tolerance(length) + NETWORK_SLACK
+    since_start = (received_at - facts.first_played_at).total_seconds()
+    since_handout = (received_at - handed_out_at).total_seconds() if handed_out_at else since_start
+    if heard > min(since_start, since_handout) + slack:
+        return (f"The playback report claims {heard:.1f} s of the speech heard, but only "
+                f"{max(min(since_start, since_handout), 0):.1f} s passed since it was started for this item.")
+    last_at = max(e["at"] for e in events) / 1000
+    if last_at > since_handout + slack:
+        return (f"The playback report's events span {last_at:.1f} s, but only "
+                f"{max(since_handout, 0):.1f} s passed since the item was handed out.")
+    return ""
+
+
+def with_timeline(report: Mapping[str, Any], *, facts: MediaFacts | None, handed_out_at: datetime | None,
+                  received_at: datetime | None) -> dict[str, Any]:
+    """The report as stored: each event with its wall-clock time (the hand-out time plus the
+    event's ``at``, a lower bound, since the page is shown after the hand-out) and what the
+    server saw of the clip for this assignment."""
+    stored = dict(report)
+    if handed_out_at is not None:
+        stored["events"] = [{**e, "wall": (handed_out_at + timedelta(milliseconds=e["at"])).isoformat()}
+                            for e in report["events"]]
+    if received_at is not None:
+        stored["server"] = {
+            "handed_out_at": handed_out_at.isoformat() if handed_out_at else None,
+            "received_at": received_at.isoformat(),
+            "clip_duration": facts.duration if facts else None,
+            "fetched_at": facts.first_fetched_at.isoformat() if facts and facts.first_fetched_at else None,
+            "started_at": facts.first_played_at.isoformat() if facts and facts.first_played_at else None,
+            "plays": facts.plays if facts else 0,
+        }
+    return stored

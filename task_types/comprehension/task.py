@@ -5,7 +5,8 @@ annotator hears the speech (listening) or reads its transcript (reading) and tic
 speaker argued, or "None" (exclusive). Each (speech, title) pair becomes a binary question of the
 long frame. In listening mode the client reports playback events, and the server refuses an
 answer that breaks the project's playback rules (by default: play once, no pause, no seeking, to
-the end).
+the end) or that its own records contradict (the clip's length, the time since hand-out, the
+clip's fetches and starts for the assignment). A listening worker never receives the transcript.
 """
 
 from __future__ import annotations
@@ -35,7 +36,12 @@ from annotation.task_types.base import (
 )
 from task_types.comprehension.corpus import clean_question
 from task_types.comprehension.demo import demo_projects
-from task_types.comprehension.playback import playback_problem, playback_summary
+from task_types.comprehension.playback import (
+    playback_problem,
+    playback_summary,
+    server_problem,
+    with_timeline,
+)
 
 NONE = "none"
 MODES = ("listening", "reading")
@@ -52,8 +58,12 @@ mentioned its topic.
 
 When listening:
 
-- Listen closely: by default the speech **plays once**, without pausing or going back.
-- You can answer only after the speech has ended.
+- Listen to the speech **once**, preferably without pausing: that is how the study this task
+  comes from (Mirkin et al., 2018) asked its annotators to listen.
+- The project may be stricter: the page says whether the speech can be paused, sought or
+  played again, and whether you can answer only after it has ended.
+- Playback that has started counts, even if you reload the page: a speech that plays once
+  cannot be started again.
 """
 
 
@@ -78,6 +88,12 @@ class ComprehensionOptions(forms.Form):
                                       help_text="Playing the speech again after it ended.")
     require_end = forms.BooleanField(initial=True, required=False, label="Listening: require the end",
                                      help_text="The answer is taken only once the speech played to its end.")
+    max_plays = forms.IntegerField(initial=0, min_value=0, max_value=100, required=False,
+                                   label="Listening: plays allowed when replaying",
+                                   help_text="With replaying allowed, how many times the speech may be started; 0 for no limit.")
+
+    def clean_max_plays(self) -> int:
+        return self.cleaned_data.get("max_plays") or 0
 
 
 class Comprehension(TaskType):
@@ -87,6 +103,7 @@ class Comprehension(TaskType):
     template = "comprehension/item.html"
     default_guidelines = GUIDELINES
     scripts = ("comprehension/listening.js",)
+    styles = ("comprehension/comprehension.css",)
     level = "set"
     long_rows_use_payload = True
     options_form = ComprehensionOptions
@@ -116,13 +133,15 @@ class Comprehension(TaskType):
                     "offered to annotators, left out of the gold-based figures."),
     )
     export_columns = ("speech", "motion_id", "stance", "mode", "titles", "none", "n_titles",
-                      "heard", "plays", "pauses", "seeks", "ended", "playback_events")
+                      "heard", "plays", "pauses", "seeks", "ended", "playback_events", "playback_timeline",
+                      "clip_duration", "audio_fetched_at", "playback_started_at", "plays_started",
+                      "report_received_at", "refused_attempts")
 
     # Titles are ticked with 1-9 and None with 0 (the item shows the key of each).
     shortcuts = (
         Shortcut("1 … 9", "tick or untick an argument"),
         Shortcut("0", "None of them"),
-        Shortcut("p", "play (and pause, where the project allows it)"),
+        Shortcut("p", "play (and pause, where the project allows it)", variants=("listening",)),
         Shortcut("Ctrl+Enter", "submit"),
     )
 
@@ -165,6 +184,12 @@ class Comprehension(TaskType):
         digest = hashlib.sha256(f"{project_id}:{worker_id}".encode()).digest()
         return MODES[digest[0] % 2]
 
+    def worker_payload(self, payload: Mapping[str, Any], *, options: Mapping[str, Any], variant: str) -> Mapping[str, Any]:
+        """A listener gets no transcript (nor its sentences), a reader no audio key."""
+        hidden = ("transcript", "asr_transcript", "sentences") if variant == "listening" else ("audio",)
+        speech = {k: v for k, v in payload.get("speech", {}).items() if k not in hidden}
+        return {**payload, "speech": speech}
+
     # --- answers ------------------------------------------------------------------------------
 
     def clean_answer(self, data: Mapping[str, Any] | AnswerData, *, payload: Mapping[str, Any],
@@ -187,10 +212,17 @@ class Comprehension(TaskType):
             raw = values["playback"]
             if "playback" not in errors:
                 problem, summary = playback_problem(raw, options=context.options)
+                facts = context.media.get(str(payload.get("speech", {}).get("audio") or ""))
+                if not problem and summary is not None and context.received_at is not None:
+                    # Checked by the server that received the answer (not by a tool checking an
+                    # answer on its own): what its records say about the clip and the times.
+                    problem = server_problem(summary, facts=facts, options=context.options,
+                                             handed_out_at=context.handed_out_at, received_at=context.received_at)
                 if problem:
                     errors["playback"] = problem
                 elif summary is not None:
-                    metrics["playback"] = summary
+                    metrics["playback"] = with_timeline(summary, facts=facts, handed_out_at=context.handed_out_at,
+                                                        received_at=context.received_at)
         if errors:
             raise AnswerInvalid(errors)
         picked = [t for t in known if t in chosen]  # in the item's order
@@ -215,7 +247,7 @@ class Comprehension(TaskType):
 
     def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         p = ctx.payload
-        summary = playback_summary(ctx.metrics.get("playback"))
+        summary = playback_summary(ctx.metrics.get("playback"), refused=ctx.refused)
         return {
             "speech": p["speech"]["id"], "motion_id": p.get("motion_id", ""), "stance": p["speech"]["stance"],
             "mode": answer.get("mode", ""), "titles": "|".join(answer.get("titles", [])),

@@ -22,7 +22,7 @@ from analysis.services import analysis_run_create, analysis_run_execute, report_
 from annotation.exports import export_columns
 from annotation.models import Annotation, Item
 from annotation.task_types import get_task_type, task_types
-from annotation.task_types.base import LEVELS, AnswerData
+from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -105,6 +105,10 @@ def test_whole_workflow(slug, client):
     api_worker.force_authenticate(api_user)
     nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
     assert nxt["assignment"]["item"]["payload"] and "variant" in nxt
+    # The item reaches the worker as the type lets this worker's variant see it.
+    held = Item.objects.get(project=project, external_id=nxt["assignment"]["item"]["external_id"])
+    shown = task.worker_payload(held.payload, options=task.clean_options(project.options), variant=nxt["variant"])
+    assert nxt["assignment"]["item"]["payload"] == json.loads(json.dumps(shown))
     url = f"/api/assignments/{nxt['assignment']['id']}/submit/"
     r = api_worker.post(url, example.invalid, format="json")
     assert r.status_code == 400 and example.invalid_field in r.json()
@@ -210,3 +214,28 @@ def test_the_api_describes_every_type_with_its_example():
         assert [f["name"] for f in doc["answer_fields"]] == [f.name for f in task.answer_fields]
         assert doc["example"]["answer"] == task.example().answer and doc["options"] == task.option_defaults()
     assert APIClient().get("/api/task-types/").status_code in (401, 403)
+
+
+def test_worker_payload_defaults_to_the_whole_payload():
+    from annotation.task_types.base import TaskType
+
+    class Plain(TaskType):
+        slug, name, template = "plain-test", "Plain", "x.html"
+
+        def clean_item(self, record):
+            raise NotImplementedError
+
+        def clean_answer(self, data, *, payload, context=NO_CONTEXT):
+            raise NotImplementedError
+
+        def example(self):
+            raise NotImplementedError
+
+        def long_rows(self, *, payload, answer):
+            return []
+
+        def export_row(self, ctx, answer, reason):
+            return {}
+
+    payload = {"text": "all of it", "nested": {"a": 1}}
+    assert Plain().worker_payload(payload, options={}, variant="") == payload

@@ -21,6 +21,7 @@ from annotation.services import annotation_submit, items_import
 from annotation.task_types import get_task_type
 from task_types.comprehension.report import SIDE, ComprehensionReport
 from tests.factories import ProjectFactory, UserFactory
+from tests.task_types.comprehension.factories import clip_row, heard_on_server
 
 pytestmark = pytest.mark.django_db
 TASK = get_task_type("comprehension")
@@ -57,6 +58,7 @@ def answer_all(project, worker, answers, *, playback=None):
         data = {"titles": answers[item.external_id] or ["none"]}
         if playback:
             data["playback"] = playback
+            heard_on_server(a, item.payload["speech"]["audio"])
         annotation_submit(assignment=a, worker=worker, data=data)
 
 
@@ -103,6 +105,10 @@ def test_listening_and_reading_on_the_same_speeches(monkeypatch):
     project = make_project()
     project.options = TASK.clean_options({"mode": "both"})
     project.save(update_fields=["options"])
+    clip_row(project, "speech.wav", duration=20.0)
+    for item in project.items.all():
+        item.payload["speech"]["audio"] = "speech.wav"
+        item.save(update_fields=["payload"])
     workers = [UserFactory() for _ in range(12)]
     modes = {w.pk: TASK.variant(options=TASK.clean_options(project.options), project_id=project.pk, worker_id=w.pk)
              for w in workers}

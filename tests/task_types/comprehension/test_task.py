@@ -223,14 +223,15 @@ def test_a_listener_changes_an_answer_without_hearing_the_speech_again(client, m
     import io
 
     from annotation.importers import ParsedItem
-    from annotation.models import Annotation
+    from annotation.models import Annotation, Assignment
     from annotation.services import items_import
     from annotation.services.media import media_import_file
     from tests.factories import ProjectFactory, UserFactory
     from tests.support import audio
+    from tests.task_types.comprehension.factories import heard_on_server
 
     project = ProjectFactory(task_type="comprehension", redundancy=1, options=TASK.clean_options({"mode": "listening"}))
-    clip = audio.wav()
+    clip = audio.wav(30 * 8000)  # as long as the reports below say
     media_import_file(project=project, data=io.BytesIO(clip), name="s1.wav", size=len(clip), key="s1.mp3")
     record = {"id": "s1", "motion": "M", "speech": {"id": "s1", "stance": "pro", "audio": "s1.mp3", "transcript": "x"},
               "titles": [{"id": "t1", "title": "A"}, {"id": "t2", "title": "B"}]}
@@ -242,6 +243,7 @@ def test_a_listener_changes_an_answer_without_hearing_the_speech_again(client, m
     # Skipping the audio is refused by the server too, naming the field.
     refused = client.post(submit, {"titles": ["t1"]}, HTTP_HX_REQUEST="true").content.decode()
     assert "Play the speech before answering." in refused and not Annotation.objects.exists()
+    heard_on_server(Assignment.objects.get(), "s1.mp3")
     client.post(submit, {"titles": ["t1"], "playback": json.dumps(WHOLE)}, HTTP_HX_REQUEST="true")
     annotation = Annotation.objects.get()
     edit = client.get(f"/projects/{project.slug}/annotate/{annotation.assignment_id}/edit/").content.decode()

@@ -1,7 +1,10 @@
 // Listening mode: a player that follows the project's rules (play once, no pause, no seeking,
 // to the end, unless the project allows them), reports play, pause, seek and ended events with
 // the fraction heard in the hidden "playback" field, and tells the form when it may be sent.
-// The server checks the same rules on the report. Loaded as a file (htmx runs with allowEval off).
+// Each start of playback is also reported to the server at once (numbered, so a repeat is
+// harmless): a reload does not give a fresh player, and the server checks the report against
+// it. The report is kept in the tab's session storage, so a reload after the speech ended
+// keeps what was heard. Loaded as a file (htmx runs with allowEval off).
 (function () {
   "use strict";
 
@@ -37,7 +40,13 @@
       seek: section.dataset.allowSeek === "1",
       replay: section.dataset.allowReplay === "1",
       end: section.dataset.requireEnd === "1",
+      maxPlays: parseInt(section.dataset.maxPlays || "0", 10) || 0,
     };
+    const storeKey = section.dataset.assignment ? "playback:" + section.dataset.assignment : "";
+    // Starts of playback so far, as the server recorded them (before this page) and since.
+    let plays = parseInt(section.dataset.plays || "0", 10) || 0;
+    // A play begun on this page that has not ended (a pause in it may be resumed).
+    let startedHere = false;
     const shown = performance.now();
     const events = [];
     let ended = false;
@@ -46,7 +55,9 @@
     // "seeking" event that this causes comes later and is not the worker's.
     let restoring = false;
     // Re-shown after the server refused another field: the speech was heard, keep its report.
-    const earlier = readEarlier(field.value);
+    let earlier = readEarlier(field.value);
+    if (!earlier && storeKey && !section.classList.contains("invalid")) earlier = readEarlier(stored(storeKey));
+    forgetOthers(storeKey);
     let offset = 0;
     if (earlier) {
       earlier.events.forEach(function (e) { events.push(e); });
@@ -71,6 +82,9 @@
       const duration = isFinite(audio.duration) ? audio.duration : (earlier ? earlier.duration : null);
       const fraction = Math.max(heard(audio), earlier ? earlier.heard : 0);
       field.value = JSON.stringify({ events: events, heard: Math.round(fraction * 10000) / 10000, duration: duration });
+      if (storeKey) {
+        try { sessionStorage.setItem(storeKey, field.value); } catch (e) { /* storage off: the server still counts */ }
+      }
       section.dataset.problem = problem();
       // A problem the worker has now solved stops being shown.
       if (section.classList.contains("invalid") && !section.dataset.problem) {
@@ -80,11 +94,19 @@
       }
     }
 
+    function exhausted() {
+      return rules.maxPlays > 0 && plays >= rules.maxPlays;
+    }
+
     function refreshButton() {
       if (audio.paused) {
-        const again = ended;
-        button.disabled = again && !rules.replay;
-        button.textContent = again ? (rules.replay ? "▶ Play again" : "Played") : (events.length ? "▶ Resume" : "▶ Play the speech");
+        if (startedHere) {
+          button.disabled = false;
+          button.textContent = "▶ Resume";
+        } else {
+          button.disabled = exhausted();
+          button.textContent = button.disabled ? "Played" : (plays ? "▶ Play again" : "▶ Play the speech");
+        }
       } else {
         button.disabled = !rules.pause;
         button.textContent = rules.pause ? "❚❚ Pause" : "Playing…";
@@ -97,7 +119,7 @@
 
     button.addEventListener("click", function () {
       if (audio.paused) {
-        if (ended && !rules.replay) return;
+        if (!startedHere && exhausted()) return;
         audio.play().catch(function () {
           if (status) status.textContent = "The browser did not start the audio: press play again.";
         });
@@ -107,7 +129,15 @@
     });
     section.addEventListener("player:toggle", function () { if (!button.disabled) button.click(); });
 
-    audio.addEventListener("play", function () { record("play"); refreshButton(); });
+    audio.addEventListener("play", function () {
+      if (!startedHere) {
+        startedHere = true;
+        plays += 1;
+        tellStart(plays, 3);
+      }
+      record("play");
+      refreshButton();
+    });
     audio.addEventListener("pause", function () {
       // The browser pauses as the audio ends: that is the end, not the worker's pause.
       if (!audio.ended) record("pause");
@@ -115,9 +145,10 @@
     });
     audio.addEventListener("ended", function () {
       ended = true;
+      startedHere = false;
       record("ended");
       refreshButton();
-      if (status) status.textContent = rules.replay ? "The speech ended. You may play it again." : "The speech ended.";
+      if (status) status.textContent = rules.replay && !exhausted() ? "The speech ended. You may play it again." : "The speech ended.";
     });
     audio.addEventListener("seeking", function () {
       if (restoring) {
@@ -161,10 +192,26 @@
       });
       bar.style.cursor = "pointer";
     }
+    // The server numbers the starts: the n-th is recorded once, however often it is sent.
+    function tellStart(n, tries) {
+      const url = section.dataset.playsUrl;
+      const token = document.querySelector('#task-form input[name="csrfmiddlewaretoken"]');
+      if (!url || !token) return;
+      fetch(url, {
+        method: "POST", credentials: "same-origin", keepalive: true,
+        headers: { "Content-Type": "application/json", "X-CSRFToken": token.value },
+        body: JSON.stringify({ key: section.dataset.key, play: n }),
+      }).then(function (response) {
+        if (!response.ok && response.status >= 500 && tries > 1) setTimeout(function () { tellStart(n, tries - 1); }, 1000);
+      }).catch(function () {
+        if (tries > 1) setTimeout(function () { tellStart(n, tries - 1); }, 1000);
+      });
+    }
+
     section.dataset.problem = problem();
     if (earlier) write();
     refreshButton();
-    if (ended && status) status.textContent = rules.replay ? "You heard the speech. You may play it again." : "You heard the speech.";
+    if (ended && status) status.textContent = rules.replay && !exhausted() ? "You heard the speech. You may play it again." : "You heard the speech.";
   }
 
   function readEarlier(text) {
@@ -175,6 +222,20 @@
     } catch (e) {
       return null;
     }
+  }
+
+  function stored(key) {
+    try { return sessionStorage.getItem(key); } catch (e) { return null; }
+  }
+
+  // Reports of items answered or left: only the current item's is kept.
+  function forgetOthers(key) {
+    try {
+      for (let i = sessionStorage.length - 1; i >= 0; i--) {
+        const name = sessionStorage.key(i);
+        if (name && name.indexOf("playback:") === 0 && name !== key) sessionStorage.removeItem(name);
+      }
+    } catch (e) { /* storage off */ }
   }
 
   function setUpAll() {

@@ -1,0 +1,109 @@
+"""REST API: an assignment's media as the server saw it, the start of each playback, and the
+files themselves for clients that log in with a token."""
+
+from __future__ import annotations
+
+from django.http import Http404
+from django.http.response import HttpResponseBase
+from django.shortcuts import get_object_or_404
+from django.utils import timezone
+from rest_framework import status
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.negotiation import BaseContentNegotiation
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.parsers import body_fields
+from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.media_serving import media_response
+from annotation.models import Assignment, MediaFile
+from annotation.selectors.media import media_facts, media_file_for
+from annotation.services import WorkflowError
+from annotation.services.media_uses import media_use_fetched, media_use_played
+from annotation.task_types import get_task_type
+
+
+def _own(request: AuthenticatedApiRequest, pk: int) -> Assignment:
+    assignment = get_object_or_404(Assignment.objects.select_related("item", "project"), pk=pk)
+    if assignment.worker_id != request.user.pk:
+        raise PermissionDenied("This assignment belongs to someone else.")
+    return assignment
+
+
+def _item_media(assignment: Assignment, key: str) -> MediaFile:
+    """The file ``key`` when the assignment's item uses it; 404 otherwise."""
+    if key not in get_task_type(assignment.project.task_type).media_keys(assignment.item.payload):
+        raise Http404("The item uses no media file of that key.")
+    media = media_file_for(project=assignment.project, key=key)
+    if media is None:
+        raise Http404("The project has no media file of that key.")
+    return media
+
+
+def plays_body(assignment: Assignment) -> dict:
+    task = get_task_type(assignment.project.task_type)
+    facts = media_facts(assignment=assignment, keys=task.media_keys(assignment.item.payload))
+    return {"assignment": assignment.pk, "media": [
+        {"key": f.key, "duration": f.duration, "fetched": f.fetches > 0, "plays": f.plays,
+         "first_played_at": f.first_played_at.isoformat() if f.first_played_at else None}
+        for f in facts.values()]}
+
+
+class AssignmentPlays(APIView):
+    """``GET``: the item's media files with their length, whether they were fetched for this
+    assignment and how many times playback started. ``POST`` ``{"key": …, "play": n}``: playback
+    of ``key`` started for the n-th time (1 the first); idempotent per n, so a player sends it
+    again after a reload or a lost answer. 409 once the assignment is closed."""
+
+    permission_classes = [IsAuthenticated]
+
+    def get(self, request: AuthenticatedApiRequest, pk: int) -> Response:
+        return Response(plays_body(_own(request, pk)))
+
+    def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
+        assignment = _own(request, pk)
+        data = body_fields(request, "the play")
+        media = _item_media(assignment, str(data.get("key", "")))
+        play = data.get("play", 1)
+        try:
+            play = int(play)
+        except (TypeError, ValueError):
+            raise ValidationError({"play": "must be a whole number (1 for the first play)"}) from None
+        try:
+            media_use_played(assignment=assignment, media=media, play=play, now=timezone.now())
+        except WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response(plays_body(assignment))
+
+
+class _AnyAccept(BaseContentNegotiation):
+    """A file goes out as what it is, whatever the client accepts (an audio player's Accept
+    header names no renderer of the API's)."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0] if parsers else None
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
+
+
+class AssignmentMedia(APIView):
+    """``GET``: a media file of the assignment's item (byte ranges as on the page), recorded as
+    fetched for the assignment while it is open."""
+
+    permission_classes = [IsAuthenticated]
+    content_negotiation_class = _AnyAccept
+
+    def get(self, request: Request, pk: int, key: str) -> HttpResponseBase:
+        assignment = _own(request, pk)  # type: ignore[arg-type]
+        media = _item_media(assignment, key)
+        try:
+            response = media_response(request, media)
+        except FileNotFoundError:
+            raise Http404("The file is recorded but not stored.") from None
+        if (request.method == "GET" and assignment.status == Assignment.Status.ASSIGNED
+                and response.status_code in (200, 206, 304)):
+            media_use_fetched(assignment=assignment, media=media, now=timezone.now())
+        return response
