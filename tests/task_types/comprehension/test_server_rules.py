@@ -227,7 +227,7 @@ def test_the_migration_reads_the_length_of_files_stored_before():
 
     project = project_of()
     MediaFile.objects.filter(project=project).update(duration=None)
-    import_module("annotation.migrations.0008_media_duration_uses_refusals").read_durations(apps, None)
+    import_module("annotation.migrations.0009_media_duration_uses_refusals").read_durations(apps, None)
     assert MediaFile.objects.get(project=project).duration == pytest.approx(LENGTH, abs=0.001)
 
 

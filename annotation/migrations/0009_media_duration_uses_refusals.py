@@ -24,7 +24,7 @@ def read_durations(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0007_scale_indexes'),
+        ('annotation', '0008_join_code_any_case'),
     ]
 
     operations = [
