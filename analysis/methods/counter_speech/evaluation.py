@@ -24,6 +24,7 @@ from analysis.methods.counter_speech.scores import (
 )
 
 ALL = "all"
+BINARY = ("mi", "cmi")
 KNOWN_SETTINGS = ("explicit", "implicit")
 
 # (supporting text, candidate texts, index of the true counter or indices of all of them, setting)
@@ -115,7 +116,8 @@ def _random_mrr(n: int, true: int) -> float:
 def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS,
              min_pair_share: float = MIN_PAIR_SHARE) -> BaselineResult:
     """Top-1 accuracy and MRR of each method per setting and over all questions. js and cosine
-    keep the terms found in at least ``min_pair_share`` of all the questions' speech pairs."""
+    keep the terms found in at least ``min_pair_share`` of all the questions' speech pairs; the
+    binary vectors of mi and cmi have one entry per term of all the questions' speeches."""
     for m in methods:
         check_method(m)
     tokens, trues = [], []
@@ -123,11 +125,12 @@ def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS,
         trues.append(_true_set(true, len(candidates), number))
         tokens.append(Tokens.of(supporting, candidates))
     vocabulary = pair_vocabulary((p for q in tokens for p in q.pairs()), min_share=min_pair_share)
+    corpus = frozenset(t for q in tokens for p in q.pairs() for t in p)  # the binary vectors' entries
     rows = []
     for number, ((_, candidates, _, setting), q, true) in enumerate(zip(questions, tokens, trues, strict=True)):
         for m in methods:
             rows.append((number, str(setting), len(candidates), len(true), m,
-                         *tie_aware(SCORERS[m](q, vocabulary), true)))
+                         *tie_aware(SCORERS[m](q, corpus if m in BINARY else vocabulary), true)))
     ranks = pd.DataFrame(rows, columns=["question", "setting", "n_candidates", "n_true", "method", "rank", "top1", "rr"])
     settings = settings_order(ranks["setting"])
     scores: dict[str, dict[str, RankingScore]] = {}

@@ -8,8 +8,12 @@ likely the counter".
   either speech has it). ``js`` is minus the Jensen–Shannon divergence (base 2, in [0, 1]);
   ``cosine`` the cosine similarity. Alone on one question every term of its pairs is kept.
 - ``mi``: the mutual information (bits) between the binary vectors of the supporting speech and
-  the candidate, indexed by the question's terms (stemmed unigrams of the speech and all its
-  candidates, stop words removed): I(v_s; v_c) over those entries.
+  the candidate: I(v_s; v_c) over the entries of the vectors, one per term (stemmed unigrams,
+  stop words removed) of the corpus: every speech of the questions evaluated together
+  (``evaluate``), or of the one question when scored alone. The vectors live in the corpus's
+  space, so most entries are 0 in both and MI measures shared presence; indexed by one
+  question's terms only, the entries where both are 0 would be just the other candidates' own
+  words, and MI would reward a candidate for what the *other* candidates say.
 - ``cmi``: the paper's conditional MI, ``sum_k p(k) I(v_s|k; v_c|k)`` for k in {0, 1}, where o_c
   stands for the *other* candidates: entry i of o_c is 1 when any other candidate has term i
   (their vectors combined by "or"), v_s|k and v_c|k are the entries where o_c is k, and p(k) the
@@ -129,20 +133,20 @@ def mutual_information(x: np.ndarray, y: np.ndarray) -> float:
     return total
 
 
-def _binary(q: Tokens) -> tuple[np.ndarray, np.ndarray]:
-    vocab = sorted(set(q.supporting).union(*q.candidates))
+def _binary(q: Tokens, vocabulary: frozenset[str] | None) -> tuple[np.ndarray, np.ndarray]:
+    vocab = sorted(set(q.supporting).union(*q.candidates) if vocabulary is None else vocabulary)
     s = np.array([w in q.supporting for w in vocab], dtype=int)
     c = np.array([[w in cand for w in vocab] for cand in q.candidates], dtype=int).reshape(len(q.candidates), len(vocab))
     return s, c
 
 
 def _mi(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
-    s, c = _binary(q)
+    s, c = _binary(q, vocabulary)
     return np.array([mutual_information(s, row) for row in c])
 
 
 def _cmi(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
-    s, c = _binary(q)
+    s, c = _binary(q, vocabulary)
     out = []
     for i, row in enumerate(c):
         others = np.delete(c, i, axis=0)
@@ -180,7 +184,8 @@ def _public(name: str) -> Callable[..., np.ndarray]:
 
     score.__name__ = score.__qualname__ = name
     score.__doc__ = (f"The ``{name}`` score of each candidate (see the module docstring); higher = the counter. "
-                     "``vocabulary``: the terms js and cosine keep (default: this question's pairs').")
+                     "``vocabulary``: the terms js and cosine keep (default: this question's pairs'), "
+                     "or the entries of mi's and cmi's vectors (default: this question's terms).")
     return score
 
 

@@ -260,3 +260,22 @@ def test_scores_are_arrays_aligned_with_the_candidates():
     for score in (js, cosine, mi, cmi, ngrs):
         out = score("cat dog", ["cat", "dog", "fish"])
         assert isinstance(out, np.ndarray) and out.shape == (3,)
+
+
+def test_mi_vectors_span_the_corpus_terms():
+    # over (bird, cat, dog, fish): s "cat dog" = (0, 1, 1, 0); c1 "cat dog" the same: I = H(1/2) = 1;
+    # c2 "cat fish" = (0, 1, 0, 1): each of the four joint values once, independent: I = 0
+    corpus = {"bird", "cat", "dog", "fish"}
+    assert mi("cat dog", ["cat dog", "cat fish"], vocabulary=corpus) == pytest.approx([1.0, 0.0])
+    # Indexed by one question's terms, the entries where both vectors are 0 are the other
+    # candidate's words: c2 below shares nothing with the speech and still wins
+    speech = "boxing harms the brain of every boxer"
+    candidates = ["said boxing harms the brain but helmets protect it", "ban school uniforms cost families money"]
+    alone = mi(speech, candidates)
+    assert alone[1] > alone[0]
+    # evaluate() indexes the vectors by every term of all its questions' speeches: with a second
+    # question's twenty other words the shared absences are many and the shared words decide
+    filler = " ".join(f"word{chr(97 + i)}" for i in range(10))
+    other = " ".join(f"term{chr(97 + i)}" for i in range(10))
+    result = evaluate([(speech, candidates, 0, "x"), (filler, [other], 0, "x")], methods=["mi"])
+    assert result.ranks.iloc[0]["top1"] == 1.0
