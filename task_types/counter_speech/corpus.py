@@ -124,6 +124,17 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
                                 candidates=dict(sizes))
 
 
+def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int) -> list[dict[str, Any]]:
+    """``n`` of the questions drawn at random with ``seed`` (all of them when ``n`` is None or not
+    smaller), in id order: the paper gave its annotators 60 sampled questions."""
+    ordered = sorted((dict(r) for r in records), key=lambda r: str(r["id"]))
+    if n is None or n >= len(ordered):
+        return ordered
+    if n < 1:
+        raise ValueError(f"a sample needs at least 1 question, got {n}")
+    return sorted(random.Random(seed).sample(ordered, n), key=lambda r: str(r["id"]))
+
+
 def ibm_speeches(folder: Path) -> list[dict[str, Any]]:
     """The 200 speeches of the IBM Debater Recorded Debating Dataset V4: each CON speech names the
     PRO speaker it responds to, on the same motion. The release does not say whether a counter is

@@ -125,6 +125,8 @@ class CounterSpeech(TaskType):
     level = "nominal"
     options_form = CounterSpeechOptions
     styles = ("counter_speech/counter_speech.css",)
+    item_tools = (("admin:annotation_project_counter_speech", "Build questions"),)
+    commands = ("build_counter_speech",)
     # (code, text, key) of the reasons, for the template.
     reason_choices = tuple((code, text, key) for code, (text, key) in REASONS.items())
     answer_fields = (
@@ -301,6 +303,11 @@ class CounterSpeech(TaskType):
         return Example(records=records, answer=answer,
                        form=[("choice", "c1"), ("reasons", "quote"), ("reasons", "main_issue")],
                        invalid={"choice": "c1", "reasons": ["other"], "reason": ""}, invalid_field="reason")
+
+    def admin_urls(self, model_admin: Any) -> list[Any]:
+        from task_types.counter_speech.admin import admin_urls
+
+        return admin_urls(model_admin)
 
     def demo(self, ctx: DemoContext) -> None:
         demo_projects(self, ctx)
