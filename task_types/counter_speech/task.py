@@ -103,6 +103,12 @@ def _speech(record: Any, where: str) -> dict[str, str]:
     return speech
 
 
+def bonus_text(options: Mapping[str, Any]) -> str:
+    """The bonus per correct answer with its currency ("0.10 USD"), or "" when none is paid."""
+    amount = Decimal(str(options.get("bonus_per_correct") or 0))
+    return f"{amount.quantize(Decimal('0.01'))} {str(options.get('currency') or 'USD').upper()}" if amount > 0 else ""
+
+
 def _speakers(record: Mapping[str, Any]) -> list[str]:
     raw = record.get("speakers") or []
     if isinstance(raw, str):
@@ -282,6 +288,10 @@ class CounterSpeech(TaskType):
         if amount > 0 and gold and answer.get("choice") in gold.get("counters", []):
             return amount, "correct counter-speech choice", str(options.get("currency") or "USD").upper()
         return None
+
+    def guidelines_notes(self, *, options: Mapping[str, Any]) -> tuple[str, ...]:
+        bonus = bonus_text(options)
+        return (f"Each correct choice earns a bonus of {bonus}, paid after the work is checked.",) if bonus else ()
 
     def example(self) -> Example:
         def speech(sid: str, speaker: str, text: str) -> dict[str, str]:
