@@ -8,9 +8,11 @@ their defaults, to check, instead of saving options nobody saw."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from django import forms
+from django.core.serializers.json import DjangoJSONEncoder
 from django.http import QueryDict
 
 from annotation.models import Project
@@ -63,13 +65,23 @@ def project_form_with_options(base: type[forms.ModelForm], task: TaskType) -> ty
             )
         options = {name[len(PREFIX):]: cleaned.get(name) for name in fields}
         try:
-            task.clean_options(options)
+            checked = task.clean_options(options)
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from None
+        # What is saved is what the type's own options form cleans (its clean_<field> methods
+        # included), made JSON-safe: the fields copied here return Decimals, dates and the like,
+        # which Project.options (JSON) cannot hold.
+        for name in fields:
+            cleaned[name] = json_safe(checked.get(name[len(PREFIX):]))
         return cleaned
 
     attrs = {**fields, SHOWN_FOR: shown_for, "__init__": __init__, "clean": clean, "__module__": __name__}
     return type(f"{base.__name__}With{type(task).__name__}Options", (base,), attrs)
+
+
+def json_safe(value: object) -> object:
+    """``value`` as plain JSON values: Decimals become their exact text, dates ISO text."""
+    return json.loads(json.dumps(value, cls=DjangoJSONEncoder))
 
 
 def options_from_form(project: Project, cleaned: dict) -> dict:

@@ -235,6 +235,11 @@ class TaskType(ABC):
         answer is the item's gold) override it; the default grants nothing."""
         return None
 
+    def guidelines_notes(self, *, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """Plain sentences shown to workers after the project's guidelines, drawn from its
+        cleaned options (a type that pays a bonus says how much); none by default."""
+        return ()
+
     # --- demo -------------------------------------------------------------------------------
 
     def demo(self, ctx: DemoContext) -> None:  # noqa: B027 (optional: a type may have no demo)

@@ -137,12 +137,14 @@ def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     return render(request, "annotation/guidelines.html", {
         "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
         "shortcuts": presentation(project, request.user)["shortcuts"],
+        "guidelines_notes": task.guidelines_notes(options=task.clean_options(project.options)),
     })
 
 
 def task_page_context(project: Project) -> dict:
     task = get_task_type(project.task_type)
-    return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines}
+    return {"project": project, "task": task, "guidelines": project.guidelines or task.default_guidelines,
+            "guidelines_notes": task.guidelines_notes(options=task.clean_options(project.options))}
 
 
 def _task_context(request: AuthenticatedRequest, project: Project, result: NextResult, *,

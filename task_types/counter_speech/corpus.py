@@ -6,8 +6,8 @@ counter (``explicit`` rebuttal, ``implicit``, or empty when unknown). A question
 speech with at least one counter and at least one other opposing speech on its motion; its
 candidates are the motion's opposing speeches except those by the supporting speech's own
 speaker, 3 to 5 of them (sampled when more), exactly one of them a true counter, shown in a
-random order that the question records under neutral ids (a, b, c …). The true counter and the
-corpus ids behind the letters are the question's gold, never its payload.
+random order that the question records under neutral ids (a, b, c …). The true counter, the
+corpus ids behind the letters and the speakers' names are the question's gold, never its payload.
 """
 
 from __future__ import annotations
@@ -66,9 +66,12 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
     rng = random.Random(seed)
     all_speeches = [_norm(s) for s in speeches]
     opposing: dict[str, list[dict]] = defaultdict(list)
+    supporting: dict[str, list[dict]] = defaultdict(list)
+    speakers: dict[str, list[str]] = defaultdict(list)
     for s in all_speeches:
-        if s["stance"] == "con":
-            opposing[s["motion_id"]].append(s)
+        (opposing if s["stance"] == "con" else supporting)[s["motion_id"]].append(s)
+        if s["speaker"] and s["speaker"] not in speakers[s["motion_id"]]:
+            speakers[s["motion_id"]].append(s["speaker"])
     records: list[dict[str, Any]] = []
     skipped: defaultdict[str, int] = defaultdict(int)
     sizes: defaultdict[int, int] = defaultdict(int)
@@ -100,18 +103,36 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
         sizes[len(pool)] += 1
         below += len(pool) < 3
         # Shown ids are letters: corpus ids can give the answer away (IBM's name the speaker a
-        # speech responds to). The gold keeps what each letter stands for.
+        # speech responds to). The item's gold keeps what each letter stands for; the task type
+        # masks the speakers' names (all of the motion's, listed in ``speakers``) when it cleans
+        # the record, and keeps them in the gold too.
         letters = "abcde"[: len(pool)]
+        number = sorted(p["id"] for p in supporting[s["motion_id"]]).index(s["id"]) + 1
         records.append({
-            "id": f"{s['id']}__{setting}", "motion_id": s["motion_id"], "motion": s["motion"], "setting": setting,
+            "id": f"{s['motion_id']}-s{number}__{setting}", "motion_id": s["motion_id"], "motion": s["motion"],
+            "setting": setting, "speakers": speakers[s["motion_id"]],
             "speech": {key: s[key] for key in ("id", "speaker", "transcript", "audio")},
             "candidates": [{"id": letter, **{key: c[key] for key in ("speaker", "transcript", "audio")}}
                            for letter, c in zip(letters, pool, strict=True)],
             "gold": {"counters": [letters[pool.index(counter)]], "kind": counter["counter_kind"],
-                     "sources": {letter: c["id"] for letter, c in zip(letters, pool, strict=True)}},
+                     "sources": {letter: c["id"] for letter, c in zip(letters, pool, strict=True)},
+                     # every counter of this speech on its motion, shown or not: the paper's
+                     # evaluation ranks all the motion's opposing speeches
+                     "counters_all": [c["id"] for c in true]},
         })
     return records, BuildReport(questions=len(records), below_minimum=below, skipped=dict(skipped),
                                 candidates=dict(sizes))
+
+
+def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int) -> list[dict[str, Any]]:
+    """``n`` of the questions drawn at random with ``seed`` (all of them when ``n`` is None or not
+    smaller), in id order: the paper gave its annotators 60 sampled questions."""
+    ordered = sorted((dict(r) for r in records), key=lambda r: str(r["id"]))
+    if n is None or n >= len(ordered):
+        return ordered
+    if n < 1:
+        raise ValueError(f"a sample needs at least 1 question, got {n}")
+    return sorted(random.Random(seed).sample(ordered, n), key=lambda r: str(r["id"]))
 
 
 def ibm_speeches(folder: Path) -> list[dict[str, Any]]:

@@ -43,9 +43,9 @@ def scored_answers(frame: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def baseline_questions(items: pd.DataFrame) -> list[tuple[str, list[str], int, str]]:
-    """(supporting text, candidate texts, index of the first true counter shown, kind) per item
-    that has gold; with several true counters shown, the first one in display order counts."""
+def baseline_questions(items: pd.DataFrame) -> list[tuple[str, list[str], list[int], str]]:
+    """(supporting text, candidate texts, indices of the true counters shown, kind) per item that
+    has gold: the questions as the annotators saw them."""
     out = []
     # Records, not itertuples: the columns hold dicts and lists, which a row tuple's stub types as scalars.
     for r in items.to_dict("records"):
@@ -53,7 +53,37 @@ def baseline_questions(items: pd.DataFrame) -> list[tuple[str, list[str], int, s
         ids = [c["id"] for c in r["candidates"]]
         true = [i for i, cid in enumerate(ids) if cid in gold.get("counters", [])]
         if true:
-            out.append((r["supporting"], [c["transcript"] for c in r["candidates"]], true[0], _kind(gold)))
+            out.append((r["supporting"], [c["transcript"] for c in r["candidates"]], true, _kind(gold)))
+    return out
+
+
+def motion_questions(items: pd.DataFrame) -> list[tuple[str, list[str], list[int], str]]:
+    """The paper's evaluation (section 5.1): every opposing speech of the motion that the project
+    holds (found among its items' candidates by corpus id) is a candidate, except those by the
+    supporting speech's own speaker, and every counter of the supporting speech is a true one.
+    Items without corpus ids in their gold are taken as shown."""
+    records = items.to_dict("records")
+    pool: dict[str, dict[str, tuple[str, str]]] = {}  # motion → corpus id → (transcript, speaker)
+    for r in records:
+        gold = r["gold"] if isinstance(r["gold"], Mapping) else {}
+        sources, speakers = gold.get("sources") or {}, gold.get("speakers") or {}
+        for c in r["candidates"]:
+            if c["id"] in sources:
+                pool.setdefault(str(r["motion"]), {})[sources[c["id"]]] = (c["transcript"], speakers.get(c["id"], ""))
+    out = []
+    for r in records:
+        gold = r["gold"] if isinstance(r["gold"], Mapping) else {}
+        sources = gold.get("sources") or {}
+        if not sources:
+            out.extend(baseline_questions(pd.DataFrame([r])))
+            continue
+        counters = set(gold.get("counters_all") or []) | {sources[c] for c in gold.get("counters", []) if c in sources}
+        speaker = gold.get("speaker", "")
+        candidates = sorted((cid, text) for cid, (text, who) in pool.get(str(r["motion"]), {}).items()
+                            if not speaker or who != speaker)
+        true = [i for i, (cid, _) in enumerate(candidates) if cid in counters]
+        if true:
+            out.append((r["supporting"], [text for _, text in candidates], true, _kind(gold)))
     return out
 
 
@@ -70,6 +100,9 @@ class CounterSpeechReport(Report):
               maximum=1, label="Accuracy of annotators in the reasons figure", group="Reasons"),
         Param("baselines", bool, True, "rank each question's candidates by the automatic methods",
               label="Compute the automatic baselines", group="Baselines"),
+        Param("candidates", str, "shown", "shown: the questions as the annotators saw them; motion: the paper's "
+              "evaluation, every opposing speech of the motion a candidate and every counter a true one",
+              choices=("shown", "motion"), label="Candidates the baselines rank", group="Baselines"),
     )
 
     def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
@@ -83,7 +116,8 @@ class CounterSpeechReport(Report):
         machine = None
         if params["baselines"]:
             progress(0.5, "automatic baselines")
-            questions = baseline_questions(data.items)
+            build = motion_questions if params["candidates"] == "motion" else baseline_questions
+            questions = build(data.items)
             machine = evaluate(questions).to_dict() if questions else None
         return {"human": human, "reasons": reasons, "machine": machine, "n_annotations": len(answers),
                 "items_in_project": len(data.items)}

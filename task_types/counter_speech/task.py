@@ -8,6 +8,7 @@ the item's gold, so the task measures annotators; a project may pay a bonus per 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
@@ -34,6 +35,7 @@ from annotation.task_types.base import (
 )
 from task_types.counter_speech.corpus import KINDS, SETTINGS
 from task_types.counter_speech.demo import demo_projects
+from task_types.counter_speech.masking import mask_names
 
 # The paper's reasons, with their shortcut keys.
 REASONS = {
@@ -48,6 +50,7 @@ REASONS = {
     "other": ("Other (say what)", "x"),
 }
 MAX_CANDIDATES = 5
+SUPPORTING_ID = "supporting"  # the supporting speech's id in the payload; its corpus id is gold
 MAX_TEXT = 20_000
 OTHER_MAX = 300
 GUIDELINES = """\
@@ -100,6 +103,25 @@ def _speech(record: Any, where: str) -> dict[str, str]:
     return speech
 
 
+def bonus_text(options: Mapping[str, Any]) -> str:
+    """The bonus per correct answer with its currency ("0.10 USD"), or "" when none is paid."""
+    amount = Decimal(str(options.get("bonus_per_correct") or 0))
+    return f"{amount.quantize(Decimal('0.01'))} {str(options.get('currency') or 'USD').upper()}" if amount > 0 else ""
+
+
+def _speakers(record: Mapping[str, Any]) -> list[str]:
+    raw = record.get("speakers") or []
+    if isinstance(raw, str):
+        raw = [p for p in raw.split("|")]
+    if not isinstance(raw, list) or not all(isinstance(p, str) for p in raw):
+        raise FieldError("speakers", "must be a list of names (or names joined by |)")
+    return [p.strip() for p in raw if p.strip()]
+
+
+def _ids(raw: Any) -> list[str]:
+    return [str(v) for v in raw] if isinstance(raw, list) else []
+
+
 class CounterSpeech(TaskType):
     slug = "counter_speech"
     name = "Counter-speech selection"
@@ -109,6 +131,8 @@ class CounterSpeech(TaskType):
     level = "nominal"
     options_form = CounterSpeechOptions
     styles = ("counter_speech/counter_speech.css",)
+    item_tools = (("admin:annotation_project_counter_speech", "Build questions"),)
+    commands = ("build_counter_speech",)
     # (code, text, key) of the reasons, for the template.
     reason_choices = tuple((code, text, key) for code, (text, key) in REASONS.items())
     answer_fields = (
@@ -122,14 +146,16 @@ class CounterSpeech(TaskType):
         ImportField("motion_id", False, "Id of the motion."),
         ImportField("motion", True, "The motion's text."),
         ImportField("setting", False, "Which counters the question was built from: all (default), explicit or implicit."),
+        ImportField("speakers", False, "Every speaker of the motion (a list, or names joined by |): their names "
+                    "are masked in the transcripts shown, like the speakers of the speeches themselves."),
         ImportField("speech", True, "The supporting speech: `{\"id\", \"speaker\", \"transcript\", \"audio\"}`."),
         ImportField("candidates", True, "2–5 opposing speeches in the order shown, each like `speech`; their ids "
                     "are in the page, so they must not give the answer away (the builder uses a, b, c …)."),
         ImportField("gold", True, "The true counter: `{\"counters\": [candidate id], \"kind\": explicit|implicit|\"\", "
                     "\"sources\": {candidate id: corpus id}}`, or the candidate id."),
     )
-    export_columns = ("speech", "motion_id", "setting", "choice", "choice_speech", "choice_position", "n_candidates",
-                      "correct", "counter_kind", "reasons", "reason")
+    export_columns = ("speech", "speaker", "motion_id", "setting", "choice", "choice_speech", "choice_speaker",
+                      "choice_position", "n_candidates", "correct", "counter_kind", "reasons", "reason")
     shortcuts = (
         Shortcut("1 … 5", "choose a candidate"),
         Shortcut(" ".join(key for _, key in REASONS.values()), "tick a reason (x: other, then type)"),
@@ -150,8 +176,9 @@ class CounterSpeech(TaskType):
             raise FieldError("candidates", f"must be a list of 2 to {MAX_CANDIDATES} speeches")
         candidates = [_speech(c, f"candidates[{i}]") for i, c in enumerate(raw, 1)]
         ids = [c["id"] for c in candidates]
-        if len(set(ids)) != len(ids) or speech["id"] in ids:
-            raise FieldError("candidates", "candidate ids must differ from each other and from the supporting speech")
+        if len(set(ids)) != len(ids) or speech["id"] in ids or SUPPORTING_ID in ids:
+            raise FieldError("candidates", "candidate ids must differ from each other, from the supporting speech "
+                             f"and from {SUPPORTING_ID!r}")
         setting = _text(record, "setting", required=False) or "all"
         if setting not in SETTINGS:
             raise FieldError("setting", f"must be one of {', '.join(SETTINGS)}, got {setting!r}")
@@ -176,12 +203,25 @@ class CounterSpeech(TaskType):
             raise FieldError("gold", "must name exactly one true counter among the candidates' ids")
         if kind and kind not in KINDS:
             raise FieldError("gold", f"kind must be explicit, implicit or empty, got {kind!r}")
-        payload = {"motion_id": _text(record, "motion_id", required=False), "motion": _text(record, "motion", limit=500),
+        motion_id = _text(record, "motion_id", required=False)
+        # What annotators read names nobody: the speakers' names (of these speeches and any other
+        # speaker of the motion the record lists) are masked in the transcripts and kept, with
+        # the supporting speech's corpus id, in the gold for researchers.
+        everyone = [speech["speaker"], *(c["speaker"] for c in candidates), *_speakers(record)]
+        for shown in (speech, *candidates):
+            shown["transcript"] = mask_names(shown["transcript"], everyone)
+        gold_extra = {"speech": speech["id"], "speaker": speech["speaker"],
+                      "speakers": {c["id"]: c["speaker"] for c in candidates},
+                      "counters_all": _ids(gold.get("counters_all") if isinstance(gold, Mapping) else None)}
+        speech = {**speech, "id": SUPPORTING_ID, "speaker": ""}
+        candidates = [{**c, "speaker": ""} for c in candidates]
+        payload = {"motion_id": motion_id, "motion": _text(record, "motion", limit=500),
                    "setting": setting, "speech": speech, "candidates": candidates}
-        external_id = _text(record, "id", required=False) or f"{speech['id']}__{setting}"
+        neutral = hashlib.sha256(str(gold_extra["speech"]).encode()).hexdigest()[:10]
+        external_id = _text(record, "id", required=False) or f"{motion_id or 'q'}-{neutral}__{setting}"
         return CleanItem(external_id=external_id, payload=payload,
                          gold={"counters": [str(c) for c in counters], "kind": kind,
-                               "sources": {str(k): str(v) for k, v in sources.items()}})
+                               "sources": {str(k): str(v) for k, v in sources.items()}, **gold_extra})
 
     def media_keys(self, payload: Mapping[str, Any]) -> list[str]:
         return [s["audio"] for s in (payload["speech"], *payload["candidates"]) if s.get("audio")]
@@ -223,15 +263,18 @@ class CounterSpeech(TaskType):
                 "candidates": [{"id": c["id"], "transcript": c["transcript"]} for c in payload["candidates"]]}
 
     def item_summary(self, payload: Mapping[str, Any], *, length: int = 120) -> str:
-        head = f"{payload['speech'].get('speaker') or payload['speech']['id']}, {len(payload['candidates'])} candidates: "
+        head = f"{len(payload['candidates'])} candidates: "
         return head + shorten(payload["motion"], max(length - len(head), 8))
 
     def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
         p = ctx.payload
         ids = [c["id"] for c in p["candidates"]]
         gold = ctx.gold or {}
-        return {"speech": p["speech"]["id"], "motion_id": p.get("motion_id", ""), "setting": p.get("setting", "all"),
+        # The speakers' names, masked on the page, are part of the data: the export has them.
+        return {"speech": gold.get("speech") or p["speech"]["id"], "speaker": gold.get("speaker", ""),
+                "motion_id": p.get("motion_id", ""), "setting": p.get("setting", "all"),
                 "choice": answer["choice"], "choice_speech": (gold.get("sources") or {}).get(answer["choice"], answer["choice"]),
+                "choice_speaker": (gold.get("speakers") or {}).get(answer["choice"], ""),
                 "choice_position": ids.index(answer["choice"]) + 1 if answer["choice"] in ids else "",
                 "n_candidates": len(ids), "correct": answer["choice"] in gold.get("counters", []) if gold else "",
                 "counter_kind": gold.get("kind", ""), "reasons": "|".join(answer.get("reasons", [])), "reason": reason}
@@ -245,6 +288,10 @@ class CounterSpeech(TaskType):
         if amount > 0 and gold and answer.get("choice") in gold.get("counters", []):
             return amount, "correct counter-speech choice", str(options.get("currency") or "USD").upper()
         return None
+
+    def guidelines_notes(self, *, options: Mapping[str, Any]) -> tuple[str, ...]:
+        bonus = bonus_text(options)
+        return (f"Each correct choice earns a bonus of {bonus}, paid after the work is checked.",) if bonus else ()
 
     def example(self) -> Example:
         def speech(sid: str, speaker: str, text: str) -> dict[str, str]:
@@ -266,6 +313,11 @@ class CounterSpeech(TaskType):
         return Example(records=records, answer=answer,
                        form=[("choice", "c1"), ("reasons", "quote"), ("reasons", "main_issue")],
                        invalid={"choice": "c1", "reasons": ["other"], "reason": ""}, invalid_field="reason")
+
+    def admin_urls(self, model_admin: Any) -> list[Any]:
+        from task_types.counter_speech.admin import admin_urls
+
+        return admin_urls(model_admin)
 
     def demo(self, ctx: DemoContext) -> None:
         demo_projects(self, ctx)

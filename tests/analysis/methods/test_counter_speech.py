@@ -18,8 +18,12 @@ from analysis.methods.counter_speech import (
     cosine,
     evaluate,
     js,
+    maximal,
     mi,
+    mutual_information,
+    ngrams,
     ngrs,
+    pair_vocabulary,
     rank_candidates,
     reason_profile,
     stems,
@@ -49,52 +53,68 @@ def test_js_is_minus_the_base_2_divergence():
     assert scores[0] == pytest.approx(-0.020721, abs=1e-6)
 
 
-def test_cosine_of_count_vectors():
-    # (cat, dog) counts: s = (2, 1), c1 = (1, 1): 3 / (sqrt 5 * sqrt 2) = 3 / sqrt 10
+def test_cosine_of_normalised_term_vectors():
+    # (cat, dog) shares: s = (2/3, 1/3), c1 = (1/2, 1/2): (1/3 + 1/6) / (sqrt(5)/3 * sqrt(2)/2) = 3 / sqrt 10
     assert cosine("cat cat dog", ["cat dog", "fish", ""]) == pytest.approx([3 / math.sqrt(10), 0.0, 0.0])
 
 
-def test_mi_is_the_expected_pmi_in_the_pair():
-    speech = "cat cat dog"
-    # c1 = "cat fish": V = {cat, dog, fish}, |V| = 3; c1 has N = 2; pair pool: cat 3, dog 1, fish 1, N = 5
-    #   cat: 2/3 log2( ((1+1)/(2+3)) / ((3+1)/(5+3)) ) = 2/3 log2(0.4 / 0.5)
-    #   dog: 1/3 log2( ((0+1)/(2+3)) / ((1+1)/(5+3)) ) = 1/3 log2(0.2 / 0.25)
-    #   mi = log2(0.8) = -0.32193
-    # c2 = "fish": |V| = 3, N = 1; pool: cat 2, dog 1, fish 1, N = 4
-    #   cat: 2/3 log2( (1/4) / (3/7) ),  dog: 1/3 log2( (1/4) / (2/7) )
-    # c3 = "cat cat cat dog": |V| = 2, N = 4; pool: cat 5, dog 2, N = 7
-    #   cat: (4/6) / (6/9) = 1,  dog: (2/6) / (3/9) = 1  ->  mi = 0
-    scores = mi(speech, ["cat fish", "fish", "cat cat cat dog"])
-    assert scores == pytest.approx([log2(0.8), 2 / 3 * log2(7 / 12) + 1 / 3 * log2(7 / 8), 0.0])
-    assert scores[0] == pytest.approx(-0.321928, abs=1e-6)
-    # the pair alone decides mi: other candidates do not change it
-    assert mi(speech, ["cat fish"])[0] == pytest.approx(scores[0])
+def test_js_and_cosine_keep_the_terms_of_at_least_one_percent_of_the_pairs():
+    # pairs: (cat dog | cat) -> {cat, dog}; (cat dog | fish) -> {cat, dog, fish}; (bird | bird cat) -> {bird, cat}
+    # at a share of 1/2 a term needs 1.5 of the 3 pairs: cat (3) and dog (2) stay, fish and bird go
+    pairs = [{"cat", "dog"}, {"cat", "dog", "fish"}, {"bird", "cat"}]
+    assert pair_vocabulary(pairs, min_share=0.5) == {"cat", "dog"}
+    assert pair_vocabulary(pairs) == {"cat", "dog", "fish", "bird"}  # 1% of 3 pairs: every term
+    # over {cat, dog} "cat fish fish" is the vector (1, 0), "cat dog" (1/2, 1/2)
+    assert cosine("cat dog", ["cat fish fish"], vocabulary={"cat", "dog"}) == pytest.approx([1 / math.sqrt(2)])
+    assert cosine("cat dog", ["cat fish fish"]) == pytest.approx([1 / math.sqrt(2) / math.sqrt(5)])
+    # evaluate() draws the vocabulary from all its questions' pairs: 78 questions of 2 pairs
+    # each, 1% of 156 pairs is 1.56, so a term said in one pair only is dropped
+    questions = [("cat dog", ["cat fish", "dog"], 0, "x")] + [("bird", ["bird", "bird"], 0, "x")] * 77
+    assert evaluate(questions, methods=["js"]).vocabulary == 3  # cat, dog, bird; not fish
 
 
-def test_cmi_discounts_words_every_candidate_shares():
-    # s = "cat dog"; V = {cat, dog, fish}, |V| = 3; pool C of both candidates: cat 2, dog 1, fish 1, N = 4
-    #   p(cat|C) = 3/7, p(dog|C) = 2/7
-    # c1 = "cat dog":  p(cat|c1) = 2/5, p(dog|c1) = 2/5
-    #   cmi = 1/2 log2((2/5)/(3/7)) + 1/2 log2((2/5)/(2/7)) = 1/2 log2(14/15) + 1/2 log2(7/5) = 0.19295
-    # c2 = "cat fish": p(cat|c2) = 2/5, p(dog|c2) = 1/5
-    #   cmi = 1/2 log2(14/15) + 1/2 log2((1/5)/(2/7)) = 1/2 log2(14/15) + 1/2 log2(7/10)
-    # "cat", said by both, adds the same 1/2 log2(14/15) to each: only "dog" separates them
-    scores = cmi("cat dog", ["cat dog", "cat fish"])
-    shared = 0.5 * log2(14 / 15)
-    assert scores == pytest.approx([shared + 0.5 * log2(7 / 5), shared + 0.5 * log2(7 / 10)])
-    assert scores[0] == pytest.approx(0.192946, abs=1e-6)
+def test_mi_is_the_mutual_information_of_binary_term_vectors():
+    # the question's terms: cat, dog, fish. v_s = (1, 1, 0)
+    # c1 "cat dog" = (1, 1, 0) = v_s: I = H(2/3) = 2/3 log2(3/2) + 1/3 log2 3 = 0.918296
+    # c2 "cat fish" = (1, 0, 1): p(1,1) = p(1,0) = p(0,1) = 1/3, p(0,0) = 0; both marginals 2/3
+    #   I = 1/3 log2((1/3)/(4/9)) + 2 * 1/3 log2((1/3)/(2/9)) = 1/3 log2(3/4) + 2/3 log2(3/2) = 0.251629
+    scores = mi("cat dog", ["cat dog", "cat fish"])
+    assert scores == pytest.approx([2 / 3 * log2(3 / 2) + 1 / 3 * log2(3), 1 / 3 * log2(3 / 4) + 2 / 3 * log2(3 / 2)])
+    assert scores[1] == pytest.approx(0.251629, abs=1e-6)
+    # stop words and inflections do not count: "the cats and dogs" is {cat, dog}
+    assert mi("cat dog", ["the cats and dogs", "cat fish"])[0] == pytest.approx(scores[0])
+    assert mutual_information(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == 0.0  # independent
 
 
-def test_ngrs_counts_grams_shared_with_no_other_candidate():
-    speech = "We should ban the sale of guns now"
-    # stems, stop words kept: we should ban the sale of gun now
-    # c1 shares: ban the, the sale, sale of, of gun / ban the sale, the sale of, sale of gun /
-    #            ban the sale of, the sale of gun  -> 9 grams
-    # c2 ("the sale of cars") shares: the sale, sale of, the sale of -> 3 grams, all also in c1
-    # so c1 keeps 9 - 3 = 6 and c2 keeps 0
-    candidates = ["Ban the sale of guns: it is wrong", "the sale of cars", "nothing"]
-    assert ngrs(speech, candidates).tolist() == [6.0, 0.0, 0.0]
-    assert ngrs(speech, candidates[:1]).tolist() == [9.0]
+def test_cmi_conditions_on_the_terms_of_the_other_candidates():
+    # terms cat, dog, fish; v_s = (1, 1, 0), c1 = (1, 1, 0), c2 = (1, 0, 1)
+    # c1: o = c2 = (1, 0, 1). k = 1 on {cat, fish}: v_s (1, 0), v_c (1, 0): I = 1 bit; k = 0 on
+    #     {dog}: one entry, I = 0.  cmi = 2/3 * 1 + 1/3 * 0 = 2/3
+    # c2: o = c1 = (1, 1, 0). k = 1 on {cat, dog}: v_s (1, 1) is constant, I = 0; k = 0 on {fish}: 0
+    assert cmi("cat dog", ["cat dog", "cat fish"]) == pytest.approx([2 / 3, 0.0])
+    # three candidates: the others of c1 are combined by "or": c2 "cat" (1, 0, 0) or c3 "fish"
+    # (0, 0, 1) = (1, 0, 1), the same o as above, so c1 still scores 2/3
+    # c2 "cat": o = c1 or c3 = (1, 1, 1): k = 1 everywhere, v_s (1, 1, 0), v_c (1, 0, 0):
+    #   p(1,1) = 1/3, p(1,0) = 1/3, p(0,0) = 1/3; marginals p_s(1) = 2/3, p_c(1) = 1/3
+    #   I = 1/3 log2((1/3)/(2/9)) + 1/3 log2((1/3)/(4/9)) + 1/3 log2((1/3)/(2/9)) = 2/3 log2(3/2) + 1/3 log2(3/4)
+    three = cmi("cat dog", ["cat dog", "cat", "fish"])
+    assert three[:2] == pytest.approx([2 / 3, 2 / 3 * log2(3 / 2) + 1 / 3 * log2(3 / 4)])
+
+
+def test_ngrs_scores_the_length_of_the_distinct_shared_phrases():
+    speech = "cat dog fish bird"
+    # grams of the speech: cat dog, dog fish, fish bird, cat dog fish, dog fish bird, cat dog fish bird
+    # c1 "cat dog fish" shares cat dog, dog fish, cat dog fish; c2 has dog fish too, so c1 keeps
+    # cat dog and cat dog fish, and cat dog lies inside cat dog fish: one phrase of 3 words
+    # c2 "dog fish" shares only dog fish, which c1 has: 0; c3 "bird cat" shares nothing
+    assert ngrs(speech, ["cat dog fish", "dog fish", "bird cat"]).tolist() == [3.0, 0.0, 0.0]
+    # alone, c1 keeps cat dog fish (3): its parts are inside it
+    assert ngrs(speech, ["cat dog fish"]).tolist() == [3.0]
+    # grams with a stop word are left out: "cat and dog" has no gram at all
+    assert ngrams("cat and dog") == set() and ngrs("cat and dog", ["cat and dog"]).tolist() == [0.0]
+    # two phrases: "cat dog" and "fish bird" (the speech's "dog fish" is not in the candidate)
+    assert ngrs(speech, ["cat dog then fish bird"]).tolist() == [4.0]
+    assert maximal({("a", "b"), ("a", "b", "c"), ("c", "d")}) == {("a", "b", "c"), ("c", "d")}
 
 
 def test_ranking_breaks_ties_by_position():
@@ -152,6 +172,24 @@ def test_evaluate_top1_mrr_and_random_baselines():
     assert list(payload["methods"]["cosine"]["settings"]) == ["all", "explicit", "implicit"]
 
 
+def test_evaluate_with_several_true_counters():
+    # cosine of "cat": dog 0, cat 1, fish 0. True counters dog and fish: both tied below cat, the
+    # best-ranked of them is 2nd whichever way the tie falls: top-1 0, reciprocal rank 1/2
+    # all 0 against "cat" with true 0 and 1 of 3: the first true one in a random order of 3 is
+    # 1st with p 2/3, 2nd with p 1/3: top-1 2/3, RR 2/3 + 1/6 = 5/6, expected rank 4/3;
+    # a random ranking does the same there: 2/3 and 5/6
+    result = evaluate([("cat", ["dog", "cat", "fish"], [0, 2], "x"),
+                       ("cat", ["dog", "fish", "bird"], (0, 1), "x")], methods=["cosine"])
+    rows = result.ranks
+    assert rows["top1"].tolist() == pytest.approx([0.0, 2 / 3])
+    assert rows["rr"].tolist() == pytest.approx([0.5, 5 / 6])
+    assert rows["rank"].tolist() == pytest.approx([2.0, 4 / 3])
+    every = result.scores["cosine"]["all"]
+    assert (every.accuracy, every.mrr) == (pytest.approx(1 / 3), pytest.approx(2 / 3))
+    # random: question 1 has 2 true of 3 as well: 2/3 and 5/6 each
+    assert (every.random_accuracy, every.random_mrr) == (pytest.approx(2 / 3), pytest.approx(5 / 6))
+
+
 def test_evaluate_rejects_bad_questions():
     with pytest.raises(ValueError, match="outside"):
         evaluate([("cat", ["cat", "dog"], 2, "explicit")])
@@ -191,7 +229,11 @@ def test_annotator_accuracy_beside_the_random_guess_of_the_same_questions():
     assert payload["workers"][1] == {"worker": "b", "answers": 2, "correct": 1, "accuracy": 0.5,
                                      "random_baseline": 0.375}
     assert payload["settings"]["implicit"] == {"answers": 2, "items": 1, "correct": 1, "accuracy": 0.5,
-                                               "random_baseline": 0.25}
+                                               "random_baseline": 0.25, "annotators": 2, "annotator_mean": 0.5}
+    # averaged per annotator, as the paper reports it: all a 2/3, b 1/2 -> 7/12 (pooled 3/5);
+    # explicit a 2/2, b 0/1 -> 1/2 (pooled 2/3)
+    assert settings.loc["all", "annotator_mean"] == pytest.approx(7 / 12)
+    assert settings.loc["explicit", "annotator_mean"] == pytest.approx(0.5)
 
 
 def test_reason_profile_keeps_accurate_workers_only():
@@ -218,3 +260,22 @@ def test_scores_are_arrays_aligned_with_the_candidates():
     for score in (js, cosine, mi, cmi, ngrs):
         out = score("cat dog", ["cat", "dog", "fish"])
         assert isinstance(out, np.ndarray) and out.shape == (3,)
+
+
+def test_mi_vectors_span_the_corpus_terms():
+    # over (bird, cat, dog, fish): s "cat dog" = (0, 1, 1, 0); c1 "cat dog" the same: I = H(1/2) = 1;
+    # c2 "cat fish" = (0, 1, 0, 1): each of the four joint values once, independent: I = 0
+    corpus = {"bird", "cat", "dog", "fish"}
+    assert mi("cat dog", ["cat dog", "cat fish"], vocabulary=corpus) == pytest.approx([1.0, 0.0])
+    # Indexed by one question's terms, the entries where both vectors are 0 are the other
+    # candidate's words: c2 below shares nothing with the speech and still wins
+    speech = "boxing harms the brain of every boxer"
+    candidates = ["said boxing harms the brain but helmets protect it", "ban school uniforms cost families money"]
+    alone = mi(speech, candidates)
+    assert alone[1] > alone[0]
+    # evaluate() indexes the vectors by every term of all its questions' speeches: with a second
+    # question's twenty other words the shared absences are many and the shared words decide
+    filler = " ".join(f"word{chr(97 + i)}" for i in range(10))
+    other = " ".join(f"term{chr(97 + i)}" for i in range(10))
+    result = evaluate([(speech, candidates, 0, "x"), (filler, [other], 0, "x")], methods=["mi"])
+    assert result.ranks.iloc[0]["top1"] == 1.0

@@ -63,8 +63,11 @@ def test_accuracy_reasons_and_baselines_by_hand(client):
     machine = run.result["machine"]
     assert set(machine["methods"]) == {"js", "cosine", "mi", "cmi", "ngrs"}
     assert machine["all"]["questions"] == 2 and machine["all"]["random_accuracy"] == pytest.approx(0.5)
-    # q1's counter repeats the supporting speech's words ("boxing harms the brain"): every method finds it.
+    # q1's counter repeats the supporting speech's words ("boxing harms the brain"): every method
+    # finds it (MI's vectors span both questions' words, so shared absence is common and the
+    # shared words decide).
     assert all(m["settings"]["explicit"]["accuracy"] == 1.0 for m in machine["methods"].values())
+    assert human["settings"]["all"]["annotator_mean"] == pytest.approx((1 + 0.5 + 0) / 3)
 
     client.force_login(UserFactory(role="admin"))
     page = client.get(f"/projects/{project.slug}/reports/counter_speech/")
@@ -75,3 +78,50 @@ def test_accuracy_reasons_and_baselines_by_hand(client):
     rows = list(csv.DictReader(io.StringIO(
         client.get(f"/projects/{project.slug}/reports/counter_speech/runs/{run.pk}/files/workers").content.decode())))
     assert [(r["worker"], r["correct"]) for r in rows] == [("w1", "2"), ("w2", "1"), ("w3", "0")]
+
+
+def _speech(sid, speaker, text):
+    return {"id": sid, "speaker": speaker, "transcript": text, "audio": ""}
+
+
+def test_the_papers_evaluation_ranks_every_opposing_speech_of_the_motion():
+    from analysis.frames import item_frame
+    from task_types.counter_speech.report import baseline_questions, motion_questions
+
+    project = ProjectFactory(task_type="counter_speech")
+    # Motion m1's opposing speeches c1 (bob), c2 (cy), c3 (eve), each shown in some item.
+    # s1 (ann) is answered by c1 and c3, s2 (dan) by c3, s3 (eve) by c2; eve's own c3 is no
+    # candidate of s3.
+    records = [
+        {"id": "q1", "motion_id": "m1", "motion": "M", "speech": _speech("s1", "ann", "cat dog"),
+         "candidates": [_speech("a", "bob", "cat"), _speech("b", "cy", "dog")],
+         "gold": {"counters": ["a"], "kind": "", "sources": {"a": "c1", "b": "c2"}, "counters_all": ["c1", "c3"]}},
+        {"id": "q2", "motion_id": "m1", "motion": "M", "speech": _speech("s2", "dan", "fish"),
+         "candidates": [_speech("a", "eve", "fish"), _speech("b", "bob", "cat")],
+         "gold": {"counters": ["a"], "kind": "", "sources": {"a": "c3", "b": "c1"}, "counters_all": ["c3"]}},
+        {"id": "q3", "motion_id": "m1", "motion": "M", "speech": _speech("s3", "eve", "dog"),
+         "candidates": [_speech("a", "cy", "dog"), _speech("b", "bob", "cat")],
+         "gold": {"counters": ["a"], "kind": "", "sources": {"a": "c2", "b": "c1"}, "counters_all": ["c2"]}},
+    ]
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    frame = item_frame(project=project)
+    # candidates in corpus-id order: c1 "cat", c2 "dog", c3 "fish"
+    by_motion = sorted(motion_questions(frame))
+    assert by_motion == sorted([("cat dog", ["cat", "dog", "fish"], [0, 2], "unknown"),
+                                ("fish", ["cat", "dog", "fish"], [2], "unknown"),
+                                ("dog", ["cat", "dog"], [1], "unknown")])
+    assert sorted(q[2] for q in baseline_questions(frame)) == [[0], [0], [0]]
+
+
+def test_the_report_offers_the_papers_evaluation():
+    project = make_project()
+    answer(project, UserFactory(username="w1"), {"q1": ("c1", ["quote"]), "q2": ("c3", ["guess"])})
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech",
+                                                          params={"candidates": "motion"}, enqueue=False).pk)
+    assert run.status == "done", run.error
+    # The example's items carry no corpus ids: taken as shown, 2 questions of 2 candidates.
+    assert run.result["machine"]["all"]["questions"] == 2
+    from analysis.reports import ParamError
+
+    with pytest.raises(ParamError, match="candidates"):
+        analysis_run_create(project=project, kind="counter_speech", params={"candidates": "corpus"}, enqueue=False)
