@@ -23,6 +23,7 @@ from annotation.services.items import (
     ImportResult,
     items_import,
     items_import_file,
+    items_remove_unused,
     project_set_redundancy,
 )
 from annotation.services.media import (
@@ -56,6 +57,7 @@ __all__ = [
     "can_work_on",
     "items_import",
     "items_import_file",
+    "items_remove_unused",
     "leases_expire",
     "media_files_delete",
     "media_import",

@@ -149,3 +149,14 @@ def project_set_redundancy(*, project: Project, redundancy: int) -> None:
         items.filter(n_active__lte=redundancy).update(redundancy=redundancy)
         items.filter(n_active__gt=redundancy).update(redundancy=F("n_active"))
     project.redundancy = redundancy
+
+
+def items_remove_unused(*, project: Project, keep: Sequence[str]) -> tuple[int, int]:
+    """Delete the project's items whose external id is not in ``keep`` and that were never handed
+    out (a rebuilt set of questions replaces the old ones); items with assignments stay, since
+    their answers must not be lost. Returns (deleted, kept because answered or held)."""
+    with transaction.atomic():
+        stale = Item.objects.filter(project=project).exclude(external_id__in=list(keep))
+        held = stale.filter(assignments__isnull=False).distinct().count()
+        deleted = stale.filter(assignments__isnull=True).delete()[1].get(Item._meta.label, 0)
+    return deleted, held

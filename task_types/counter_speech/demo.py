@@ -21,7 +21,7 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
     # Imported here: task types are loaded before the models and services that use them.
     from annotation.importers import ParsedItem
     from annotation.models import Project
-    from annotation.services import items_import
+    from annotation.services import items_import, items_remove_unused
 
     folder = ctx.data_dir / IBM_FOLDER
     if not (folder / "speech-transcripts.csv").is_file():
@@ -34,8 +34,14 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
         "options": task.clean_options({"bonus_per_correct": "0.10"}),
     })
     project.members.add(*ctx.annotators)
-    existing = set(project.items.values_list("external_id", flat=True))
     parsed = [ParsedItem(i, task.clean_item(r)) for i, r in enumerate(records, 1)]
+    # Questions an earlier build made (e.g. with speaker names unmasked) go, unless someone was
+    # already given them: answers are never dropped.
+    removed, kept = items_remove_unused(project=project, keep=[p.item.external_id for p in parsed])
+    if removed or kept:
+        ctx.log(f"Counter-speech demo: {removed} questions of an earlier build removed"
+                + (f", {kept} kept because they were already handed out" if kept else "") + ".")
+    existing = set(project.items.values_list("external_id", flat=True))
     fresh = [p for p in parsed if p.item.external_id not in existing]
     result = items_import(project=project, parsed=fresh) if fresh else None
     ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
