@@ -4,12 +4,10 @@
     python -m task_types.comprehension.cli corpus speeches.csv titles.csv > items.jsonl
     python -m task_types.comprehension.cli ibm ../shared/data/ibm_recorded_debating_v4 > items.jsonl
 
-or a seeded sample of N of those speeches (``--sample 40 --seed 2018``: the paper's reading
-subset, for a reading project beside the listening project of every speech), in id order;
-
-
-and prints, as JSON, the machine reference of the report against the IBM questions' gold (the
-pairs the release judged; motions split with ``--dev-share`` and ``--split-seed``):
+or a seeded sample of N of those speeches, in id order (``--sample 40 --seed 2018``: the paper's
+reading subset, for a reading project beside the listening project of every speech); and prints,
+as JSON, the machine reference of the report against the IBM questions' gold (the pairs the
+release judged; motions split with ``--dev-share`` and ``--split-seed``):
 
     python -m task_types.comprehension.cli reference ../shared/data/ibm_recorded_debating_v4
 
