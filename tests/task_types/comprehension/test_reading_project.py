@@ -11,7 +11,14 @@ from analysis.reports import ParamError
 from analysis.services import analysis_run_create, analysis_run_execute
 from tests.factories import ProjectFactory, UserFactory
 from tests.task_types.comprehension.factories import clip_row
-from tests.task_types.comprehension.test_report import SPEECHES, TASK, WHOLE, answer_all, make_project, run_report
+from tests.task_types.comprehension.test_report import (
+    SPEECHES,
+    TASK,
+    WHOLE,
+    answer_all,
+    make_project,
+    run_report,
+)
 
 pytestmark = pytest.mark.django_db
 HEARD = ({"s1": ["a"], "s2": ["c"], "s3": []}, {"s1": ["a", "b"], "s2": ["c"], "s3": ["e"]})
