@@ -2,6 +2,7 @@
 40 read speeches), the same for the same seed, a subset of the whole build."""
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -41,3 +42,6 @@ def test_the_papers_forty_read_speeches_from_the_ibm_release(shared_data, capsys
     assert main(["ibm", str(shared_data / "ibm_recorded_debating_v4"), "--sample", "40", "--seed", "2018"]) == 0
     records = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert len(records) == 40 and len({r["id"] for r in records}) == 40
+    pairs, motions = sum(len(r["titles"]) for r in records), len({r["motion_id"] for r in records})
+    page = " ".join((Path(__file__).parents[3] / "docs/task-types/comprehension.md").read_text().split())
+    assert f"keeps 40, with {pairs} (speech, title) pairs over {motions} motions" in page
