@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from analysis.reports import Param, Report
+from analysis.selectors import comparable_projects
+from annotation.models import Project
 
 PREFIX = "param_"
 
@@ -28,6 +30,8 @@ def _display(value: Any) -> str:
 class ParamField:
     param: Param
     value: Any
+    # For a project parameter: the projects it may name, as (slug, name).
+    projects: tuple[tuple[str, str], ...] = ()
 
     @property
     def name(self) -> str:
@@ -45,6 +49,8 @@ class ParamField:
     def input(self) -> str:
         if self.param.type is bool:
             return "checkbox"
+        if self.param.project:
+            return "project"
         if self.param.choices is not None:
             return "select"
         if self.param.type in (int, float):
@@ -61,6 +67,16 @@ class ParamField:
         return [(str(c), c == self.value) for c in self.param.choices or ()]
 
     @property
+    def project_choices(self) -> list[tuple[str, str, bool]]:
+        """(slug, text, selected): none first, then the projects; a project the run named that is
+        no longer offered (deleted) stays listed, so that the form says what the run used."""
+        choices = [("", "none", not self.value)]
+        choices += [(slug, f"{name} ({slug})", slug == self.value) for slug, name in self.projects]
+        if self.value and self.value not in {slug for slug, _ in self.projects}:
+            choices.append((str(self.value), f"{self.value} (not found)", True))
+        return choices
+
+    @property
     def min_text(self) -> str:
         return "" if self.param.minimum is None else str(self.param.minimum)
 
@@ -74,18 +90,24 @@ class ParamField:
 
     @property
     def default_text(self) -> str:
-        return _display(self.param.default)
+        return "none" if self.param.project else _display(self.param.default)
 
     @property
     def changed(self) -> bool:
         return self.value != self.param.default
 
 
-def param_groups(report: Report, values: Mapping[str, Any] | None = None) -> list[tuple[str, list[ParamField]]]:
+def param_groups(report: Report, values: Mapping[str, Any] | None = None, *,
+                 project: Project | None = None) -> list[tuple[str, list[ParamField]]]:
     """The report's parameters under their group headings, in declaration order, each with the
-    value to show (``values`` where given, else the default)."""
+    value to show (``values`` where given, else the default); a project parameter offers the
+    other projects of ``project``'s task type."""
     values = values or {}
+    projects: tuple[tuple[str, str], ...] = ()
+    if project is not None and any(p.project for p in report.params):
+        projects = tuple(comparable_projects(project=project).values_list("slug", "name"))
     groups: dict[str, list[ParamField]] = {}
     for p in report.params:
-        groups.setdefault(p.group or "Settings", []).append(ParamField(p, values.get(p.name, p.default)))
+        groups.setdefault(p.group or "Settings", []).append(
+            ParamField(p, values.get(p.name, p.default), projects if p.project else ()))
     return list(groups.items())

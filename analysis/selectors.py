@@ -79,6 +79,12 @@ def run_starters(*, limit: int = STARTERS_SHOWN) -> list[str]:
     return list(users.order_by("username").values_list("username", flat=True)[: limit + 1])
 
 
+def comparable_projects(*, project: Project) -> QuerySet[Project]:
+    """The other projects of the project's task type, by name: what a report's project parameter
+    (``Param.project``) may name."""
+    return Project.objects.filter(task_type=project.task_type).exclude(pk=project.pk).order_by("name", "slug")
+
+
 def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
     """Where the project's runs of ``kind`` stand. ``viewer`` is who looks: when they may not
     start runs and the page has to explain a missing or failed result, ``starters`` names who

@@ -21,7 +21,7 @@ from django.db import (
 
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
-from analysis.reports import PARTS, ParamError, ReportInput, get_report, report_kinds
+from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
 from annotation.models import Project
 from annotation.task_types import get_task_type
 from jobs.live import Attempt, JobCancelled
@@ -61,6 +61,8 @@ def analysis_run_create(*, project: Project, kind: str, params: Mapping[str, Any
     if not report.applies_to(project.task_type):
         raise ParamError("kind", f"{kind} does not apply to {project.task_type} projects")
     clean = report.clean_params(params)
+    for name, slug in _project_params(report, clean).items():
+        _other_project(project=project, name=name, slug=slug, user=user)
     with transaction.atomic():
         run = AnalysisRun.objects.create(project=project, kind=kind, params=clean,
                                          created_by=user if user and user.is_authenticated else None)
@@ -97,13 +99,41 @@ def analysis_runs_reap(*, project: Project | None = None) -> int:
     return jobs_reap(AnalysisRun, jobs=runs)
 
 
-def report_input(project: Project, frame) -> ReportInput:
-    """What a report gets of a project: its frames and what its task type declares."""
+def _project_params(report: Report, params: Mapping[str, Any]) -> dict[str, str]:
+    """Parameter name → slug, for the report's project parameters that name a project."""
+    return {p.name: params[p.name] for p in report.params if p.project and params.get(p.name)}
+
+
+def _other_project(*, project: Project, name: str, slug: str, user=None) -> Project:
+    """The project that a project parameter names: another project of the same task type, which
+    the user (None: the command line, or the worker executing a run) may see."""
+    if user is not None and not (user.is_authenticated and user.has_perm("annotation.view_project")):
+        raise ParamError(name, "you may not see other projects")
+    other = Project.objects.filter(slug=slug).first()
+    if other is None:
+        raise ParamError(name, f"there is no project {slug!r} (was it deleted?)")
+    if other.pk == project.pk:
+        raise ParamError(name, "names this project itself; choose another project")
+    if other.task_type != project.task_type:
+        raise ParamError(name, f"{slug!r} is a {other.task_type} project; only {project.task_type} projects "
+                               "can be named here")
+    return other
+
+
+def report_input(project: Project, frame, *, report: Report | None = None,
+                 params: Mapping[str, Any] | None = None) -> ReportInput:
+    """What a report gets of a project: its frames and what its task type declares, and, for
+    each of the report's project parameters that names a project, that project's input."""
     task = get_task_type(project.task_type)
+    others = {}
+    if report is not None:
+        for name, slug in _project_params(report, params or {}).items():
+            other = _other_project(project=project, name=name, slug=slug)
+            others[name] = report_input(other, annotation_frame(project=other, reasons=report.reads_reasons).frame)
     return ReportInput(frame=frame, items=item_frame(project=project), task_type=project.task_type,
                        redundancy=project.redundancy, level=task.level,
                        categories=tuple(value for value, _ in task.categories),
-                       options=task.clean_options(project.options))
+                       options=task.clean_options(project.options), others=others)
 
 
 def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
@@ -119,7 +149,7 @@ def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
             attempt.progress(0.01, "loading annotations")
             loaded = annotation_frame(project=project, reasons=report.reads_reasons)
             attempt.progress(0.05, "computing")
-            data = report_input(project, loaded.frame)
+            data = report_input(project, loaded.frame, report=report, params=run.params)
             result = report.run(data, run.params, attempt.progress)
             attempt.check()
         except JobCancelled:

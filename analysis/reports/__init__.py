@@ -56,6 +56,14 @@ class Param:
     # What a form calls it, and the heading it sits under; every parameter of a report has both.
     label: str = ""
     group: str = ""
+    # A str parameter that names another project of the same task type by its slug (empty: none).
+    # The service checks it when a run is created; the run gets that project's input in
+    # ``ReportInput.others`` under the parameter's name; the form offers the projects to choose.
+    project: bool = False
+
+    def __post_init__(self) -> None:
+        if self.project and (self.type is not str or self.default not in ("", None)):
+            raise TypeError(f"parameter {self.name!r}: a project parameter is a str that defaults to none")
 
     @property
     def type_name(self) -> str:
@@ -64,6 +72,8 @@ class Param:
     def clean(self, value: Any) -> Any:
         if value is None or value == "":
             return self.default
+        if self.project:
+            return str(value).strip() or self.default
         try:
             if self.type is bool:
                 if isinstance(value, str):
@@ -97,6 +107,8 @@ class ReportInput:
     categories: tuple = ()
     # The project's options, cleaned by the task type.
     options: Mapping[str, Any] = field(default_factory=dict)
+    # The input of each other project that a project parameter of the run names, by parameter.
+    others: Mapping[str, ReportInput] = field(default_factory=dict)
 
 
 class Report(ABC):

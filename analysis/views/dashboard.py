@@ -72,7 +72,7 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
         "columns": WORKER_COLUMNS,
         "kind": KIND,
         "next_page": "analysis-dashboard",
-        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
+        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None, project=project),
         "time_zone": timezone.get_current_timezone_name(),
     }
     return render(request, DASHBOARD, ctx)
@@ -120,7 +120,11 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @require_POST
 def recompute_all(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    runs = analysis_recompute_all(project=project, user=request.user)
+    try:
+        runs = analysis_recompute_all(project=project, user=request.user)
+    except ParamError as exc:  # a latest run named a project that is gone
+        messages.error(request, f"Nothing was queued: {exc}. Start that report from its page.")
+        return redirect("analysis-dashboard", slug=slug)
     messages.success(request, f"Queued: {', '.join(r.kind for r in runs)}. Each page shows its run's progress.")
     return redirect("analysis-dashboard", slug=slug)
 

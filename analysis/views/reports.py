@@ -42,7 +42,7 @@ def report_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
         "project": project, "report": report, "progress": project_progress(project=project),
         "state": state, "done": state.done, "running": state.running, "result": result,
         "kind": kind, "next_page": report.page_key,
-        "param_groups": param_groups(report, state.done.params if state.done else None),
+        "param_groups": param_groups(report, state.done.params if state.done else None, project=project),
         **(report.page_context(result) if state.done else {}),
     }
     return render(request, cast(str, report.template), ctx)  # _report gives only reports with a template

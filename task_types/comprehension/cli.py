@@ -4,8 +4,10 @@
     python -m task_types.comprehension.cli corpus speeches.csv titles.csv > items.jsonl
     python -m task_types.comprehension.cli ibm ../shared/data/ibm_recorded_debating_v4 > items.jsonl
 
-and prints, as JSON, the machine reference of the report against the IBM questions' gold (the
-pairs the release judged; motions split with ``--dev-share`` and ``--split-seed``):
+or a seeded sample of N of those speeches, in id order (``--sample 40 --seed 2018``: the paper's
+reading subset, for a reading project beside the listening project of every speech); and prints,
+as JSON, the machine reference of the report against the IBM questions' gold (the pairs the
+release judged; motions split with ``--dev-share`` and ``--split-seed``):
 
     python -m task_types.comprehension.cli reference ../shared/data/ibm_recorded_debating_v4
 
@@ -24,7 +26,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from task_types.comprehension.corpus import ibm_questions, questions_from_corpus
+from task_types.comprehension.corpus import ibm_questions, questions_from_corpus, sample_questions
 
 
 def read_rows(path: Path) -> list[dict[str, Any]]:
@@ -69,6 +71,10 @@ def main(argv: list[str] | None = None) -> int:
     corpus = sub.add_parser("corpus", help="from speeches and titles, each a CSV file or a JSON list")
     corpus.add_argument("speeches", type=Path)
     corpus.add_argument("titles", type=Path)
+    for command in (ibm, corpus):
+        command.add_argument("--sample", type=int, metavar="N",
+                             help="keep N speeches drawn at random (default: every speech), in id order")
+        command.add_argument("--seed", type=int, default=0, help="seed of the sample (default 0)")
     machine = sub.add_parser("reference", help="the machine reference on the IBM questions' gold, as JSON")
     machine.add_argument("folder", type=Path)
     machine.add_argument("--dev-share", type=float, default=0.5)
@@ -82,6 +88,11 @@ def main(argv: list[str] | None = None) -> int:
         records = ibm_questions(args.folder)
     else:
         records = questions_from_corpus(read_rows(args.speeches), read_rows(args.titles))
+    if args.sample is not None:
+        try:
+            records = sample_questions(records, n=args.sample, seed=args.seed)
+        except ValueError as exc:
+            raise SystemExit(f"--sample: {exc}") from None
     for record in records:
         sys.stdout.write(json.dumps(record, ensure_ascii=False) + "\n")
     return 0

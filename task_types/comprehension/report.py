@@ -136,6 +136,32 @@ def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any
             "positive_share": float(scored["label"].mean()), "roc_auc": roc_auc}
 
 
+def reading_answers(frame: pd.DataFrame, items: pd.DataFrame, other: ReportInput,
+                    slug: str) -> tuple[pd.DataFrame, dict[str, Any]]:
+    """This project's frame (``frame``, already keyed by side) with the reading answers of another
+    project joined to it by item external id (the same speech), and what the join kept and left
+    out. The other project's listening answers are ignored, and so are its items that match no
+    item here; an answer of a worker who also answered the speech here is this project's."""
+    theirs = other.frame
+    mode = _mode_of(theirs) if not theirs.empty else pd.Series(dtype=object)
+    listening = theirs[mode == "listening"] if not theirs.empty else theirs
+    read = theirs[mode != "listening"] if not theirs.empty else theirs
+    ours = set(items["item"])
+    unmatched = sorted(set(other.items["item"]) - ours)
+    read = read[read["item"].isin(ours)]
+    if not read.empty:
+        known = pd.MultiIndex.from_frame(frame[["item", "worker"]].drop_duplicates())
+        read = read[~pd.MultiIndex.from_frame(read[["item", "worker"]]).isin(known)]
+    joined = read.assign(mode="reading", label=read["label"].astype(int),
+                         option=read["item"].map(side_keys(items)) + SIDE + read["option"].astype(str))[
+        ["item", "option", "worker", "label", "mode"]]
+    facts = {"project": slug, "items": len(other.items), "speeches": int(joined["item"].nunique()),
+             "reading_answers": int(joined.groupby(["item", "worker"]).ngroups) if not joined.empty else 0,
+             "unmatched_items": len(unmatched), "unmatched_examples": [str(i) for i in unmatched[:5]],
+             "listening_answers_ignored": int(listening.groupby(["item", "worker"]).ngroups) if not listening.empty else 0}
+    return pd.concat([frame, joined], ignore_index=True) if not joined.empty else frame, facts
+
+
 def figure_columns(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The columns of the figures table, each with its own N: every mode, and between them the
     listeners' figures on the speeches that were also read (the paper's reading subset)."""
@@ -174,6 +200,10 @@ class ComprehensionReport(Report):
               minimum=0.05, maximum=0.95, label="Development share of motions", group="Machine reference"),
         Param("split_seed", int, 0, "seed of the split of motions", label="Split seed", group="Machine reference"),
         Param("seed", int, 0, "seed of the bootstrap", label="Random seed", group="Reproducibility"),
+        Param("reading_project", str, "", "another comprehension project whose reading answers join this project's "
+              "by item external id (the same speech), as the paper's readers of a subset of the speeches heard; "
+              "its listening answers and its items that match no item here are left out", project=True,
+              label="Reading project", group="Reading subset"),
     )
 
     def run(self, data: ReportInput, params: Mapping[str, Any], progress: Progress) -> dict[str, Any]:
@@ -184,6 +214,10 @@ class ComprehensionReport(Report):
         frame = frame.assign(mode=_mode_of(frame), label=frame["label"].astype(int),
                              option=sides + SIDE + frame["option"].astype(str))[
             ["item", "option", "worker", "label", "mode"]]
+        joined = None
+        if "reading_project" in data.others:
+            frame, joined = reading_answers(frame, data.items, data.others["reading_project"],
+                                            params.get("reading_project", ""))
         stance = data.items.set_index("item")["stance"]
         modes = {}
         present = [m for m in MODES if (frame["mode"] == m).any()]
@@ -218,7 +252,7 @@ class ComprehensionReport(Report):
         progress(0.9, "per-pair votes")
         return {"modes": modes, "reading_subset": subset, "comparison": comparison, "machine": machine,
                 "pairs": pair_rows(frame, data.items), "n_annotations": int(frame.groupby(["item", "worker"]).ngroups),
-                "items_in_project": len(data.items)}
+                "items_in_project": len(data.items), "reading_project": joined}
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
         machine = result.get("machine") or {}
@@ -245,7 +279,7 @@ class ComprehensionReport(Report):
             for mode, figures in modes.items() for m, d in (figures.get("figure1") or {}).items()
         ]
         return {"machine_rows": rows, "modes": modes, "columns": columns, "figure_table": table, "distribution": distribution,
-                "comparison": result.get("comparison"), "machine": machine}
+                "comparison": result.get("comparison"), "machine": machine, "reading_project": result.get("reading_project")}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:
         from analysis.plots import votes_by_m_svg

@@ -35,10 +35,15 @@ class Command(BaseCommand):
             raise CommandError(str(exc)) from None
         if list_params:
             for p in report.params:
-                self.stdout.write(f"{p.name} ({p.type.__name__}, default {p.default!r}): {p.help}")
+                what = "slug of another project of the same task type" if p.project else p.type.__name__
+                self.stdout.write(f"{p.name} ({what}, default {p.default!r}): {p.help}")
             return
         if every_kind:
-            for run in analysis_recompute_all(project=project):
+            try:
+                runs = analysis_recompute_all(project=project)
+            except ParamError as exc:
+                raise CommandError(str(exc)) from None
+            for run in runs:
                 run.refresh_from_db()
                 self.stdout.write(f"{run.kind} run #{run.pk}: {run.status}")
             return

@@ -37,20 +37,20 @@ SPEECHES = [  # (id, motion, stance, transcript, titles)
 ]
 
 
-def make_project(mode="reading"):
+def make_project(mode="reading", speeches=SPEECHES):
     project = ProjectFactory(task_type="comprehension", redundancy=4, options=TASK.clean_options({"mode": mode}))
     records = [{"id": sid, "motion_id": motion, "motion": f"motion {motion}", "gold": titles[0][0],
                 "speech": {"id": sid, "speaker": "x", "stance": stance, "transcript": text, "audio": ""},
                 "titles": [{"id": t, "title": title} for t, title in titles]}
-               for sid, motion, stance, text, titles in SPEECHES]
+               for sid, motion, stance, text, titles in speeches]
     items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
     return project
 
 
 def answer_all(project, worker, answers, *, playback=None):
-    """``answers`` maps speech id → ticked title ids ([] for None)."""
+    """``answers`` maps speech id → ticked title ids ([] for None); speeches it leaves out are not answered."""
     now = timezone.now()
-    for item in project.items.order_by("position"):
+    for item in project.items.filter(external_id__in=list(answers)).order_by("position"):
         a = Assignment.objects.create(item=item, project=project, worker=worker, assigned_at=now,
                                       expires_at=now + timezone.timedelta(minutes=30))
         item.n_active += 1
