@@ -42,6 +42,7 @@ from annotation.task_types.records import (
     FieldError,
     ImportField,
     record_text,
+    seeded_sample,
     shorten,
 )
 
@@ -71,6 +72,7 @@ __all__ = [
     "Shortcut",
     "TaskType",
     "record_text",
+    "seeded_sample",
     "shorten",
 ]
 

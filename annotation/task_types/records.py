@@ -4,7 +4,8 @@ fields (errors name the field)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import random
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -65,6 +66,18 @@ def record_text(record: Mapping[str, Any], name: str, *, required: bool = True, 
     if limit is not None and len(text) > limit:
         raise FieldError(name, f"must have at most {limit:,} characters, has {len(text):,}")
     return text
+
+
+def seeded_sample(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int,
+                  unit: str = "record") -> list[dict[str, Any]]:
+    """``n`` of the records drawn at random with ``seed`` (all of them when ``n`` is None or not
+    smaller), in id order whatever the input order, so that a seed names one sample."""
+    ordered = sorted((dict(r) for r in records), key=lambda r: str(r["id"]))
+    if n is None or n >= len(ordered):
+        return ordered
+    if n < 1:
+        raise ValueError(f"a sample needs at least 1 {unit}, got {n}")
+    return sorted(random.Random(seed).sample(ordered, n), key=lambda r: str(r["id"]))
 
 
 def shorten(text: str, length: int) -> str:

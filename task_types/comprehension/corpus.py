@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import csv
 import json
-import random
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from annotation.task_types.base import FieldError, record_text
+from annotation.task_types.base import FieldError, record_text, seeded_sample
 
 NONE = "none"
 STANCES = ("pro", "con")
@@ -194,13 +193,7 @@ def questions_from_corpus(speeches: Iterable[Mapping[str, Any]], titles: Iterabl
 def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int) -> list[dict[str, Any]]:
     """``n`` of the questions (one per speech) drawn at random with ``seed``, all of them when
     ``n`` is None or not smaller, in id order: the paper's readers read 40 of the speeches heard."""
-    ordered = sorted((dict(r) for r in records), key=lambda r: str(r["id"]))
-    if n is None or n >= len(ordered):
-        return ordered
-    if n < 1:
-        raise ValueError(f"a sample needs at least 1 speech, got {n}")
-    return sorted(random.Random(seed).sample(ordered, n), key=lambda r: str(r["id"]))
-
+    return seeded_sample(records, n=n, seed=seed, unit="speech")
 
 def ibm_questions(folder: Path) -> list[dict[str, Any]]:
     """Questions of the IBM Debater Recorded Debating Dataset V4: every speech that its iDebate

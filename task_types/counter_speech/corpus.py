@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.task_types.base import seeded_sample
+
 SETTINGS = ("all", "explicit", "implicit")
 KINDS = ("explicit", "implicit")
 IBM_FOLDER = "ibm_recorded_debating_v4"
@@ -127,13 +129,7 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
 def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int) -> list[dict[str, Any]]:
     """``n`` of the questions drawn at random with ``seed`` (all of them when ``n`` is None or not
     smaller), in id order: the paper gave its annotators 60 sampled questions."""
-    ordered = sorted((dict(r) for r in records), key=lambda r: str(r["id"]))
-    if n is None or n >= len(ordered):
-        return ordered
-    if n < 1:
-        raise ValueError(f"a sample needs at least 1 question, got {n}")
-    return sorted(random.Random(seed).sample(ordered, n), key=lambda r: str(r["id"]))
-
+    return seeded_sample(records, n=n, seed=seed, unit="question")
 
 def ibm_speeches(folder: Path) -> list[dict[str, Any]]:
     """The 200 speeches of the IBM Debater Recorded Debating Dataset V4: each CON speech names the
