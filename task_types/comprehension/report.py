@@ -162,12 +162,18 @@ def reading_answers(frame: pd.DataFrame, items: pd.DataFrame, other: ReportInput
     return pd.concat([frame, joined], ignore_index=True) if not joined.empty else frame, facts
 
 
+def in_mode_order(modes: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """The modes of a stored result in the paper's order: a result read back from PostgreSQL's
+    jsonb has its keys sorted by length, not in the order they were written."""
+    return [(mode, modes[mode]) for mode in MODES if mode in modes]
+
+
 def figure_columns(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The columns of the figures table, each with its own N: every mode, and between them the
     listeners' figures on the speeches that were also read (the paper's reading subset)."""
     modes = result.get("modes", {})
     columns = []
-    for mode, figures in modes.items():
+    for mode, figures in in_mode_order(modes):
         columns.append({"key": mode, "label": mode.capitalize(), "figures": figures})
         if mode == "listening" and result.get("reading_subset"):
             columns.append({"key": "reading_subset", "label": "Listening, read speeches",
@@ -258,7 +264,8 @@ class ComprehensionReport(Report):
         machine = result.get("machine") or {}
         roc_auc = machine.get("roc_auc") or {}
         rows = [{"name": name, "label": CONFIGURATIONS.get(name, name), "roc_auc": roc_auc.get(name), **values}
-                for name, values in (machine.get("configurations") or {}).items()]
+                for name, values in sorted((machine.get("configurations") or {}).items(),
+                                           key=lambda kv: list(CONFIGURATIONS).index(kv[0]) if kv[0] in CONFIGURATIONS else len(CONFIGURATIONS))]
         modes = result.get("modes", {})
         columns = figure_columns(result)
         table = []
@@ -276,15 +283,15 @@ class ComprehensionReport(Report):
         distribution = [
             {"mode": mode, "m": m, "rows": [{"votes": k, "count": c, "share": sh, "interval": iv}
                                             for k, (c, sh, iv) in enumerate(zip(d["counts"], d["shares"], d["intervals"], strict=True))]}
-            for mode, figures in modes.items() for m, d in (figures.get("figure1") or {}).items()
+            for mode, figures in in_mode_order(modes) for m, d in (figures.get("figure1") or {}).items()
         ]
-        return {"machine_rows": rows, "modes": modes, "columns": columns, "figure_table": table, "distribution": distribution,
+        return {"machine_rows": rows, "modes": dict(in_mode_order(modes)), "columns": columns, "figure_table": table, "distribution": distribution,
                 "comparison": result.get("comparison"), "machine": machine, "reading_project": result.get("reading_project")}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:
         from analysis.plots import votes_by_m_svg
 
-        series = {mode: figures["positive_votes"]["counts"] for mode, figures in result.get("modes", {}).items()}
+        series = {mode: figures["positive_votes"]["counts"] for mode, figures in in_mode_order(result.get("modes", {}))}
         return votes_by_m_svg(series)
 
     def file(self, name: str, result: Mapping[str, Any]) -> tuple[str, list[str], list[dict[str, Any]]]:

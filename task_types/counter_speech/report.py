@@ -124,8 +124,11 @@ class CounterSpeechReport(Report):
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
         machine = result.get("machine") or {}
-        rows = [{"method": METHOD_TEXTS.get(name, name), **values}
-                for name, values in (machine.get("methods") or {}).items()]
+        # In the table's own order: a result read back from PostgreSQL's jsonb has its keys
+        # sorted by length, not in the order they were written.
+        methods = machine.get("methods") or {}
+        order = [*[m for m in METHOD_TEXTS if m in methods], *[m for m in methods if m not in METHOD_TEXTS]]
+        rows = [{"method": METHOD_TEXTS.get(name, name), **methods[name]} for name in order]
         return {"method_rows": rows, "reason_texts": REASON_TEXTS}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:
