@@ -50,7 +50,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="K",
         help="references per prompt for new and cva, the first K in file order (4)",
     )
-    parser.add_argument("--stem", action="store_true", help="Porter stemming (words over 3 letters)")
+    parser.add_argument(
+        "--stem", action="store_true", help="Porter stemming (words over 3 letters)"
+    )
     parser.add_argument(
         "--stopwords", action="store_true", help="drop scikit-learn's English stop words"
     )
@@ -86,7 +88,9 @@ def read_table(path: Path, columns: tuple[str, ...], *, sep: str) -> pd.DataFram
         empty = frame[column].str.strip() == ""
         if empty.any():
             row = int(empty.to_numpy().nonzero()[0][0])
-            raise InputError(f"{path}: {location(path, sep, row)}, column {column!r}: empty {column}")
+            raise InputError(
+                f"{path}: {location(path, sep, row)}, column {column!r}: empty {column}"
+            )
     return frame
 
 
