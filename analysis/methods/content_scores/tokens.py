@@ -33,6 +33,7 @@ from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 _KEPT = frozenset(b"abcdefghijklmnopqrstuvwxyz0123456789")
 _SEPARATORS = bytes(byte if byte in _KEPT else 0x20 for byte in range(256))
 _MARKER = b" \x01 "
+_CHUNK_TEXTS = 10_000
 STOP_WORDS: frozenset[str] = frozenset(ENGLISH_STOP_WORDS)
 
 
@@ -72,18 +73,29 @@ def tokenize_texts(
 ) -> TokenizedTexts:
     # bytes.translate + split run in C, several times faster than a regular expression per text.
     # Lower-casing comes first (on str, as rouge-score does); a character it leaves outside
-    # ASCII becomes "?" and then a space. Texts are joined around a marker byte that no
-    # translated text holds, and split once.
-    translated = [text.lower().encode("ascii", "replace").translate(_SEPARATORS) for text in texts]
-    pieces = np.array(_MARKER.join(translated).decode("ascii").split(), dtype=object)
-    is_marker = pieces == "\x01"
-    n_texts = len(translated)
-    text_of_piece = np.cumsum(is_marker)
-    words = pieces[~is_marker]
-    lengths = np.bincount(text_of_piece[~is_marker], minlength=n_texts).astype(np.int64)
-    codes, uniques = pd.factorize(words)
-    ids = codes.astype(np.int64, copy=False)
-    vocabulary = np.asarray(uniques, dtype=object)
+    # ASCII becomes "?" and then a space. A chunk of texts is joined around a marker byte that
+    # no translated text holds, and split once; chunks bound the memory the word strings take.
+    texts = list(texts)
+    n_texts = len(texts)
+    lengths = np.zeros(n_texts, dtype=np.int64)
+    id_of: dict[str, int] = {}
+    chunk_ids = []
+    for start in range(0, n_texts, _CHUNK_TEXTS):
+        chunk = texts[start : start + _CHUNK_TEXTS]
+        translated = [t.lower().encode("ascii", "replace").translate(_SEPARATORS) for t in chunk]
+        pieces = np.array(_MARKER.join(translated).decode("ascii").split(), dtype=object)
+        is_marker = pieces == "\x01"
+        text_of_piece = np.cumsum(is_marker)[~is_marker]
+        lengths[start : start + len(chunk)] = np.bincount(text_of_piece, minlength=len(chunk))
+        codes, uniques = pd.factorize(pieces[~is_marker])
+        to_global = np.fromiter(
+            (id_of.setdefault(word, len(id_of)) for word in uniques),
+            dtype=np.int64,
+            count=len(uniques),
+        )
+        chunk_ids.append(to_global[codes])
+    ids = np.concatenate(chunk_ids) if chunk_ids else np.zeros(0, dtype=np.int64)
+    vocabulary = np.array(list(id_of), dtype=object)
     if stopwords and vocabulary.size:
         keep_word = np.fromiter(
             (word not in STOP_WORDS for word in vocabulary), dtype=bool, count=vocabulary.size
