@@ -18,9 +18,9 @@ For a response to prompt ``p`` whose references, in the order given, are ``ref_1
 A prompt with fewer than ``k`` references is scored against those it has. Words are those of
 :mod:`.tokens` (the ``rouge-score`` tokenizer; ``stem`` and ``stopwords`` options).
 
-Every step is array arithmetic over integer keys ``prompt × vocabulary + word`` (sorted, looked
-up with ``np.searchsorted``): no Python loop runs per response or per word, except the
-tokenizer's regular expression per text.
+Every step is array arithmetic over integer keys ``prompt × vocabulary + word``, looked up in a
+dense table while prompts × vocabulary is small, else by ``np.searchsorted`` in the sorted keys:
+no Python loop runs per response or per word (the tokenizer's runs per chunk of texts).
 """
 
 from __future__ import annotations

@@ -195,3 +195,22 @@ def test_missing_columns_and_bad_k_are_refused():
         content_scores(references=references.drop(columns="text"), responses=responses)
     with pytest.raises(ValueError, match="positive integer"):
         content_scores(references=references, responses=responses, k=0)
+
+
+def test_sorted_key_lookups_give_the_dense_tables_results(monkeypatch):
+    from analysis.methods.content_scores import scores as module
+
+    rng = np.random.default_rng(2)
+    vocabulary = [f"w{i}" for i in range(60)]
+    texts = random_texts(rng, vocabulary, 260)
+    references = pd.DataFrame(
+        {"prompt_id": np.arange(60) % 15, "reference_id": range(60), "text": texts[:60]}
+    )
+    responses = pd.DataFrame(
+        {"response_id": range(200), "prompt_id": np.arange(200) % 15, "text": texts[60:]}
+    )
+    dense = content_scores(references=references, responses=responses, k=3)
+    monkeypatch.setattr(module, "_DENSE_CELLS", 0)
+    by_keys = content_scores(references=references, responses=responses, k=3)
+    pd.testing.assert_frame_equal(dense, by_keys)
+    assert (dense["new"] > 0).sum() > 150
