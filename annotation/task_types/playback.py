@@ -1,5 +1,7 @@
-"""Playback reports of the listening mode: what the client sends, checked against the project's
-rules, and summed up for exports.
+"""Playback reports of a listening task: what the client sends, checked against the project's
+rules, and summed up for exports. Part of the contract: any task type whose items play a clip
+under rules (play once, no pause, no seeking, to the end, unless the project allows them) checks
+its reports here, and its page loads the shared player (``js/listening.js``).
 
 The client reports each play, pause, seek and ended event with the position in the audio
 (``t``, seconds) and the time since the item was shown (``at``, milliseconds), plus the fraction
