@@ -46,7 +46,7 @@ RUBRIC = (
     ("2", "Limited to some (or all) of the main facts, presented one by one; key information may be omitted or inaccurate."),
     ("1", "Incomplete, and/or lacks development."),
 )
-SCORES = tuple(sorted(RUBRIC))
+SCORES = tuple(sorted(value for value, _ in RUBRIC))
 COMMENT_LIMIT = 2000
 GUIDELINES = """\
 ## How accurate is the content of the response?
