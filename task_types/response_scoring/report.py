@@ -18,27 +18,22 @@ import numpy as np
 import pandas as pd
 
 from analysis.methods.agreement import krippendorff_alpha, pairwise_cohen_kappa, pairwise_kappa_table
-from analysis.methods.content_scores import content_scores
-from analysis.methods.content_scores.relation import score_relation
-from analysis.methods.content_scores.tokens import tokenize_texts
-from analysis.methods.content_scores.wer import corpus_word_error_rate
+from analysis.methods.content_scores import content_scores, corpus_word_error_rate, score_relation, study, tokenize_texts
 from analysis.reports import Param, Progress, Report, ReportInput
 from task_types.response_scoring.corpus import PROMPT_TYPES
 
 SCALE = (1, 2, 3, 4)
 TRANSCRIPTS = {"asr": "asr_transcript", "manual": "transcript"}
 SCORE_NAMES = {"cva": "CVA (TF-IDF cosine)", "base": "Base ROUGE", "new": "New ROUGE"}
-# The study's figures (poster): agreement of two expert raters; Table 1 (content accuracy
-# only: r and κ of each score alone on ASR and manual transcripts); Table 2 (absolute and
-# partial r with the response's length held constant); ASR word error rate per prompt type.
-STUDY_KAPPA = 0.69
-STUDY_TABLE1 = {"cva": {"asr": (0.492, 0.340), "manual": (0.469, 0.303)},
-                "base": {"asr": (0.587, 0.440), "manual": (0.632, 0.489)},
-                "new": {"asr": (0.655, 0.540), "manual": (0.700, 0.590)}}
-STUDY_TABLE2 = {"cva": {"asr": (0.508, 0.428), "manual": (0.451, 0.370)},
-                "base": {"asr": (0.553, 0.281), "manual": (0.589, 0.284)},
-                "new": {"asr": (0.652, 0.478), "manual": (0.673, 0.460)}}
-STUDY_WER = {"narration": 0.265, "summary": 0.294}
+# The study's figures (poster; analysis.methods.content_scores.study): two expert raters' kappa,
+# its first table (each score alone: r and κ on ASR and manual transcripts), its second (absolute
+# and partial r) and the ASR word error rate per prompt type.
+STUDY_KAPPA = study.EXPERT_KAPPA
+STUDY_TABLE1 = {name: {"asr": (r_asr, k_asr), "manual": (r_man, k_man)}
+                for name, (r_asr, k_asr, r_man, k_man) in study.CONTENT_ONLY.items()}
+STUDY_TABLE2 = {name: {"asr": (abs_asr, part_asr), "manual": (abs_man, part_man)}
+                for name, (abs_asr, abs_man, part_asr, part_man) in study.LENGTH_TABLE.items()}
+STUDY_WER = {"narration": study.ASR_WER["picture narration"], "summary": study.ASR_WER["summarisation"]}
 SCORE_COLUMNS = ["response", "prompt_id", "prompt_type", "speaker", "n_ratings", "human_scores", "human_mean",
                  "words_asr", "base_asr", "new_asr", "cva_asr", "words_manual", "base_manual", "new_manual", "cva_manual"]
 
@@ -166,7 +161,10 @@ class ResponseScoringReport(Report):
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
         return {"agreement": result.get("agreement") or {}, "relations": result.get("relations") or [],
-                "wer": result.get("wer") or [], "scores": (result.get("scores") or [])[:50]}
+                "wer": [{**w, "percent": None if w["wer"] is None else f"{100 * w['wer']:.1f}%",
+                         "study_percent": None if w["study_wer"] is None else f"{100 * w['study_wer']:.1f}%"}
+                        for w in result.get("wer") or []],
+                "scores": (result.get("scores") or [])[:50]}
 
     def file(self, name: str, result: Mapping[str, Any]) -> tuple[str, list[str], list[dict[str, Any]]]:
         return "scores.csv", SCORE_COLUMNS, result.get("scores", [])
