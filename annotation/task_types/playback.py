@@ -70,7 +70,7 @@ def _parse(raw: Any) -> tuple[dict[str, Any] | None, str]:
     return {"events": clean, "heard": round(min(heard, 1.0), 4), "duration": duration}, ""
 
 
-def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict | None]:
+def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
     """(problem, report): the problem is empty when the report keeps the project's rules."""
     if raw is None:
         return "Play the speech before answering.", None
