@@ -17,8 +17,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.agreement import krippendorff_alpha, pairwise_cohen_kappa, pairwise_kappa_table
-from analysis.methods.content_scores import content_scores, corpus_word_error_rate, score_relation, study, tokenize_texts
+from analysis.methods.agreement import (
+    krippendorff_alpha,
+    pairwise_cohen_kappa,
+    pairwise_kappa_table,
+)
+from analysis.methods.content_scores import (
+    content_scores,
+    corpus_word_error_rate,
+    score_relation,
+    study,
+    tokenize_texts,
+)
 from analysis.reports import Param, Progress, Report, ReportInput
 from task_types.response_scoring.corpus import PROMPT_TYPES
 
@@ -49,7 +59,7 @@ def rater_agreement(frame: pd.DataFrame, *, min_overlap: int) -> dict[str, Any]:
     kappa = pairwise_cohen_kappa(scores, weights="quadratic", min_overlap=min_overlap, categories=SCALE)
     pairs = pairwise_kappa_table(scores, weights="quadratic", min_overlap=min_overlap, categories=SCALE)
     wide = scores.pivot(index="item", columns="worker", values="label")
-    rows = []
+    rows: list[dict[str, Any]] = []
     for a, b, shared, k in pairs.itertuples(index=False):
         both = wide[[a, b]].dropna()
         r = both[a].corr(both[b]) if len(both) > 1 else math.nan
