@@ -32,7 +32,10 @@ def synthetic(n_responses: int, seed: int) -> tuple[pd.DataFrame, pd.DataFrame]:
     rng = np.random.default_rng(seed)
     letters = np.array(list("abcdefghijklmnopqrstuvwxyz"))
     words = np.array(
-        ["".join(rng.choice(letters, size=rng.integers(2, 10))) + str(i % 7) for i in range(VOCABULARY)]
+        [
+            "".join(rng.choice(letters, size=rng.integers(2, 10))) + str(i % 7)
+            for i in range(VOCABULARY)
+        ]
     )
     weights = 1.0 / np.arange(1, VOCABULARY + 1) ** 1.1
     weights /= weights.sum()
@@ -88,7 +91,9 @@ def main() -> None:
         for prompt, text in zip(subset["prompt_id"], subset["text"], strict=True)
     ]
     rouge_seconds = (time.perf_counter() - start) * len(responses) / len(subset)
-    scaled = "" if len(subset) == len(responses) else f" (timed on {len(subset):,}, scaled linearly)"
+    scaled = (
+        "" if len(subset) == len(responses) else f" (timed on {len(subset):,}, scaled linearly)"
+    )
     print(f"rouge-score rouge1 recall (base only): {rouge_seconds:.2f} s{scaled}")
     difference = np.abs(ours["base"].to_numpy()[: len(subset)] - np.asarray(recall)).max()
     print(f"largest difference in base: {difference:.2e}")

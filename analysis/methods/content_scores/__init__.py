@@ -33,7 +33,12 @@ from analysis.methods.content_scores.scores import (
     ContentScoreError,
     content_scores,
 )
-from analysis.methods.content_scores.tokens import STOP_WORDS, TokenizedTexts, tokenize, tokenize_texts
+from analysis.methods.content_scores.tokens import (
+    STOP_WORDS,
+    TokenizedTexts,
+    tokenize,
+    tokenize_texts,
+)
 from analysis.methods.content_scores.wer import corpus_word_error_rate, word_edits, word_error_rate
 
 __all__ = [

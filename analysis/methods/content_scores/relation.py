@@ -44,7 +44,9 @@ class ScaleMapping:
     high: int
 
     def apply(self, automatic: ArrayLike) -> np.ndarray:
-        return _to_scale(self.intercept + self.slope * np.asarray(automatic, dtype=float), (self.low, self.high))
+        return _to_scale(
+            self.intercept + self.slope * np.asarray(automatic, dtype=float), (self.low, self.high)
+        )
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,15 @@ class Relation:
     mapping: ScaleMapping
 
 
-def fit_scale_mapping(human: ArrayLike, automatic: ArrayLike, *, scale: Scale = (1, 4)) -> ScaleMapping:
+def fit_scale_mapping(
+    human: ArrayLike, automatic: ArrayLike, *, scale: Scale = (1, 4)
+) -> ScaleMapping:
     h, a = _vectors(human, automatic)
     variance = float(np.var(a))
     slope = float(np.mean((a - a.mean()) * (h - h.mean())) / variance) if variance > 0 else 0.0
-    return ScaleMapping(slope=slope, intercept=float(h.mean() - slope * a.mean()), low=scale[0], high=scale[1])
+    return ScaleMapping(
+        slope=slope, intercept=float(h.mean() - slope * a.mean()), low=scale[0], high=scale[1]
+    )
 
 
 def score_relation(
@@ -72,7 +78,10 @@ def score_relation(
         raise ValueError(f"human scores must lie on the scale {low}–{high}")
     mapping = fit_scale_mapping(h, a, scale=scale)
     kappa = cohen_kappa(
-        _to_scale(h, scale), mapping.apply(a), weights="quadratic", categories=list(range(low, high + 1))
+        _to_scale(h, scale),
+        mapping.apply(a),
+        weights="quadratic",
+        categories=list(range(low, high + 1)),
     )
     return Relation(
         n=int(h.size),
@@ -108,7 +117,9 @@ def rater_agreement(
     """Agreement of the raters in ``frame`` (``item, worker, label``; labels on the scale)."""
     categories: list[Hashable] = list(range(scale[0], scale[1] + 1))
     labels = frame[["item", "worker", "label"]]
-    table = pairwise_kappa_table(labels, weights="quadratic", min_overlap=min_overlap, categories=categories)
+    table = pairwise_kappa_table(
+        labels, weights="quadratic", min_overlap=min_overlap, categories=categories
+    )
     wide = labels.pivot(index="item", columns="worker", values="label")
     alphas, correlations = [], []
     for first, second in zip(table["worker_a"], table["worker_b"], strict=True):

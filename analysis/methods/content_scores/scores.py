@@ -41,7 +41,9 @@ SCORE_COLUMNS = ("response_id", "base", "new", "cva")
 class ContentScoreError(ValueError):
     """Bad input: names the table, the row (0-based position, None for the whole table), the column."""
 
-    def __init__(self, message: str, *, table: str, row: int | None = None, column: str | None = None):
+    def __init__(
+        self, message: str, *, table: str, row: int | None = None, column: str | None = None
+    ):
         super().__init__(message)
         self.message = message
         self.table = table
@@ -177,7 +179,9 @@ def _scores(
 
     # TF-IDF over types, idf per prompt over its references in use and its responses.
     resp_df = _Counts.of(key, space=space)
-    n_docs = np.bincount(ref_prompt, minlength=n_prompts) + np.bincount(resp_prompt, minlength=n_prompts)
+    n_docs = np.bincount(ref_prompt, minlength=n_prompts) + np.bincount(
+        resp_prompt, minlength=n_prompts
+    )
 
     def idf(keys: np.ndarray, df: np.ndarray) -> np.ndarray:
         n = n_docs[keys // vocabulary]
@@ -188,7 +192,9 @@ def _scores(
     dot = np.bincount(resp, held * idf_resp**2, minlength=n_resp)
     resp_norm = np.sqrt(np.bincount(resp, idf_resp**2, minlength=n_resp))
     ref_norm = np.sqrt(
-        np.bincount(holding.keys // vocabulary, (holding.counts * idf_ref) ** 2, minlength=n_prompts)
+        np.bincount(
+            holding.keys // vocabulary, (holding.counts * idf_ref) ** 2, minlength=n_prompts
+        )
     )
     cva = _ratio(dot, resp_norm * ref_norm[resp_prompt])
     return base, new, cva
@@ -222,7 +228,12 @@ def _check_table(
     duplicated = frame.duplicated(list(key)).to_numpy()
     if duplicated.any():
         row = int(np.flatnonzero(duplicated)[0])
-        value: Hashable = tuple(frame[list(key)].iloc[row]) if len(key) > 1 else frame[key[0]].iloc[row]
+        value: Hashable = (
+            tuple(frame[list(key)].iloc[row]) if len(key) > 1 else frame[key[0]].iloc[row]
+        )
         raise ContentScoreError(
-            f"{' and '.join(key)} {value!r} repeats an earlier row", table=table, row=row, column=key[-1]
+            f"{' and '.join(key)} {value!r} repeats an earlier row",
+            table=table,
+            row=row,
+            column=key[-1],
         )

@@ -57,7 +57,9 @@ class TokenizedTexts:
         return np.repeat(np.arange(self.n_texts, dtype=np.int64), self.lengths)
 
     def words(self, text: int) -> list[str]:
-        return [str(w) for w in self.vocabulary[self.ids[self.offsets[text] : self.offsets[text + 1]]]]
+        return [
+            str(w) for w in self.vocabulary[self.ids[self.offsets[text] : self.offsets[text + 1]]]
+        ]
 
 
 def tokenize(text: str, *, stem: bool = False, stopwords: bool = False) -> list[str]:

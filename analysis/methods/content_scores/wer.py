@@ -20,7 +20,9 @@ import pandas as pd
 from analysis.methods.content_scores.tokens import tokenize_texts
 
 
-def word_edits(reference: Sequence[int] | np.ndarray, hypothesis: Sequence[int] | np.ndarray) -> int:
+def word_edits(
+    reference: Sequence[int] | np.ndarray, hypothesis: Sequence[int] | np.ndarray
+) -> int:
     """Levenshtein distance between two sequences of word ids."""
     ref, hyp = np.asarray(reference), np.asarray(hypothesis)
     if ref.size == 0 or hyp.size == 0:
@@ -56,7 +58,9 @@ def corpus_word_error_rate(
     """``group, n_responses, reference_words, edits, wer`` per group (one row ``group=None``
     without ``groups``): summed edits over summed reference words, NaN for a group without
     reference words."""
-    if len(references) != len(hypotheses) or (groups is not None and len(groups) != len(references)):
+    if len(references) != len(hypotheses) or (
+        groups is not None and len(groups) != len(references)
+    ):
         raise ValueError("references, hypotheses and groups need one entry per response")
     tokens = tokenize_texts([*references, *hypotheses])
     n = len(references)
@@ -64,7 +68,8 @@ def corpus_word_error_rate(
     edits = np.fromiter(
         (
             word_edits(
-                tokens.ids[offsets[i] : offsets[i + 1]], tokens.ids[offsets[n + i] : offsets[n + i + 1]]
+                tokens.ids[offsets[i] : offsets[i + 1]],
+                tokens.ids[offsets[n + i] : offsets[n + i + 1]],
             )
             for i in range(n)
         ),
@@ -79,10 +84,15 @@ def corpus_word_error_rate(
         }
     )
     summary = frame.groupby("group", sort=True, dropna=False).agg(
-        n_responses=("edits", "size"), reference_words=("reference_words", "sum"), edits=("edits", "sum")
+        n_responses=("edits", "size"),
+        reference_words=("reference_words", "sum"),
+        edits=("edits", "sum"),
     )
     words = summary["reference_words"].to_numpy(dtype=float)
     summary["wer"] = np.divide(
-        summary["edits"].to_numpy(dtype=float), words, out=np.full(words.shape, np.nan), where=words > 0
+        summary["edits"].to_numpy(dtype=float),
+        words,
+        out=np.full(words.shape, np.nan),
+        where=words > 0,
     )
     return summary.reset_index()
