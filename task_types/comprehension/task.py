@@ -34,14 +34,14 @@ from annotation.task_types.base import (
     TaskType,
     shorten,
 )
-from task_types.comprehension.corpus import clean_question
-from task_types.comprehension.demo import demo_projects
-from task_types.comprehension.playback import (
+from annotation.task_types.playback import (
     playback_problem,
     playback_summary,
     server_problem,
     with_timeline,
 )
+from task_types.comprehension.corpus import clean_question
+from task_types.comprehension.demo import demo_projects
 
 NONE = "none"
 MODES = ("listening", "reading")
@@ -102,7 +102,7 @@ class Comprehension(TaskType):
     description = "Which argument titles of the motion, on the speech's side, did the speaker argue (or none)."
     template = "comprehension/item.html"
     default_guidelines = GUIDELINES
-    scripts = ("comprehension/listening.js",)
+    scripts = ("js/listening.js",)
     styles = ("comprehension/comprehension.css",)
     level = "set"
     long_rows_use_payload = True

@@ -21,7 +21,7 @@ from annotation.models import Annotation, Assignment, MediaFile, MediaUse, Refus
 from annotation.services import items_import
 from annotation.services.media import media_import_file
 from annotation.task_types import get_task_type
-from task_types.comprehension.playback import duration_tolerance
+from annotation.task_types.playback import duration_tolerance
 from tests.factories import ProjectFactory, UserFactory
 from tests.task_types.comprehension.factories import heard_on_server
 

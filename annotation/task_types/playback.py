@@ -1,5 +1,7 @@
-"""Playback reports of the listening mode: what the client sends, checked against the project's
-rules, and summed up for exports.
+"""Playback reports of a listening task: what the client sends, checked against the project's
+rules, and summed up for exports. Part of the contract: any task type whose items play a clip
+under rules (play once, no pause, no seeking, to the end, unless the project allows them) checks
+its reports here, and its page loads the shared player (``js/listening.js``).
 
 The client reports each play, pause, seek and ended event with the position in the audio
 (``t``, seconds) and the time since the item was shown (``at``, milliseconds), plus the fraction
@@ -68,7 +70,7 @@ def _parse(raw: Any) -> tuple[dict[str, Any] | None, str]:
     return {"events": clean, "heard": round(min(heard, 1.0), 4), "duration": duration}, ""
 
 
-def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict | None]:
+def playback_problem(raw: Any, *, options: Mapping[str, Any]) -> tuple[str, dict[str, Any] | None]:
     """(problem, report): the problem is empty when the report keeps the project's rules."""
     if raw is None:
         return "Play the speech before answering.", None

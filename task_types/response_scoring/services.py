@@ -1,0 +1,45 @@
+"""Importing a corpus of responses (prompts, references, responses and their audio) into a
+project, all or nothing."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from django.db import transaction
+
+from annotation.importers import ImportFailed, ParsedItem, RowError
+from annotation.models import Project
+from annotation.services import items_import
+from annotation.services.media import media_import_folder
+from annotation.task_types import get_task_type
+from annotation.task_types.base import FieldError
+from task_types.response_scoring.corpus import folder_records
+
+
+@dataclass(frozen=True)
+class ResponsesImported:
+    items: int
+    audio_files: int
+
+
+def responses_import(*, project: Project, folder: Path) -> ResponsesImported:
+    """Import the folder's ``prompts``, ``references`` and ``responses`` files (CSV or JSONL)
+    and its ``audio/`` files. Every row is checked first; ImportFailed names the file, the line
+    and the field, and then nothing is written."""
+    task = get_task_type(project.task_type)
+    if task.slug != "response_scoring":
+        raise ImportFailed([RowError(None, "project", f"is a {task.name} project, not a response-scoring one")])
+    corpus = folder_records(folder)
+    parsed, errors = [], []
+    for line, record in corpus.records:
+        try:
+            parsed.append(ParsedItem(line, task.clean_item(record)))
+        except FieldError as exc:
+            errors.append(RowError(line, exc.field, exc.message, unit="responses line"))
+    if errors:
+        raise ImportFailed(errors[:50], total=len(errors))
+    with transaction.atomic():
+        audio = media_import_folder(project=project, folder=corpus.audio).created if corpus.audio else 0
+        result = items_import(project=project, parsed=parsed, unit="responses line")
+    return ResponsesImported(items=result.created, audio_files=audio)
