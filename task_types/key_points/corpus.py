@@ -145,6 +145,8 @@ def read_corpus(arguments: Source, key_points: Source, labels: Source | None = N
             args.append({"arg_id": row["arg_id"], "argument": row["argument"], "topic": row["topic"], "stance": stance,
                          "line": line})
     groups = {(a["topic"], a["stance"]) for a in args}
+    # A bad arguments file would make every key point of its groups look orphaned: say it once.
+    arguments_clean = not errors.total
     by_arg = {a["arg_id"]: a for a in args}
 
     kps: list[dict[str, Any]] = []
@@ -162,7 +164,7 @@ def read_corpus(arguments: Source, key_points: Source, labels: Source | None = N
         seen_kps[row["key_point_id"]] = line
         if stance is None:
             continue
-        if (row["topic"], stance) not in groups:
+        if (row["topic"], stance) not in groups and arguments_clean:
             errors.add(name, line, "topic", f"no argument has topic {row['topic']!r} and stance {stance}")
             continue
         kps.append({"key_point_id": row["key_point_id"], "key_point": row["key_point"], "topic": row["topic"],
@@ -171,7 +173,7 @@ def read_corpus(arguments: Source, key_points: Source, labels: Source | None = N
     name = names["arguments"]
     uncovered: dict[tuple[str, int], int] = {}
     for a in args:
-        if (a["topic"], a["stance"]) not in covered:
+        if (a["topic"], a["stance"]) not in covered and not errors.total:
             uncovered.setdefault((a["topic"], a["stance"]), seen_args[a["arg_id"]])
     for (topic, stance), line in uncovered.items():  # once per topic and stance, at its first argument
         errors.add(name, line, "topic", f"no key point has topic {topic!r} and stance {stance}")

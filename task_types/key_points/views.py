@@ -74,9 +74,7 @@ def evaluation(request: HtmxRequest, slug: str, pk: int) -> HttpResponse:
     """One evaluation: its progress while it runs (the partial polls itself), then its result."""
     project = _project(slug)
     job = get_object_or_404(PredictionEvaluation, pk=pk, project=project)
-    raw_groups = (job.result or {}).get("groups")
-    groups = sorted(raw_groups.items()) if isinstance(raw_groups, dict) else []
-    ctx = {"project": project, "job": job, "result": job.result or {}, "groups": groups}
+    ctx = {"project": project, "job": job, "result": job.result or {}}
     if request.htmx:
         return render(request, "key_points/evaluation_status.html", ctx)
     return render(request, "key_points/evaluation.html", ctx)
