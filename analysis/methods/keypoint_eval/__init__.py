@@ -5,7 +5,17 @@ JSON, ``evaluate`` scores it (the rules are in :mod:`analysis.methods.keypoint_e
 Run ``python -m analysis.methods.keypoint_eval DATA_DIR PREDICTIONS.json [--subset dev]``.
 """
 
-from analysis.methods.keypoint_eval.data import KeyPointData, KeyPointInputError, load_data
+from analysis.methods.keypoint_eval.data import (
+    KeyPointData,
+    KeyPointInputError,
+    check_arguments,
+    check_key_points,
+    check_labels,
+    load_data,
+    read_arguments,
+    read_key_points,
+    read_labels,
+)
 from analysis.methods.keypoint_eval.predictions import (
     Predictions,
     parse_predictions,
@@ -25,8 +35,14 @@ __all__ = [
     "KeyPointEvaluation",
     "KeyPointInputError",
     "Predictions",
+    "check_arguments",
+    "check_key_points",
+    "check_labels",
     "evaluate",
     "load_data",
     "parse_predictions",
+    "read_arguments",
+    "read_key_points",
+    "read_labels",
     "read_predictions",
 ]

@@ -39,12 +39,26 @@ class KeyPointData:
 def load_data(data_dir: Path, subset: str) -> KeyPointData:
     """Read ``arguments_<subset>.csv``, ``key_points_<subset>.csv`` and ``labels_<subset>.csv``."""
     data_dir = Path(data_dir)
-    paths = [data_dir / f"{name}_{subset}.csv" for name in ("arguments", "key_points", "labels")]
     return KeyPointData(
-        arguments=check_arguments(_read(paths[0]), str(paths[0])),
-        key_points=check_key_points(_read(paths[1]), str(paths[1])),
-        labels=check_labels(_read(paths[2]), str(paths[2])),
+        arguments=read_arguments(data_dir / f"arguments_{subset}.csv"),
+        key_points=read_key_points(data_dir / f"key_points_{subset}.csv"),
+        labels=read_labels(data_dir / f"labels_{subset}.csv"),
     )
+
+
+def read_arguments(path: Path) -> pd.DataFrame:
+    """One ``arguments.csv`` file, checked (see :func:`check_arguments`)."""
+    return check_arguments(_read(Path(path)), str(path))
+
+
+def read_key_points(path: Path) -> pd.DataFrame:
+    """One ``key_points.csv`` file, checked (see :func:`check_key_points`)."""
+    return check_key_points(_read(Path(path)), str(path))
+
+
+def read_labels(path: Path) -> pd.DataFrame:
+    """One ``labels.csv`` file, checked (see :func:`check_labels`)."""
+    return check_labels(_read(Path(path)), str(path))
 
 
 def _read(path: Path) -> pd.DataFrame:
