@@ -79,6 +79,7 @@ INSTALLED_APPS = [
     # Task types: one app each (see task_types/__init__.py).
     "task_types.comprehension",
     "task_types.counter_speech",
+    "task_types.key_points",
     "task_types.pairwise",
 ]
 

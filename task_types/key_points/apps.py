@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class KeyPointsConfig(AppConfig):
+    name = "task_types.key_points"
+    label = "key_points"
+    verbose_name = "Key points"
+
+    def ready(self) -> None:
+        from analysis.reports import register_lazily
+        from annotation.task_types import register
+        from task_types.key_points.ranking import KeyPointSets
+
+        register(KeyPointSets)
+        register_lazily("task_types.key_points.ranking_report.KeyPointSetRanking")
