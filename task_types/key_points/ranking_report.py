@@ -5,6 +5,7 @@ of strengths and ranks, and how often each system's set was chosen when shown.""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import asdict
 from typing import Any
 
 from analysis.methods.bradley_terry import Choice, bradley_terry
@@ -54,9 +55,8 @@ class KeyPointSetRanking(Report):
         progress(0.2, "Bradley–Terry fit and bootstrap")
         result = bradley_terry(choices, prior=params["prior"], n_boot=params["n_boot"], level=params["level"],
                                seed=params["seed"])
-        systems = [{**item, "system": item.pop("name"),
-                    "chosen_share": item["chosen"] / item["shown"] if item["shown"] else None}
-                   for item in result.to_dict()["items"]]  # type: ignore[union-attr]
+        systems = [{**asdict(item), "system": item.name, "chosen_share": item.chosen / item.shown if item.shown else None}
+                   for item in result.items]
         return {"systems": systems, "n_annotations": len(choices), "n_items": int(data.frame["item"].nunique()),
                 "n_boot": result.n_boot, "level": result.level, "prior": result.prior}
 
