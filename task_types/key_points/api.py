@@ -1,0 +1,70 @@
+"""REST API of the key-point type: score a system's predictions, follow the evaluation."""
+
+from __future__ import annotations
+
+import json
+
+from django.core.files.base import ContentFile
+from django.shortcuts import get_object_or_404
+from rest_framework import serializers, status
+from rest_framework.exceptions import ValidationError
+from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.serializers import JobFieldsMixin
+from annotation.api.views import has_perm
+from annotation.importers import ImportFailed
+from annotation.models import Project
+from task_types.key_points.evaluation import evaluation_upload
+from task_types.key_points.models import PredictionEvaluation
+
+
+class EvaluationSerializer(JobFieldsMixin, serializers.ModelSerializer):
+    project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+
+    class Meta:
+        model = PredictionEvaluation
+        fields = ["id", "project", "filename", "size", "labels", "status", "progress", "stage", "heartbeat_at",
+                  "error", "result", "attempts", "created_at", "started_at", "finished_at"]
+
+
+class Evaluations(APIView):
+    """GET: the project's evaluations, newest first. POST: a predictions file (multipart field
+    ``predictions``) or the predictions as the JSON body; 201 with the finished evaluation when it
+    was scored at once, 202 with the queued one otherwise (poll ``/api/key-points/evaluations/ID/``)."""
+
+    permission_classes = [has_perm("analysis.add_analysisrun")]
+    parser_classes = [MultiPartParser, FormParser, JSONParser]
+
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        shown = PredictionEvaluation.objects.filter(project=project)[:100]
+        return Response(EvaluationSerializer(shown, many=True).data)
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        upload = request.FILES.get("predictions")
+        if upload is not None:
+            source, name, size = upload, upload.name or "predictions.json", upload.size or 0
+        elif request.content_type.startswith("application/json") and isinstance(request.data, dict):
+            raw = json.dumps(request.data).encode()
+            source, name, size = ContentFile(raw), "predictions.json", len(raw)
+        else:
+            raise ValidationError({"predictions": "send the file as the multipart field 'predictions', "
+                                                  "or the predictions as a JSON body"})
+        try:
+            job = evaluation_upload(project=project, upload=source, filename=name, size=size, user=request.user)
+        except ImportFailed as exc:
+            raise ValidationError({"project": str(exc)}) from None
+        job.refresh_from_db()
+        code = status.HTTP_202_ACCEPTED if job.is_active else status.HTTP_201_CREATED
+        return Response(EvaluationSerializer(job).data, status=code)
+
+
+class EvaluationDetail(APIView):
+    permission_classes = [has_perm("analysis.view_analysisrun")]
+
+    def get(self, request: Request, pk: int) -> Response:
+        return Response(EvaluationSerializer(get_object_or_404(PredictionEvaluation, pk=pk)).data)

@@ -1,0 +1,134 @@
+"""Evaluations of a system's predictions (track 1): an uploaded predictions JSON
+``{"arg_id": {"key_point_id": score, …}, …}`` scored against the project's labels with the shared
+task's strict and relaxed mean average precision (``analysis.methods.keypoint_eval``).
+
+A web request never scores a large file itself: it stores the upload, queues a job and returns;
+the job reads the file, scores it and stores the result. A small upload (up to
+``IMPORT_INLINE_MAX_BYTES``) is scored at once by the same code.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from typing import IO, Any
+
+from django.conf import settings
+from django.core.files.storage import default_storage
+from django.db import InterfaceError, OperationalError, transaction
+
+from annotation.models import Project
+from jobs.live import Attempt, JobCancelled
+from jobs.services import (
+    failure_message,
+    job_cancel,
+    job_claim,
+    job_enqueue,
+    job_fail,
+    job_finish,
+    job_requeue,
+)
+from jobs.tasks import task_send
+from task_types.key_points.models import PredictionEvaluation
+from task_types.key_points.services import key_points_project
+
+logger = logging.getLogger(__name__)
+# The Celery task that runs an evaluation (task_types.key_points.tasks.run_evaluation).
+EVALUATE_TASK = "key_points.evaluate"
+TRANSIENT = (OperationalError, InterfaceError)
+
+
+class TransientEvaluationFault(Exception):
+    """The database went away during an evaluation; it was put back in the queue."""
+
+
+def _send(job_id: int) -> None:
+    task_send(EVALUATE_TASK, job_id)
+
+
+def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, size: int, user: Any = None,
+                      inline: bool | None = None) -> PredictionEvaluation:
+    """Store an uploaded predictions file and score it: at once when it is small (or ``inline``
+    says so), else in a queued job. Returns the evaluation (finished, or queued)."""
+    key_points_project(project)
+    stored = default_storage.save(f"key_points/{uuid.uuid4().hex}.json", upload)
+    run_now = size <= settings.IMPORT_INLINE_MAX_BYTES if inline is None else inline
+    try:
+        with transaction.atomic():
+            evaluation = PredictionEvaluation.objects.create(
+                project=project, filename=(filename or "predictions.json")[:255], size=size, stored_name=stored,
+                created_by=user if user is not None and user.is_authenticated else None)
+            if not run_now:
+                job_enqueue(evaluation, _send)
+    except Exception:
+        default_storage.delete(stored)
+        raise
+    if run_now:
+        return evaluation_execute(job_id=evaluation.pk) or evaluation
+    return evaluation
+
+
+def score_predictions(*, project: Project, raw: bytes, progress: Any = None) -> tuple[str, dict[str, Any]]:
+    """(labels source, the evaluation as a dict) of predictions given as JSON bytes; raises
+    ValueError naming what is wrong with them."""
+    from analysis.methods.keypoint_eval import evaluate, parse_predictions
+    from task_types.key_points.selectors import evaluation_data
+
+    report = progress or (lambda fraction, stage: None)
+    report(0.05, "reading the predictions")
+    predictions = parse_predictions(raw)
+    report(0.3, "reading the project's arguments, key points and labels")
+    data = evaluation_data(project=project)
+    if data.labels.empty:
+        raise ValueError("the project has no labels to score against: import labels.csv with the items, "
+                         "or collect annotations first")
+    report(0.6, "scoring")
+    result = evaluate(arguments=data.arguments, key_points=data.key_points, labels=data.labels,
+                      predictions=predictions).to_dict()
+    return data.source, result
+
+
+def evaluation_execute(*, job_id: int) -> PredictionEvaluation | None:
+    """Run a queued evaluation; None if it was finished already. Raises JobBusy when a live
+    worker runs it, TransientEvaluationFault after putting it back in the queue."""
+    job = job_claim(PredictionEvaluation, job_id)
+    if job is None:
+        _forget_upload(PredictionEvaluation.objects.get(pk=job_id))
+        return None
+    keep_file = False
+    with Attempt(job) as attempt:
+        try:
+            with default_storage.open(job.stored_name, "rb") as stored:
+                raw = stored.read()
+            source, result = score_predictions(project=job.project, raw=raw, progress=attempt.progress)
+            attempt.check()
+            job_finish(job, result=result, labels=source)
+        except JobCancelled:
+            logger.info("%s was cancelled", job)
+        except TRANSIENT as exc:
+            keep_file = job_requeue(job, str(exc))
+            raise TransientEvaluationFault(str(exc)) from exc
+        except ValueError as exc:
+            job_fail(job, f"The predictions could not be scored: {exc}")
+        except Exception as exc:
+            logger.exception("%s failed", job)
+            job_fail(job, "The predictions could not be scored: " + failure_message(exc))
+        finally:
+            if not keep_file:
+                _forget_upload(job)
+    job.refresh_from_db()
+    return job
+
+
+def _forget_upload(job: PredictionEvaluation) -> None:
+    if job.stored_name:
+        default_storage.delete(job.stored_name)
+        PredictionEvaluation.objects.filter(pk=job.pk).update(stored_name="")
+        job.stored_name = ""
+
+
+def evaluation_cancel(*, job: PredictionEvaluation, user: Any = None) -> PredictionEvaluation:
+    job = job_cancel(job, by=user.get_username() if user is not None and user.is_authenticated else "")
+    if job.started_at is None:
+        _forget_upload(job)
+    return job
