@@ -30,6 +30,7 @@ from annotation.task_types.base import (
     record_text,
     shorten,
 )
+from task_types.key_points.task import KeyPoints
 
 SLUG = "key_point_sets"
 MAX_SETS = 5
@@ -101,7 +102,8 @@ class KeyPointSets(TaskType):
     default_guidelines = GUIDELINES
     level = "nominal"
     styles = ("key_points/key_point_sets.css",)
-    commands = ("key_point_sets_build",)
+    # Every command of the app, as the matching type lists them: a type declares its app's commands.
+    commands = KeyPoints.commands
     item_tools = (("admin:annotation_project_key_point_sets", "Build key-point set comparisons"),)
     answer_fields = (AnswerField("choice", "choice", "Id of the chosen key-point set (a, b, …)."),)
     answer_columns = ("choice",)
@@ -192,9 +194,10 @@ class KeyPointSets(TaskType):
                        invalid={"choice": "z"}, invalid_field="choice")
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
-        from task_types.key_points.ranking_admin import admin_urls
+        from task_types.key_points import ranking_admin, track2_admin
 
-        return admin_urls(model_admin)
+        # The track 2 page works on key-point matching projects (its link is the matching type's).
+        return ranking_admin.admin_urls(model_admin) + track2_admin.admin_urls(model_admin)
 
     def demo(self, ctx: DemoContext) -> None:
         from task_types.key_points.ranking_demo import demo_project

@@ -5,10 +5,7 @@ refused with a message naming the row or the argument."""
 from __future__ import annotations
 
 import io
-import json
-import math
 from dataclasses import dataclass
-from typing import Any
 
 import pandas as pd
 
@@ -47,22 +44,14 @@ def read_table(data: bytes | str, columns: tuple[str, ...], *, name: str) -> pd.
     return frame[list(columns)]
 
 
-def read_predictions(data: bytes | str) -> dict[str, dict[str, float]]:
+def read_predictions(data: bytes | str) -> Predictions:
+    """The predictions JSON, checked as track 1 checks it; errors name the argument and key point."""
+    from analysis.methods.keypoint_eval import parse_predictions
+
     try:
-        raw: Any = json.loads(_text(data))
+        return parse_predictions(data)
     except ValueError as exc:
-        raise Track2Error(f"predictions: not JSON ({exc})") from None
-    if not isinstance(raw, dict):
-        raise Track2Error("predictions: must be an object {arg_id: {key_point_id: score}}")
-    out: dict[str, dict[str, float]] = {}
-    for arg_id, scores in raw.items():
-        if not isinstance(scores, dict):
-            raise Track2Error(f"predictions: {arg_id!r} must map key point ids to scores")
-        for kp, score in scores.items():
-            if isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score):
-                raise Track2Error(f"predictions: {arg_id!r} → {kp!r}: the score must be a number, got {score!r}")
-        out[str(arg_id)] = {str(k): float(v) for k, v in scores.items()}
-    return out
+        raise Track2Error(str(exc)) from None
 
 
 def read_system(name: str, key_points: bytes | str, predictions: bytes | str) -> SystemOutput:
