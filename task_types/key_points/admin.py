@@ -17,7 +17,13 @@ from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
 from annotation.models import Project
-from task_types.key_points.corpus import FOLDER, KeyPointCorpus, file_names, read_corpus, read_folder
+from task_types.key_points.corpus import (
+    FOLDER,
+    KeyPointCorpus,
+    file_names,
+    read_corpus,
+    read_folder,
+)
 from task_types.key_points.services import corpus_import
 
 

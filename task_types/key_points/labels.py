@@ -72,9 +72,9 @@ def summary(labels: pd.DataFrame, arguments: Sequence[Mapping[str, Any]],
             group["n_labelled"] += 1
             group["n_unmatched"] += a["arg_id"] not in with_match
     for position, kp in enumerate(key_points):
-        group = groups.get((kp["topic"], kp["stance"]))
-        if group is not None:
-            group["key_points"].append({"key_point_id": kp["key_point_id"], "key_point": kp["key_point"],
+        of_kp = groups.get((kp["topic"], kp["stance"]))
+        if of_kp is not None:
+            of_kp["key_points"].append({"key_point_id": kp["key_point_id"], "key_point": kp["key_point"],
                                         "matched": int(matched.get(kp["key_point_id"], 0)), "position": position})
     out = []
     for group in groups.values():

@@ -3,7 +3,11 @@
 from celery import shared_task
 
 from jobs.tasks import run_as_task
-from task_types.key_points.evaluation import EVALUATE_TASK, TransientEvaluationFault, evaluation_execute
+from task_types.key_points.evaluation import (
+    EVALUATE_TASK,
+    TransientEvaluationFault,
+    evaluation_execute,
+)
 from task_types.key_points.models import PredictionEvaluation
 
 

@@ -15,7 +15,13 @@ from django.views.decorators.http import require_POST
 from analysis.models import AnalysisRun
 from annotation.models import Project
 from annotation.views.permissions import permission_required
-from task_types.key_points.corpus import ARGUMENT_COLUMNS, KEY_POINT_COLUMNS, LABEL_COLUMNS, csv_text
+from annotation.views.request_types import HtmxRequest
+from task_types.key_points.corpus import (
+    ARGUMENT_COLUMNS,
+    KEY_POINT_COLUMNS,
+    LABEL_COLUMNS,
+    csv_text,
+)
 from task_types.key_points.evaluation import evaluation_cancel, evaluation_upload
 from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.selectors import corpus_files
@@ -64,11 +70,12 @@ def evaluations(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @permission_required("annotation.view_project")
-def evaluation(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+def evaluation(request: HtmxRequest, slug: str, pk: int) -> HttpResponse:
     """One evaluation: its progress while it runs (the partial polls itself), then its result."""
     project = _project(slug)
     job = get_object_or_404(PredictionEvaluation, pk=pk, project=project)
-    groups = sorted(((job.result or {}).get("groups") or {}).items()) if isinstance((job.result or {}).get("groups"), dict) else []
+    raw_groups = (job.result or {}).get("groups")
+    groups = sorted(raw_groups.items()) if isinstance(raw_groups, dict) else []
     ctx = {"project": project, "job": job, "result": job.result or {}, "groups": groups}
     if request.htmx:
         return render(request, "key_points/evaluation_status.html", ctx)

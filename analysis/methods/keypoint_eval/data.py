@@ -39,12 +39,11 @@ class KeyPointData:
 def load_data(data_dir: Path, subset: str) -> KeyPointData:
     """Read ``arguments_<subset>.csv``, ``key_points_<subset>.csv`` and ``labels_<subset>.csv``."""
     data_dir = Path(data_dir)
+    paths = [data_dir / f"{name}_{subset}.csv" for name in ("arguments", "key_points", "labels")]
     return KeyPointData(
-        arguments=check_arguments(_read(data_dir / f"arguments_{subset}.csv"),
-                                  f"arguments_{subset}.csv"),
-        key_points=check_key_points(_read(data_dir / f"key_points_{subset}.csv"),
-                                    f"key_points_{subset}.csv"),
-        labels=check_labels(_read(data_dir / f"labels_{subset}.csv"), f"labels_{subset}.csv"),
+        arguments=check_arguments(_read(paths[0]), str(paths[0])),
+        key_points=check_key_points(_read(paths[1]), str(paths[1])),
+        labels=check_labels(_read(paths[2]), str(paths[2])),
     )
 
 
