@@ -27,7 +27,7 @@ from tests.task_types.key_points.track2_example import ARGUMENTS, KEY_POINTS, PR
 pytestmark = pytest.mark.django_db
 # A second system: the same key points renamed, every argument matched to its first key point.
 OTHER = SystemOutput("other", KEY_POINTS.assign(key_point_id=[f"o{i}" for i in range(10)]),
-                     {a: {("o0" if s == 1 else "o5"): 1.0} for a, s in zip(ARGUMENTS["arg_id"], ARGUMENTS["stance"])})
+                     {a: {("o0" if s == 1 else "o5"): 1.0} for a, s in zip(ARGUMENTS["arg_id"], ARGUMENTS["stance"], strict=True)})
 
 
 def test_one_comparison_per_topic_and_stance_with_each_key_points_prevalence():

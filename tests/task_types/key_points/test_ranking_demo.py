@@ -18,8 +18,9 @@ DATA = Path(settings.SHARED_DATA_DIR)
 @pytest.mark.skipif(not (DATA / "kpa_2021" / "arguments_dev.csv").is_file(), reason="../shared/data/kpa_2021 absent")
 def test_the_demo_compares_two_synthetic_systems_per_stance():
     task = get_task_type("key_point_sets")
-    task.demo(demo_context(DATA))
-    task.demo(demo_context(DATA))
+    ctx = demo_context(DATA)
+    task.demo(ctx)
+    task.demo(ctx)
     project = Project.objects.get(slug=SLUG)
     items = list(project.items.all())
     assert len(items) == 2 and {i.payload["stance"] for i in items} == {1, -1}
