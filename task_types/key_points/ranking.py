@@ -30,12 +30,10 @@ from annotation.task_types.base import (
     record_text,
     shorten,
 )
+from task_types.key_points.ranking_limits import MAX_SETS, SET_IDS, SLUG
 from task_types.key_points.task import KeyPoints
 
-SLUG = "key_point_sets"
-MAX_SETS = 5
 MAX_KEY_POINTS = 20
-SET_IDS = "abcde"
 GUIDELINES = """\
 ## Which summary is clearest and most informative?
 
