@@ -123,9 +123,11 @@ class KeyPoints(TaskType):
     level = "set"
     long_rows_use_payload = True
     options_form = KeyPointOptions
-    item_tools = (("admin:annotation_project_key_points", "Import key-point data"),)
+    item_tools = (("admin:annotation_project_key_points", "Import key-point data"),
+                  ("admin:annotation_project_key_points_track2", "Track 2: a system's key points"))
     urls = "task_types.key_points.urls"
-    commands = ("import_key_points", "evaluate_key_points")
+    # Every command of the app (the key-point set ranking type shares them).
+    commands = ("import_key_points", "evaluate_key_points", "track2_build", "track2_score", "key_point_sets_build")
     answer_fields = (
         AnswerField("key_points", "choices", "Ids of the key points the argument makes; or [\"none\"] alone."),
     )

@@ -1,0 +1,88 @@
+"""Key-point set comparisons built from several systems' track 2 output: for each topic and
+stance of the arguments, one item showing every system's key points with their prevalence, the
+sets in an order drawn with the seed. Imported all or nothing; items already in the project are
+kept."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.methods.keypoint_track2 import Track2Error, check_key_points, prevalence
+from task_types.key_points.ranking_limits import MAX_SETS, SLUG
+from task_types.key_points.system_files import SystemOutput
+
+if TYPE_CHECKING:
+    from annotation.models import Project
+
+
+@dataclass(frozen=True)
+class SetsBuilt:
+    records: int
+    created: int
+    existing: int
+
+
+def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput], *, seed: int = 0,
+                       min_score: float = 0.0, check_counts: bool = True) -> list[dict[str, Any]]:
+    """One import record per topic and stance of ``arguments``: every system's key points of that
+    topic and stance with their prevalence (see ``keypoint_track2.prevalence``)."""
+    if not 2 <= len(systems) <= MAX_SETS:
+        raise Track2Error(f"compare 2 to {MAX_SETS} systems, got {len(systems)}")
+    names = [s.name for s in systems]
+    if len(set(names)) != len(names):
+        raise Track2Error("each system needs a name of its own")
+    tables = {}
+    for system in systems:
+        try:
+            if check_counts:
+                check_key_points(system.key_points, arguments)
+            tables[system.name] = prevalence(arguments, system.key_points, system.predictions, min_score=min_score,
+                                             seed=seed)
+        except Track2Error as exc:
+            raise Track2Error(f"system {system.name!r}: {exc}") from None
+    rng = np.random.default_rng(seed)
+    groups = sorted({(str(t), int(s)) for t, s in zip(arguments["topic"], arguments["stance"], strict=True)})
+    records = []
+    for topic, stance in groups:
+        sets = []
+        for name in names:
+            table = tables[name]
+            rows = table[(table["topic"] == topic) & (table["stance"] == stance)]
+            if rows.empty:
+                raise Track2Error(f"system {name!r}: no key points for topic {topic!r}, stance {stance}")
+            # Most prevalent first, as a system reports its summary.
+            rows = rows.sort_values("matched", ascending=False, kind="stable")
+            sets.append({"system": name, "key_points": [
+                {"text": t, "share": round(float(sh), 4), "matched": int(m)}
+                for t, sh, m in zip(rows["key_point"], rows["share"], rows["matched"], strict=True)]})
+        order = rng.permutation(len(sets))
+        records.append({"topic": topic, "stance": stance,
+                        "arguments": int(rows["arguments"].iloc[0]), "sets": [sets[i] for i in order]})
+    return records
+
+
+def key_point_sets_build(*, project: Project, arguments: pd.DataFrame, systems: Sequence[SystemOutput],
+                         seed: int = 0, min_score: float = 0.0, check_counts: bool = True) -> SetsBuilt:
+    """Add the comparisons of ``systems`` the project lacks. Raises ImportFailed naming the
+    problem; nothing is written then."""
+    from annotation.importers import ImportFailed, ParsedItem, RowError
+    from annotation.services import items_import
+    from annotation.task_types import get_task_type
+
+    task = get_task_type(project.task_type)
+    if task.slug != SLUG:
+        raise ImportFailed([RowError(None, "project", f"is a {task.name} project, not key-point set ranking")])
+    try:
+        records = comparison_records(arguments, systems, seed=seed, min_score=min_score, check_counts=check_counts)
+    except Track2Error as exc:
+        raise ImportFailed([RowError(None, None, str(exc))]) from None
+    existing = set(project.items.values_list("external_id", flat=True))
+    parsed = [ParsedItem(number, task.clean_item(r)) for number, r in enumerate(records, 1)]
+    fresh = [p for p in parsed if p.item.external_id not in existing]
+    result = items_import(project=project, parsed=fresh) if fresh else None
+    return SetsBuilt(records=len(records), created=result.created if result else 0, existing=len(parsed) - len(fresh))
