@@ -72,7 +72,6 @@ def score_predictions(*, project: Project, raw: bytes, progress: Any = None) -> 
     """(labels source, the evaluation as a dict) of predictions given as JSON bytes; raises
     ValueError naming what is wrong with them."""
     from analysis.methods.keypoint_eval import evaluate, parse_predictions
-
     from task_types.key_points.selectors import evaluation_data
 
     report = progress or (lambda fraction, stage: None)
