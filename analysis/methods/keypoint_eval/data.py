@@ -131,7 +131,8 @@ def _columns(frame: pd.DataFrame, required: Sequence[str], source: str) -> pd.Da
 
 def _non_empty(frame: pd.DataFrame, names: Sequence[str], source: str) -> None:
     for name in names:
-        blank = (frame[name].str.strip() == "").to_numpy()
+        column = frame[name]
+        blank = (column.eq("") | column.str.isspace()).to_numpy()
         if blank.any():
             position = int(np.flatnonzero(blank)[0])
             raise KeyPointInputError(f"{source}: row {_row(position)}, column {name}: empty")
