@@ -96,13 +96,13 @@ def response_table(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str
             table[f"{name}_{kind}"] = np.nan
         if not has.any():
             continue
-        table.loc[has, f"words_{kind}"] = tokenize_texts(list(texts[has]), stem=params["stem"],
-                                                         stopwords=params["stopwords"]).lengths
+        options = {name: bool(params.get(name, False)) for name in ("stem", "stopwords", "lemmatize")}
+        table.loc[has, f"words_{kind}"] = tokenize_texts(list(texts[has]), **options).lengths
         found = content_scores(
             references=references,
             responses=pd.DataFrame({"response_id": table.loc[has, "item"].to_numpy(),
                                     "prompt_id": table.loc[has, "prompt_id"].to_numpy(), "text": texts[has]}),
-            k=params["references"], stem=params["stem"], stopwords=params["stopwords"])
+            k=params["references"], **options)
         for name in ("base", "new", "cva"):
             table.loc[has, f"{name}_{kind}"] = found[name].to_numpy()
     return table
@@ -148,6 +148,8 @@ class ResponseScoringReport(Report):
     params = (
         Param("references", int, 4, "how many of a prompt's references new ROUGE and CVA use (the study: 4)",
               minimum=1, maximum=50, label="References per prompt", group="Content scores"),
+        Param("lemmatize", bool, False, "match English lemmas (went: go) before the other options (the study found "
+              "no effect)", label="Lemmatisation", group="Content scores"),
         Param("stem", bool, False, "Porter stemming before matching words (the study found no effect)",
               label="Stemming", group="Content scores"),
         Param("stopwords", bool, False, "leave out English stop words (the study found no effect)",

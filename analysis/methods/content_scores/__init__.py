@@ -7,7 +7,7 @@ is in :mod:`.cli`.
   reference), ``new`` (ROUGE-1 over word types against the first ``k`` references) and ``cva``
   (TF-IDF cosine with the references); :mod:`.scores` holds the definitions.
 - :func:`tokenize` / :func:`tokenize_texts` — the words, as ``rouge-score`` makes them, with
-  stemming and stop-word removal as options (:mod:`.tokens`).
+  lemmatisation, stop-word removal and stemming as options (:mod:`.tokens`).
 - :func:`word_error_rate`, :func:`corpus_word_error_rate` — ASR against manual transcripts.
 - :func:`score_relation` — Pearson's r, quadratic weighted kappa after mapping onto the rubric by
   linear regression, partial r with length held constant; :func:`rater_agreement` — QWK,

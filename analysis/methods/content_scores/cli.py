@@ -3,7 +3,7 @@
 Usage::
 
     python -m analysis.methods.content_scores REFERENCES.csv RESPONSES.csv [--references 4]
-        [--stem] [--stopwords] [--sep ,]
+        [--lemmatize] [--stopwords] [--stem] [--sep ,]
 
 REFERENCES.csv has a header naming ``prompt_id, reference_id, text``; RESPONSES.csv one naming
 ``response_id, prompt_id, text`` (other columns are ignored; ``.tsv`` files are tab-separated,
@@ -49,6 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
         default=4,
         metavar="K",
         help="references per prompt for new and cva, the first K in file order (4)",
+    )
+    parser.add_argument(
+        "--lemmatize", action="store_true", help="English lemmas (simplemma), before the others"
     )
     parser.add_argument(
         "--stem", action="store_true", help="Porter stemming (words over 3 letters)"
@@ -110,6 +113,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             k=args.k,
             stem=args.stem,
             stopwords=args.stopwords,
+            lemmatize=args.lemmatize,
         )
     except InputError as error:
         print(f"content_scores: error: {error}", file=sys.stderr)

@@ -16,7 +16,8 @@ For a response to prompt ``p`` whose references, in the order given, are ``ref_1
   no word.
 
 A prompt with fewer than ``k`` references is scored against those it has. Words are those of
-:mod:`.tokens` (the ``rouge-score`` tokenizer; ``stem`` and ``stopwords`` options).
+:mod:`.tokens` (the ``rouge-score`` tokenizer; ``lemmatize``, ``stopwords`` and ``stem``
+options).
 
 Every step is array arithmetic over integer keys ``prompt × vocabulary + word``, looked up in a
 dense table while prompts × vocabulary is small, else by ``np.searchsorted`` in the sorted keys:
@@ -66,6 +67,7 @@ def content_scores(
     k: int = 4,
     stem: bool = False,
     stopwords: bool = False,
+    lemmatize: bool = False,
 ) -> pd.DataFrame:
     """``response_id, base, new, cva`` for every row of ``responses``, in its order.
 
@@ -90,7 +92,10 @@ def content_scores(
             column="prompt_id",
         )
     tokens = tokenize_texts(
-        [*used["text"].tolist(), *responses["text"].tolist()], stem=stem, stopwords=stopwords
+        [*used["text"].tolist(), *responses["text"].tolist()],
+        stem=stem,
+        stopwords=stopwords,
+        lemmatize=lemmatize,
     )
     base, new, cva = _scores(
         tokens,

@@ -119,3 +119,19 @@ def test_stemming_and_stop_words_change_the_scores_as_options():
     a = {r["response"]: r["new_manual"] for r in plain.result["scores"]}
     b = {r["response"]: r["new_manual"] for r in stemmed.result["scores"]}
     assert a != b
+
+
+def test_lemmatisation_is_an_option_of_the_report():
+    project = scored_project()
+    plain = analysis_run_execute(run_id=analysis_run_create(project=project, kind="response_scoring", enqueue=False).pk)
+    lemmas = analysis_run_execute(run_id=analysis_run_create(project=project, kind="response_scoring", enqueue=False,
+                                                             params={"lemmatize": True}).pk)
+    assert lemmas.status == "done", lemmas.error
+    assert lemmas.result["scores"] != plain.result["scores"]
+    prompts = pd.read_csv(SAMPLE / "responses.csv", keep_default_na=False)
+    references = pd.read_csv(SAMPLE / "references.csv")
+    expected = content_scores(references=references, lemmatize=True, responses=prompts.rename(
+        columns={"transcript": "text"})[["response_id", "prompt_id", "text"]]).set_index("response_id")
+    rows = {r["response"]: r for r in lemmas.result["scores"]}
+    for name in ("base", "new", "cva"):
+        assert [rows[r][f"{name}_manual"] for r in expected.index] == pytest.approx(expected[name].to_list(), abs=1e-6)
