@@ -20,9 +20,32 @@ from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
+from django import forms
+
 from annotation.task_types.base import MediaFacts
 
 EVENT_TYPES = ("play", "pause", "seek", "ended")
+PLAYBACK_OPTIONS = ("allow_pause", "allow_seek", "allow_replay", "require_end", "max_plays")
+
+
+class PlaybackOptions(forms.Form):
+    """The listening rules a project sets, which the checks below read from its options: a task
+    type's options form inherits them (and puts them after its own fields with ``field_order``)."""
+
+    allow_pause = forms.BooleanField(initial=False, required=False, label="Listening: allow pausing")
+    allow_seek = forms.BooleanField(initial=False, required=False, label="Listening: allow seeking",
+                                    help_text="Jumping back or ahead in the clip.")
+    allow_replay = forms.BooleanField(initial=False, required=False, label="Listening: allow replaying",
+                                      help_text="Playing the clip again after it ended.")
+    require_end = forms.BooleanField(initial=True, required=False, label="Listening: require the end",
+                                     help_text="The answer is taken only once the clip played to its end.")
+    max_plays = forms.IntegerField(initial=0, min_value=0, max_value=100, required=False,
+                                   label="Listening: plays allowed when replaying",
+                                   help_text="With replaying allowed, how many times the clip may be started; 0 for no limit.")
+
+    def clean_max_plays(self) -> int:
+        value = self.cleaned_data.get("max_plays")
+        return int(value) if value else 0
 MAX_EVENTS = 2000
 # A pause this close to the end is the browser's own pause as the audio ends, not the worker's.
 END_SLACK_SECONDS = 0.75

@@ -35,6 +35,8 @@ from annotation.task_types.base import (
     shorten,
 )
 from annotation.task_types.playback import (
+    PLAYBACK_OPTIONS,
+    PlaybackOptions,
     playback_problem,
     playback_summary,
     server_problem,
@@ -67,7 +69,7 @@ When listening:
 """
 
 
-class ComprehensionOptions(forms.Form):
+class ComprehensionOptions(PlaybackOptions):
     mode = forms.ChoiceField(
         choices=[("listening", "Listening: annotators hear the speech"),
                  ("reading", "Reading: annotators read the transcript"),
@@ -81,19 +83,8 @@ class ComprehensionOptions(forms.Form):
         label="Reading: transcript shown",
         help_text="The transcript shown in reading mode (the other one when an item lacks it).",
     )
-    allow_pause = forms.BooleanField(initial=False, required=False, label="Listening: allow pausing")
-    allow_seek = forms.BooleanField(initial=False, required=False, label="Listening: allow seeking",
-                                    help_text="Jumping back or ahead in the speech.")
-    allow_replay = forms.BooleanField(initial=False, required=False, label="Listening: allow replaying",
-                                      help_text="Playing the speech again after it ended.")
-    require_end = forms.BooleanField(initial=True, required=False, label="Listening: require the end",
-                                     help_text="The answer is taken only once the speech played to its end.")
-    max_plays = forms.IntegerField(initial=0, min_value=0, max_value=100, required=False,
-                                   label="Listening: plays allowed when replaying",
-                                   help_text="With replaying allowed, how many times the speech may be started; 0 for no limit.")
 
-    def clean_max_plays(self) -> int:
-        return self.cleaned_data.get("max_plays") or 0
+    field_order = ["mode", "transcript", *PLAYBACK_OPTIONS]
 
 
 class Comprehension(TaskType):

@@ -33,6 +33,8 @@ from annotation.task_types.base import (
     shorten,
 )
 from annotation.task_types.playback import (
+    PLAYBACK_OPTIONS,
+    PlaybackOptions,
     playback_problem,
     playback_summary,
     server_problem,
@@ -69,7 +71,7 @@ or played again; playback that has started counts, even after a reload.
 """
 
 
-class ResponseScoringOptions(forms.Form):
+class ResponseScoringOptions(PlaybackOptions):
     presentation = forms.ChoiceField(
         choices=[("reading", "Transcript: raters read the response"), ("listening", "Audio: raters hear the response")],
         initial="reading", label="Task-type option: presentation",
@@ -78,17 +80,8 @@ class ResponseScoringOptions(forms.Form):
         choices=[("asr", "Automatic (ASR) transcript"), ("manual", "Manual transcript")], initial="manual",
         label="Reading: transcript shown", help_text="The other one is shown when a response lacks it.",
     )
-    # The listening rules of the contract (annotation.task_types.playback) read these options.
-    allow_pause = forms.BooleanField(initial=False, required=False, label="Listening: allow pausing")
-    allow_seek = forms.BooleanField(initial=False, required=False, label="Listening: allow seeking")
-    allow_replay = forms.BooleanField(initial=False, required=False, label="Listening: allow replaying")
-    require_end = forms.BooleanField(initial=True, required=False, label="Listening: require the end",
-                                     help_text="The score is taken only once the response played to its end.")
-    max_plays = forms.IntegerField(initial=0, min_value=0, max_value=100, required=False,
-                                   label="Listening: plays allowed when replaying", help_text="0 for no limit.")
 
-    def clean_max_plays(self) -> int:
-        return self.cleaned_data.get("max_plays") or 0
+    field_order = ["presentation", "transcript", *PLAYBACK_OPTIONS]
 
 
 def shown_transcript(response: Mapping[str, Any], options: Mapping[str, Any]) -> tuple[str, str]:
