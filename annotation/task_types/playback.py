@@ -22,7 +22,7 @@ from typing import Any
 
 from django import forms
 
-from annotation.task_types.base import MediaFacts
+from annotation.task_types.base import AnswerContext, MediaFacts
 
 EVENT_TYPES = ("play", "pause", "seek", "ended")
 PLAYBACK_OPTIONS = ("allow_pause", "allow_seek", "allow_replay", "require_end", "max_plays")
@@ -244,3 +244,26 @@ def with_timeline(report: Mapping[str, Any], *, facts: MediaFacts | None, handed
             "plays": facts.plays if facts else 0,
         }
     return stored
+
+
+def playback_check(raw: Any, *, clip: str, context: AnswerContext) -> tuple[str, dict[str, Any] | None]:
+    """(problem, stored report) of a listening answer's playback report for the clip ``clip``:
+    the project's rules first, then, when the server that received the answer checks it (not a
+    tool checking an answer on its own), what its records say about the clip and the times."""
+    problem, summary = playback_problem(raw, options=context.options)
+    facts = context.media.get(clip)
+    if not problem and summary is not None and context.received_at is not None:
+        problem = server_problem(summary, facts=facts, options=context.options,
+                                 handed_out_at=context.handed_out_at, received_at=context.received_at)
+    if problem or summary is None:
+        return problem, None
+    return "", with_timeline(summary, facts=facts, handed_out_at=context.handed_out_at,
+                             received_at=context.received_at)
+
+
+def playback_form_value(raw: Any) -> str:
+    """A playback report as it goes back into the form (JSON text), so that a refusal of another
+    field does not make the worker hear the clip again, nor lets them."""
+    if raw is None:
+        return ""
+    return raw if isinstance(raw, str) else json.dumps(raw)

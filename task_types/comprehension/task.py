@@ -12,7 +12,6 @@ clip's fetches and starts for the assignment). A listening worker never receives
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,10 +36,9 @@ from annotation.task_types.base import (
 from annotation.task_types.playback import (
     PLAYBACK_OPTIONS,
     PlaybackOptions,
-    playback_problem,
+    playback_check,
+    playback_form_value,
     playback_summary,
-    server_problem,
-    with_timeline,
 )
 from task_types.comprehension.corpus import clean_question
 from task_types.comprehension.demo import demo_projects
@@ -199,21 +197,13 @@ class Comprehension(TaskType):
         mode = context.variant or self.variant(options=context.options, project_id=0, worker_id=0)
         metrics: dict[str, Any] = {}
         # A changed answer keeps the playback of the first one: a new report is not taken.
-        if mode == "listening" and not context.revising:
-            raw = values["playback"]
-            if "playback" not in errors:
-                problem, summary = playback_problem(raw, options=context.options)
-                facts = context.media.get(str(payload.get("speech", {}).get("audio") or ""))
-                if not problem and summary is not None and context.received_at is not None:
-                    # Checked by the server that received the answer (not by a tool checking an
-                    # answer on its own): what its records say about the clip and the times.
-                    problem = server_problem(summary, facts=facts, options=context.options,
-                                             handed_out_at=context.handed_out_at, received_at=context.received_at)
-                if problem:
-                    errors["playback"] = problem
-                elif summary is not None:
-                    metrics["playback"] = with_timeline(summary, facts=facts, handed_out_at=context.handed_out_at,
-                                                        received_at=context.received_at)
+        if mode == "listening" and not context.revising and "playback" not in errors:
+            clip = str(payload.get("speech", {}).get("audio") or "")
+            problem, stored = playback_check(values["playback"], clip=clip, context=context)
+            if problem:
+                errors["playback"] = problem
+            elif stored is not None:
+                metrics["playback"] = stored
         if errors:
             raise AnswerInvalid(errors)
         picked = [t for t in known if t in chosen]  # in the item's order
@@ -223,12 +213,8 @@ class Comprehension(TaskType):
         fields = AnswerData.wrap(data)
         values, _ = fields.read(self.answer_fields[:1])
         titles = values["titles"]
-        # The playback report goes back into the form, so that a refusal of another field does
-        # not make the worker hear the speech again (nor lets them).
-        playback = fields.raw("playback")
-        if playback is not None and not isinstance(playback, str):
-            playback = json.dumps(playback)
-        return {"titles": [t for t in titles if t != NONE], "none": NONE in titles, "playback": playback or ""}
+        return {"titles": [t for t in titles if t != NONE], "none": NONE in titles,
+                "playback": playback_form_value(fields.raw("playback"))}
 
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         chosen = set(answer.get("titles", []))

@@ -149,10 +149,10 @@ class _Chunks:
         return self.written
 
     def flush(self) -> None:
-        pass
+        """Nothing is buffered here: every write goes straight to the chunks."""
 
     def close(self) -> None:
-        pass
+        """The chunks belong to the response that streams them; nothing to release."""
 
     def take(self) -> bytes:
         data, self.parts = b"".join(self.parts), []

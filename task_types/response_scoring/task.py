@@ -10,7 +10,6 @@ whose items play a clip. A listener never receives the transcripts, nobody the r
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
@@ -35,10 +34,9 @@ from annotation.task_types.base import (
 from annotation.task_types.playback import (
     PLAYBACK_OPTIONS,
     PlaybackOptions,
-    playback_problem,
+    playback_check,
+    playback_form_value,
     playback_summary,
-    server_problem,
-    with_timeline,
 )
 from task_types.response_scoring.corpus import PROMPT_TYPES, clean_response
 
@@ -199,16 +197,12 @@ class ResponseScoring(TaskType):
         mode = context.variant or self.variant(options=context.options, project_id=0, worker_id=0)
         metrics: dict[str, Any] = {}
         if mode == "listening" and not context.revising and "playback" not in errors:
-            problem, summary = playback_problem(values["playback"], options=context.options)
-            facts = context.media.get(str(payload.get("response", {}).get("audio") or ""))
-            if not problem and summary is not None and context.received_at is not None:
-                problem = server_problem(summary, facts=facts, options=context.options,
-                                         handed_out_at=context.handed_out_at, received_at=context.received_at)
+            clip = str(payload.get("response", {}).get("audio") or "")
+            problem, stored = playback_check(values["playback"], clip=clip, context=context)
             if problem:
                 errors["playback"] = problem
-            elif summary is not None:
-                metrics["playback"] = with_timeline(summary, facts=facts, handed_out_at=context.handed_out_at,
-                                                    received_at=context.received_at)
+            elif stored is not None:
+                metrics["playback"] = stored
         if errors:
             raise AnswerInvalid(errors)
         return CleanAnswer(answer={"score": values["score"], "comment": comment, "mode": mode}, metrics=metrics)
@@ -216,12 +210,8 @@ class ResponseScoring(TaskType):
     def form_values(self, data: Mapping[str, Any] | AnswerData) -> dict[str, Any]:
         fields = AnswerData.wrap(data)
         values, _ = fields.read(self.answer_fields[:2])
-        # The playback report goes back into the form: a refused score does not make the rater
-        # hear the response again.
-        playback = fields.raw("playback")
-        if playback is not None and not isinstance(playback, str):
-            playback = json.dumps(playback)
-        return {"score": values.get("score"), "comment": values.get("comment") or "", "playback": playback or ""}
+        return {"score": values.get("score"), "comment": values.get("comment") or "",
+                "playback": playback_form_value(fields.raw("playback"))}
 
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["score"], "mode": answer.get("mode", "")}]
