@@ -5,7 +5,7 @@ errors per field)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, KeysView, Mapping
+from collections.abc import Iterable, KeysView, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -173,3 +173,22 @@ class AnswerData:
                     errors[f.name] = problem
                 values[f.name] = value
         return values, errors
+
+
+# The choice that says none of the options applies; it goes alone.
+NONE = "none"
+
+
+def choices_problem(chosen: Sequence[str], known: Sequence[str], *, required: str, clash: str, noun: str) -> str:
+    """What is wrong with a set-valued answer whose options may be replaced by an exclusive
+    "None" (``NONE``): ``required`` when nothing was chosen, ``clash`` when None came with
+    options, else the unknown ids named after ``noun``; empty when the answer is good."""
+    if not chosen:
+        return required
+    if NONE in chosen and len(chosen) > 1:
+        return clash
+    unknown = [c for c in chosen if c != NONE and c not in known]
+    if unknown:
+        return f"Unknown {noun} id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown[:5])}."
+    return ""
+

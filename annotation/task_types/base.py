@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 from annotation.task_types.answers import (
     NO_CONTEXT,
+    NONE,
     AnswerContext,
     AnswerData,
     AnswerField,
@@ -31,6 +32,7 @@ from annotation.task_types.answers import (
     CleanAnswer,
     FieldKind,
     MediaFacts,
+    choices_problem,
 )
 from annotation.task_types.records import (
     CleanItem,
@@ -52,6 +54,7 @@ if TYPE_CHECKING:
 __all__ = [
     "LEVELS",
     "NO_CONTEXT",
+    "NONE",
     "AnswerContext",
     "AnswerData",
     "AnswerField",
@@ -71,6 +74,7 @@ __all__ = [
     "MediaFacts",
     "Shortcut",
     "TaskType",
+    "choices_problem",
     "record_text",
     "seeded_sample",
     "shorten",

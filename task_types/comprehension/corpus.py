@@ -18,9 +18,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from annotation.task_types.base import FieldError, record_text, seeded_sample
+from annotation.task_types.base import NONE, FieldError, record_text, seeded_sample
 
-NONE = "none"
 STANCES = ("pro", "con")
 MAX_TITLES = 30
 MAX_ID = 200

@@ -19,6 +19,7 @@ from django import forms
 
 from annotation.task_types.base import (
     NO_CONTEXT,
+    NONE,
     AnswerContext,
     AnswerData,
     AnswerField,
@@ -31,6 +32,7 @@ from annotation.task_types.base import (
     ImportField,
     Shortcut,
     TaskType,
+    choices_problem,
     shorten,
 )
 from annotation.task_types.playback import (
@@ -43,7 +45,6 @@ from annotation.task_types.playback import (
 from task_types.comprehension.corpus import clean_question
 from task_types.comprehension.demo import demo_projects
 
-NONE = "none"
 MODES = ("listening", "reading")
 GUIDELINES = """\
 ## Which arguments did the speaker make?
@@ -186,14 +187,11 @@ class Comprehension(TaskType):
         values, errors = AnswerData.wrap(data).read(self.answer_fields)
         known = [str(t["id"]) for t in payload.get("titles", [])]
         chosen = list(dict.fromkeys(values["titles"]))
-        unknown = [c for c in chosen if c != NONE and c not in known]
-        if "titles" not in errors:
-            if not chosen:
-                errors["titles"] = "Tick the arguments the speaker argued, or None."
-            elif NONE in chosen and len(chosen) > 1:
-                errors["titles"] = "None cannot go with arguments: untick None or the arguments."
-            elif unknown:
-                errors["titles"] = f"Unknown argument id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown[:5])}."
+        problem = choices_problem(chosen, known, required="Tick the arguments the speaker argued, or None.",
+                                  clash="None cannot go with arguments: untick None or the arguments.",
+                                  noun="argument")
+        if problem and "titles" not in errors:
+            errors["titles"] = problem
         mode = context.variant or self.variant(options=context.options, project_id=0, worker_id=0)
         metrics: dict[str, Any] = {}
         # A changed answer keeps the playback of the first one: a new report is not taken.

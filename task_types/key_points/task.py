@@ -17,6 +17,7 @@ from django import forms
 
 from annotation.task_types.base import (
     NO_CONTEXT,
+    NONE,
     AnswerContext,
     AnswerData,
     AnswerField,
@@ -30,12 +31,12 @@ from annotation.task_types.base import (
     ImportField,
     Shortcut,
     TaskType,
+    choices_problem,
     record_text,
     shorten,
 )
 from task_types.key_points.corpus import parse_stance
 
-NONE = "none"
 MAX_KEY_POINTS = 50
 GUIDELINES = """\
 ## Which key points does the argument make?
@@ -177,14 +178,11 @@ class KeyPoints(TaskType):
         values, errors = AnswerData.wrap(data).read(self.answer_fields)
         known = [kp["id"] for kp in payload.get("key_points", [])]
         chosen = list(dict.fromkeys(values["key_points"]))
-        unknown = [c for c in chosen if c != NONE and c not in known]
-        if "key_points" not in errors:
-            if not chosen:
-                errors["key_points"] = "Mark the key points the argument makes, or None."
-            elif NONE in chosen and len(chosen) > 1:
-                errors["key_points"] = "None cannot go with key points: unmark None or the key points."
-            elif unknown:
-                errors["key_points"] = f"Unknown key point id{'s' if len(unknown) > 1 else ''}: {', '.join(unknown[:5])}."
+        problem = choices_problem(chosen, known, required="Mark the key points the argument makes, or None.",
+                                  clash="None cannot go with key points: unmark None or the key points.",
+                                  noun="key point")
+        if problem and "key_points" not in errors:
+            errors["key_points"] = problem
         if errors:
             raise AnswerInvalid(errors)
         picked = [k for k in known if k in chosen]  # in the item's order
