@@ -46,8 +46,14 @@ def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{built.report.questions} questions built, {built.sampled} kept: "
-                             f"{built.created} new items, {built.existing} already in the project.")
+            summary = (f"{built.report.questions} questions built, {built.sampled} kept: "
+                       f"{built.created} new items, {built.existing} already in the project.")
+            if built.report.questions:
+                messages.success(request, summary)
+            else:
+                # Say why nothing was built (e.g. the release offers 2 candidates, the form asked for 3).
+                why = "; ".join(built.report.lines(min_candidates=data["min_candidates"]))
+                messages.warning(request, f"{summary} Why: {why}.")
             return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
     title = f"Build counter-speech questions for {project} from the IBM Debater speeches"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Build questions")

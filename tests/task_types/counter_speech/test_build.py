@@ -53,5 +53,11 @@ def test_the_admin_page_builds_questions(shared_data, settings, client):
     assert client.get(url).status_code == 200
     r = client.post(url, {"setting": "all", "min_candidates": 2, "max_candidates": 5, "sample": 10, "seed": 1})
     assert r.status_code == 302 and project.items.count() == 10
+    # With the paper's 3 candidates the release builds nothing, and the page says why.
+    r = client.post(url, {"setting": "all", "min_candidates": 3, "max_candidates": 5, "sample": "", "seed": 1},
+                    follow=True)
+    page = r.content.decode()
+    assert "0 questions built" in page and "left out" in page and project.items.count() == 10
+    assert 'class="warning"' in page
     r = client.post(url, {"setting": "all", "min_candidates": 3, "max_candidates": 2, "sample": "", "seed": 1})
     assert r.status_code == 200 and b"Nothing was written" in r.content and project.items.count() == 10
