@@ -20,7 +20,7 @@ from django.db.models.fields.json import KeyTextTransform
 
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.selectors.progress import open_per_item
-from annotation.services.tallies import Tally, median_seconds, status_counts, tally_of
+from annotation.selectors.tallies import Tally, median_seconds, status_counts, tally_of
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -121,7 +121,7 @@ def _tally_counts(*, project: Project, tally: Tally | None, search: str, sort: s
 def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAULT_SORT,
                  page: int | str | None = 1, per_page: int = PER_PAGE, large: bool = False) -> TablePage:
     """A page of the worker table, most productive first unless ``sort`` says otherwise. A
-    ``large`` project's counts come from its tally (``annotation.services.tallies``)."""
+    ``large`` project's counts come from its tally (``annotation.selectors.tallies``)."""
     counted_at, pending = None, False
     source: list[dict[str, Any]] | QuerySet
     if large:

@@ -12,7 +12,7 @@ from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
-from annotation.services.tallies import is_large
+from annotation.selectors.tallies import is_large
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
