@@ -69,6 +69,64 @@ def test_no_import_cycle():
     assert cycles == []
 
 
+def packages_holding(name: str, path: Path) -> list[str]:
+    """The packages that hold a module, outermost first, after "" (the tree, whose members are
+    the top-level packages); a package's ``__init__`` is held by the package itself."""
+    parts = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    return ["", *(".".join(parts[:i]) for i in range(1, len(parts) + 1))]
+
+
+def member(name: str, package: str) -> str:
+    """The member of ``package`` that holds module ``name``: a module directly in it, one of its
+    sub-packages (standing for every module under it), or the package's own ``__init__``."""
+    if name == package:
+        return f"{package}.__init__"
+    head = (name[len(package) + 1:] if package else name).split(".")[0]
+    return f"{package}.{head}" if package else head
+
+
+def package_graphs() -> dict[str, nx.DiGraph]:
+    """The import graph collapsed to packages, one graph per package over its members.
+
+    An import of module b by module a counts in the deepest package P that holds both: it is an
+    edge from P's member holding a to P's member holding b (see ``member``). So
+    ``annotation.selectors.staff`` importing ``annotation.services.tallies`` is the edge
+    annotation.selectors → annotation.services in ``annotation``, and ``analysis.selectors``
+    importing ``analysis.reports.agreement`` is analysis.selectors → analysis.reports in
+    ``analysis``; imports between the top-level packages are edges of the tree "" (the layer test
+    orders those). Each edge keeps the module imports behind it, to name them when a test fails.
+
+    A package's own modules are members beside its sub-packages, not merged into the package:
+    an app's entry points (``urls``, ``apps``, ``tasks``, found by Django and Celery at its root)
+    import its sub-packages, and those import the app's root helpers (``importers``, ``models``),
+    which is no cycle between two packages.
+    """
+    found = modules()
+    graphs: dict[str, nx.DiGraph] = {}
+    for a, b in import_graph().edges:
+        held_a, held_b = packages_holding(a, found[a]), packages_holding(b, found[b])
+        package = [p for p, q in zip(held_a, held_b, strict=False) if p == q][-1]
+        source, target = member(a, package), member(b, package)
+        if source != target:
+            graph = graphs.setdefault(package, nx.DiGraph())
+            graph.add_edge(source, target)
+            graph.edges[source, target].setdefault("imports", []).append(f"{a} -> {b}")
+    return graphs
+
+
+def test_no_import_cycle_between_packages():
+    """In every package, no two members import each other, directly or through others: a
+    sub-package (everything under it) and a sibling module or sub-package may depend one way
+    only, e.g. annotation.services on annotation.selectors and never the reverse."""
+    cycles = []
+    for package, graph in sorted(package_graphs().items()):
+        for members in nx.strongly_connected_components(graph):
+            if len(members) > 1:
+                edges = graph.subgraph(members).edges(data="imports")
+                cycles.append((package or "<tree>", sorted(members), sorted(i for *_, found in edges for i in found)))
+    assert cycles == []
+
+
 def layer(module: str) -> str:
     if module.startswith("analysis.methods"):
         return "methods"
