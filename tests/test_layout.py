@@ -1,5 +1,6 @@
 """The shape of the code (docs/development.md): layers that import only downwards, no import
-cycle, generic code that names no task type, and files small enough to hold one idea."""
+cycle between modules or packages, generic code that names no task type, and files (modules,
+templates, scripts, style sheets) small enough to hold one idea."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from annotation.task_types import task_types
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("config", "jobs", "annotation", "analysis", "task_types")
-# Lines a module may have before it holds more than one idea (house rule 12: "about 400").
+# Lines a module, template or static file may have before it holds more than one idea (house rule 12: "about 400").
 MAX_LINES = 400
 
 
@@ -182,4 +183,30 @@ def test_generic_code_names_no_task_type():
 def test_no_module_is_too_long():
     long = {name: n for name, path in modules().items()
             if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES}
+    assert long == {}
+
+
+def asset_files() -> list[Path]:
+    """Every file in the project's static/ and templates/ folders and in those of its apps,
+    except the vendored libraries (static/vendor/: htmx, kept as released)."""
+    folders = [ROOT / "static", ROOT / "templates"]
+    for package in PACKAGES:
+        folders += [p for p in sorted((ROOT / package).rglob("*")) if p.is_dir() and p.name in ("static", "templates")]
+    return [path for folder in folders for path in sorted(folder.rglob("*"))
+            if path.is_file() and "vendor" not in path.relative_to(folder).parts]
+
+
+def text_lines(path: Path) -> int | None:
+    """The lines of a text file; None for a binary one (an image has no lines to count)."""
+    try:
+        return len(path.read_bytes().decode("utf-8").splitlines())
+    except UnicodeDecodeError:
+        return None
+
+
+def test_no_template_or_static_file_is_too_long():
+    """Templates, scripts and style sheets hold one idea each too (house rule 12)."""
+    files = asset_files()
+    assert {".html", ".js", ".css"} <= {path.suffix for path in files}
+    long = {str(path.relative_to(ROOT)): n for path in files if (n := text_lines(path) or 0) > MAX_LINES}
     assert long == {}
