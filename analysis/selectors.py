@@ -142,7 +142,7 @@ class FigureRow:
     high: float | None
 
 
-def figure_rows(result: dict) -> list[FigureRow]:
+def figure_rows(*, result: dict) -> list[FigureRow]:
     figures = result.get("figures", {})
     intervals = figures.get("bootstrap", {}).get("intervals", {})
     rows = []
@@ -158,7 +158,7 @@ def figure_rows(result: dict) -> list[FigureRow]:
 MIN_ANNOTATIONS = 10
 
 
-def sorted_workers(result: dict, *, sort: str, descending: bool, trusted_only: bool = False) -> list[dict]:
+def sorted_workers(*, result: dict, sort: str, descending: bool, trusted_only: bool = False) -> list[dict]:
     """The worker rows of an agreement result, each marked ``few`` when its rank rests on fewer
     annotations than the run's minimum (shown apart from the ``other_flags``); ``trusted_only``
     leaves those out."""

@@ -210,3 +210,35 @@ def test_no_template_or_static_file_is_too_long():
     assert {".html", ".js", ".css"} <= {path.suffix for path in files}
     long = {str(path.relative_to(ROOT)): n for path in files if (n := text_lines(path) or 0) > MAX_LINES}
     assert long == {}
+
+
+# The modules of services (writes) and selectors (reads), house rules 1 and 2.
+SERVICES_AND_SELECTORS = ("annotation/services/*.py", "annotation/selectors/*.py", "analysis/services.py",
+                          "analysis/selectors.py", "jobs/services.py", "jobs/selectors.py",
+                          "task_types/*/services.py", "task_types/*/selectors.py")
+# Converted to keyword-only in this issue's other commits, which rewrite these files at the same
+# time; remove this list when they are merged. live_state and is_dead (jobs/selectors.py) are
+# called positionally from jobs/services.py, so they are converted with it.
+NOT_YET_KEYWORD_ONLY = {
+    "annotation/services/engine.py", "annotation/services/submission.py", "annotation/services/imports.py",
+    "annotation/services/corpus.py", "annotation/services/crowd_results.py", "analysis/services.py",
+    "jobs/services.py", "jobs/selectors.py:live_state", "jobs/selectors.py:is_dead",
+}
+
+
+def test_services_and_selectors_are_keyword_only():
+    """Every public function of a services or selectors module takes its arguments by keyword
+    only (``def f(*, a, b)``), so that a call names what it passes."""
+    checked, wrong = 0, []
+    for path in sorted({p for pattern in SERVICES_AND_SELECTORS for p in ROOT.glob(pattern)}):
+        relative = path.relative_to(ROOT).as_posix()
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) or node.name.startswith("_"):
+                continue
+            checked += 1
+            positional = [a.arg for a in node.args.posonlyargs + node.args.args]
+            positional += [f"*{node.args.vararg.arg}"] if node.args.vararg else []
+            if positional and not {relative, f"{relative}:{node.name}"} & NOT_YET_KEYWORD_ONLY:
+                wrong.append((relative, node.name, positional))
+    assert checked > 100  # the patterns still find the modules
+    assert wrong == []

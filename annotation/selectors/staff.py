@@ -65,7 +65,7 @@ class WorkerRow:
     last_at: datetime | None
 
 
-def clean_worker_sort(sort: str | None) -> str:
+def clean_worker_sort(*, sort: str | None) -> str:
     return sort if sort and sort.lstrip("-") in WORKER_SORTS else WORKER_DEFAULT_SORT
 
 
@@ -79,7 +79,7 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
             Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
     # The rows hold status_counts()'s keys too, which the type checker cannot see through **.
     rows: QuerySet[Assignment, Mapping[str, Any]] = assignments.values("worker").annotate(**status_counts())
-    sort = clean_worker_sort(sort)
+    sort = clean_worker_sort(sort=sort)
     key = sort.lstrip("-")
     if key == "last":
         # Only when asked: the latest submission per worker reads every assignment row.
@@ -127,7 +127,7 @@ def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAU
     if large:
         tally = tally_of(project=project)
         counted_at, pending = (tally.counted_at, False) if tally else (None, True)
-        source = _tally_counts(project=project, tally=tally, search=search, sort=clean_worker_sort(sort))
+        source = _tally_counts(project=project, tally=tally, search=search, sort=clean_worker_sort(sort=sort))
     else:
         source = worker_counts(project=project, search=search, sort=sort)
     current = Paginator(source, per_page).get_page(page)

@@ -47,7 +47,7 @@ def refresh_seconds() -> float:
     return float(getattr(settings, "STAFF_TALLY_SECONDS", 60))
 
 
-def is_large(assignments: int) -> bool:
+def is_large(*, assignments: int) -> bool:
     """Whether a project of this many assignments (held or answered) shows its tally."""
     return assignments > live_limit()
 
@@ -78,7 +78,7 @@ class Tally:
     per_hour: list[tuple[datetime, int]]
 
 
-def status_counts(prefix: str = "") -> dict[str, Count]:
+def status_counts(*, prefix: str = "") -> dict[str, Count]:
     """Assignments by what became of them; ``prefix`` reaches them through a relation."""
     status = f"{prefix}status"
     return {
