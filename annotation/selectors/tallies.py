@@ -34,7 +34,9 @@ logger = logging.getLogger(__name__)
 # The Celery task that counts a tally (annotation.tasks.refresh_tally).
 TALLY_TASK = "annotation.refresh_tally"
 Status = Assignment.Status
-VERSION = 2
+# Part of the cache key: raised whenever what is cached changes, its fields or the module of its
+# classes (the cache pickles them by module and name; 3 since they moved here from services).
+VERSION = 3
 # The hours up to the latest answer that the answers-per-hour figure shows.
 HOURS = 72
 
