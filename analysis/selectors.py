@@ -13,7 +13,7 @@ from analysis.models import AnalysisRun
 from analysis.reports.agreement import FEW_ANNOTATIONS
 from annotation.models import Project
 from annotation.selectors.progress import project_progress
-from annotation.services.tallies import HOURS, count_per_hour, project_is_large, tally_of
+from annotation.selectors.tallies import HOURS, count_per_hour, project_is_large, tally_of
 
 Status = AnalysisRun.Status
 # (result key, label, what it means) in display order.
@@ -124,7 +124,7 @@ def annotations_since(*, run: AnalysisRun) -> int:
 
 def annotations_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[Any, int]]:
     """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
-    is not now); a large project's from its tally (``annotation.services.tallies``), which counts the
+    is not now); a large project's from its tally (``annotation.selectors.tallies``), which counts the
     default span."""
     if hours == HOURS and project_is_large(project=project):
         tally = tally_of(project=project)
@@ -142,7 +142,7 @@ class FigureRow:
     high: float | None
 
 
-def figure_rows(result: dict) -> list[FigureRow]:
+def figure_rows(*, result: dict) -> list[FigureRow]:
     figures = result.get("figures", {})
     intervals = figures.get("bootstrap", {}).get("intervals", {})
     rows = []
@@ -158,7 +158,7 @@ def figure_rows(result: dict) -> list[FigureRow]:
 MIN_ANNOTATIONS = 10
 
 
-def sorted_workers(result: dict, *, sort: str, descending: bool, trusted_only: bool = False) -> list[dict]:
+def sorted_workers(*, result: dict, sort: str, descending: bool, trusted_only: bool = False) -> list[dict]:
     """The worker rows of an agreement result, each marked ``few`` when its rank rests on fewer
     annotations than the run's minimum (shown apart from the ``other_flags``); ``trusted_only``
     leaves those out."""

@@ -4,6 +4,7 @@ queue them by name, so that they import nothing from here."""
 from celery import shared_task
 
 from annotation.models import ImportJob
+from annotation.selectors.tallies import TALLY_TASK
 from annotation.services import leases_expire
 from annotation.services.imports import (
     IMPORT_TASK,
@@ -11,7 +12,7 @@ from annotation.services.imports import (
     import_job_execute,
     import_uploads_tidy,
 )
-from annotation.services.tallies import TALLY_TASK, tally_refresh
+from annotation.services.tallies import tally_refresh
 from jobs.services import jobs_reap_all
 from jobs.tasks import run_as_task
 

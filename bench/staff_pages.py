@@ -8,7 +8,7 @@ Requests go through Django's test client as the given user (the whole stack: mid
 sessions, permissions, queries, templates), against the database the settings name. Prints the
 median and fastest of ``--repeat`` requests per page and the size of the response, and the
 slowest page's median. A project above ``STAFF_LIVE_ASSIGNMENTS`` shows the tally a job
-counts (``annotation.services.tallies``): it is counted here first, as the job worker would, and its
+counts (``annotation.selectors.tallies``): it is counted here first, as the job worker would, and its
 time printed.
 """
 
@@ -44,7 +44,8 @@ def main() -> None:
 
     from analysis.models import AnalysisRun
     from annotation.models import Project
-    from annotation.services.tallies import project_is_large, tally_refresh
+    from annotation.selectors.tallies import project_is_large
+    from annotation.services.tallies import tally_refresh
 
     settings.ALLOWED_HOSTS = ["*"]
     slug = args.project

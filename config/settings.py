@@ -359,7 +359,7 @@ JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
 JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
 # Staff pages count a project's workers and answers per hour as they render up to this many
 # assignments; above it they show the tally a background job counts, at most this many seconds
-# old (annotation.services.tallies).
+# old (annotation.selectors.tallies).
 STAFF_LIVE_ASSIGNMENTS = int(os.environ.get("STAFF_LIVE_ASSIGNMENTS", 250_000))
 STAFF_TALLY_SECONDS = float(os.environ.get("STAFF_TALLY_SECONDS", 60))
 # MACE in analysis runs refuses (with advice) data that would need more memory than this.

@@ -63,7 +63,7 @@ def job_models() -> list[type[Job]]:
     return [m for m in apps.get_models() if issubclass(m, Job)]
 
 
-def jobs_ahead(job: Job) -> int:
+def jobs_ahead(*, job: Job) -> int:
     """Active jobs of every kind created before this one: what a worker does first."""
     return sum(model._default_manager.filter(status__in=Job.ACTIVE, created_at__lt=job.created_at).count()
                for model in job_models())

@@ -54,15 +54,15 @@ def dashboard(request: HttpRequest, slug: str) -> HttpResponse:
     descending = request.GET.get("dir") == "desc"
     trusted = request.GET.get("trusted") == "1"
     result = state.result
-    workers = sorted_workers(result, sort=sort, descending=descending, trusted_only=trusted)
+    workers = sorted_workers(result=result, sort=sort, descending=descending, trusted_only=trusted)
     ctx = {
         "project": project,
         "progress": project_progress(project=project),
         "state": state,
         "done": state.done,
         "running": state.running,
-        "figures": figure_rows(result),
-        "set_figures": figure_rows(result["sets"]) if result.get("sets") else [],
+        "figures": figure_rows(result=result),
+        "set_figures": figure_rows(result=result["sets"]) if result.get("sets") else [],
         "result": result,
         "workers": Paginator(workers, 100).get_page(request.GET.get("page")),
         "sort": sort if sort in WORKER_SORTS else "rank",

@@ -37,7 +37,7 @@ class CurrentAnnotationSerializer(serializers.ModelSerializer):
 
 def _body(annotation: Annotation) -> dict:
     assignment = annotation.assignment
-    open_until = None if revision_refusal(assignment, now=timezone.now()) else assignment.expires_at
+    open_until = None if revision_refusal(assignment=assignment, now=timezone.now()) else assignment.expires_at
     return {
         **CurrentAnnotationSerializer(annotation).data,
         "revisable_until": serializers.DateTimeField().to_representation(open_until) if open_until else None,

@@ -45,7 +45,7 @@ def consent_pending(*, project: Project, worker: User, session) -> bool:
     return session.get(MARKETPLACE_PROJECT) == project.slug and consent_needed(project=project, worker=worker)
 
 
-def presentation(project: Project, worker: User | None, *, item: Item | None = None,
+def presentation(*, project: Project, worker: User | None, item: Item | None = None,
                  assignment: Assignment | None = None) -> dict:
     """The project's options and the worker's variant, for the task type's template, with the
     keyboard shortcuts of that variant; with an ``item``, the part of its payload the worker

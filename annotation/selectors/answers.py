@@ -23,7 +23,7 @@ def previous_answer(*, project: Project, worker: User) -> tuple[dict, dict] | No
     return (last.assignment.item.payload, last.answer) if last else None
 
 
-def revision_refusal(assignment: Assignment, *, now: datetime) -> str | None:
+def revision_refusal(*, assignment: Assignment, now: datetime) -> str | None:
     """Why the worker cannot change the answer of ``assignment`` now (in words for them), or
     None when they can: only a submitted answer, not reviewed, within its lease."""
     if assignment.status in (Status.APPROVED, Status.REJECTED) or assignment.reviewed_at is not None:
@@ -46,7 +46,7 @@ def revisable_annotation(*, project: Project, worker: User, now: datetime | None
         .order_by("-assignment__submitted_at", "-pk")
         .first()
     )
-    if latest is None or revision_refusal(latest.assignment, now=now):
+    if latest is None or revision_refusal(assignment=latest.assignment, now=now):
         return None
     return latest
 

@@ -20,7 +20,7 @@ from django.db.models.fields.json import KeyTextTransform
 
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.selectors.progress import open_per_item
-from annotation.services.tallies import Tally, median_seconds, status_counts, tally_of
+from annotation.selectors.tallies import Tally, median_seconds, status_counts, tally_of
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -65,7 +65,7 @@ class WorkerRow:
     last_at: datetime | None
 
 
-def clean_worker_sort(sort: str | None) -> str:
+def clean_worker_sort(*, sort: str | None) -> str:
     return sort if sort and sort.lstrip("-") in WORKER_SORTS else WORKER_DEFAULT_SORT
 
 
@@ -79,7 +79,7 @@ def worker_counts(*, project: Project, search: str = "", sort: str = WORKER_DEFA
             Q(worker__username__icontains=search) | Q(worker__profile__external_id__icontains=search))
     # The rows hold status_counts()'s keys too, which the type checker cannot see through **.
     rows: QuerySet[Assignment, Mapping[str, Any]] = assignments.values("worker").annotate(**status_counts())
-    sort = clean_worker_sort(sort)
+    sort = clean_worker_sort(sort=sort)
     key = sort.lstrip("-")
     if key == "last":
         # Only when asked: the latest submission per worker reads every assignment row.
@@ -121,13 +121,13 @@ def _tally_counts(*, project: Project, tally: Tally | None, search: str, sort: s
 def worker_table(*, project: Project, search: str = "", sort: str = WORKER_DEFAULT_SORT,
                  page: int | str | None = 1, per_page: int = PER_PAGE, large: bool = False) -> TablePage:
     """A page of the worker table, most productive first unless ``sort`` says otherwise. A
-    ``large`` project's counts come from its tally (``annotation.services.tallies``)."""
+    ``large`` project's counts come from its tally (``annotation.selectors.tallies``)."""
     counted_at, pending = None, False
     source: list[dict[str, Any]] | QuerySet
     if large:
         tally = tally_of(project=project)
         counted_at, pending = (tally.counted_at, False) if tally else (None, True)
-        source = _tally_counts(project=project, tally=tally, search=search, sort=clean_worker_sort(sort))
+        source = _tally_counts(project=project, tally=tally, search=search, sort=clean_worker_sort(sort=sort))
     else:
         source = worker_counts(project=project, search=search, sort=sort)
     current = Paginator(source, per_page).get_page(page)

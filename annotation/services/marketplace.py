@@ -21,7 +21,7 @@ LINK_SOURCE = "link"
 MTURK_PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
-def marketplace_identity(params) -> tuple[str, str] | None:
+def marketplace_identity(*, params) -> tuple[str, str] | None:
     """(source, worker id) from a marketplace link's query parameters, if it carries one.
 
     Prolific and MTurk are known by their own parameters; ``source`` names the marketplace only
@@ -36,7 +36,7 @@ def marketplace_identity(params) -> tuple[str, str] | None:
     return None
 
 
-def is_mturk_preview(params) -> bool:
+def is_mturk_preview(*, params) -> bool:
     """MTurk shows a HIT before the worker accepts it with this placeholder assignment id."""
     return params.get("assignmentId") == MTURK_PREVIEW_ASSIGNMENT
 

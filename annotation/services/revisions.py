@@ -67,7 +67,7 @@ def annotation_revise(
         current = Annotation.objects.select_for_update().filter(assignment=a).first()
         if current is None:
             raise WorkflowError("This item has no answer yet to change.")
-        refusal = revision_refusal(a, now=now)
+        refusal = revision_refusal(assignment=a, now=now)
         try:
             task = get_task_type(a.project.task_type)
             clean = task.clean_answer(data, payload=a.item.payload,

@@ -136,7 +136,7 @@ def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     task = get_task_type(project.task_type)
     return render(request, "annotation/guidelines.html", {
         "project": project, "task": task, "text": project.guidelines or task.default_guidelines,
-        "shortcuts": presentation(project, request.user)["shortcuts"],
+        "shortcuts": presentation(project=project, worker=request.user)["shortcuts"],
         "guidelines_notes": task.guidelines_notes(options=task.clean_options(project.options)),
     })
 
@@ -156,7 +156,7 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
            "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
            "revisable": revisable_annotation(project=project, worker=request.user)}
     if assignment is None:
-        ctx.update(presentation(project, request.user))
+        ctx.update(presentation(project=project, worker=request.user))
     else:
         payload = assignment.item.payload
         initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
@@ -166,7 +166,7 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
         # The page gets the payload as the type lets this worker see it (``presentation``).
         ctx.update(assignment=assignment, values=values if values is not None else initial,
                    lease_seconds=left,
-                   **presentation(project, request.user, item=assignment.item, assignment=assignment))
+                   **presentation(project=project, worker=request.user, item=assignment.item, assignment=assignment))
     return ctx
 
 
@@ -182,7 +182,7 @@ def _edit_context(request: AuthenticatedRequest, project: Project, annotation: A
         "errors": errors or {}, "assignment": assignment,
         "values": values if values is not None else stored, "editing": annotation,
         "item_held": holds_open_assignment(project=project, worker=request.user),
-        **presentation(project, request.user, item=assignment.item),
+        **presentation(project=project, worker=request.user, item=assignment.item),
     }
 
 
@@ -213,7 +213,7 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         # Researchers and admins see what annotators see, without taking an item.
         sample = preview_item(project=project)
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff", "sample": sample,
-                                          **presentation(project, None, item=sample)})
+                                          **presentation(project=project, worker=None, item=sample)})
     if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)
@@ -255,7 +255,7 @@ def _different_answer(request: AuthenticatedRequest, project: Project, stored: A
     saved. While the stored answer may still be changed, the change form opens with the answer
     just sent filled in, so one click replaces it; otherwise the worker is told why not."""
     lead = "Your answer was not saved: you had already answered this item differently, in another tab or window."
-    refusal = revision_refusal(stored.assignment, now=timezone.now())
+    refusal = revision_refusal(assignment=stored.assignment, now=timezone.now())
     if refusal:
         return _after_action(request, project, f"{lead} That answer stays. {refusal}", "error")
     values = get_task_type(project.task_type).form_values(request.POST)
@@ -290,7 +290,7 @@ def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpRe
     """The answer the worker gave to an item, in the form again, to change it."""
     project = get_object_or_404(Project, slug=slug)
     annotation = _own_annotation(request, project, assignment_id)
-    refusal = revision_refusal(annotation.assignment, now=timezone.now())
+    refusal = revision_refusal(assignment=annotation.assignment, now=timezone.now())
     if refusal:
         return _after_action(request, project, refusal, "error")
     return _render_task(request, _edit_context(request, project, annotation))

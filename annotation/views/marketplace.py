@@ -51,7 +51,7 @@ def _message(request: HttpRequest, title: str, text: str, *, status: int) -> Htt
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
     project = get_object_or_404(Project, slug=slug)
-    if is_mturk_preview(request.GET):
+    if is_mturk_preview(params=request.GET):
         # MTurk shows the HIT before the worker accepts it: no account, no item taken.
         try:
             marketplace_check(project=project, source="mturk")
@@ -59,8 +59,8 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
             return _message(request, "Cannot start", str(exc), status=400)
         sample = preview_item(project=project)
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "mturk", "sample": sample,
-                                          **presentation(project, None, item=sample)})
-    identity = marketplace_identity(request.GET)
+                                          **presentation(project=project, worker=None, item=sample)})
+    identity = marketplace_identity(params=request.GET)
     if identity is None:
         return _message(request, "This link is incomplete",
                         "The link has no worker id. Please open the study again from the marketplace.", status=400)

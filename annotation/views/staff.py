@@ -12,7 +12,7 @@ from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
-from annotation.services.tallies import is_large
+from annotation.selectors.tallies import is_large
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
@@ -53,7 +53,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         # The poll refreshes the counts only: the tables change when someone pages or searches.
         return render(request, f"{OVERVIEW}#live", {"project": project, "progress": progress})
     q = request.GET
-    wq, wsort = q.get("wq", "").strip(), clean_worker_sort(q.get("wsort"))
+    wq, wsort = q.get("wq", "").strip(), clean_worker_sort(sort=q.get("wsort"))
     iq, istate = q.get("iq", "").strip(), q.get("istate", "")
     ctx = {
         "project": project,
@@ -61,7 +61,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         "progress": progress,
         "staff_links": staff_links(project=project),
         "workers": worker_table(project=project, search=wq, sort=wsort, page=q.get("wpage"),
-                                large=is_large(progress.submitted + progress.open)),
+                                large=is_large(assignments=progress.submitted + progress.open)),
         "worker_columns": _sort_links(wsort, WORKER_COLUMNS),
         "last_sort": _sort_links(wsort, [("last", "Last answer", True)])[0],
         "items": item_table(project=project, search=iq, state=istate, page=q.get("ipage"), total=progress.items),

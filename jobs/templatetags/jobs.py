@@ -23,4 +23,4 @@ def job_worker_seen() -> dict:
 @register.filter
 def job_ahead(job) -> int:
     """Queued or running jobs, of any kind, that the workers will take before this one."""
-    return jobs_ahead(job)
+    return jobs_ahead(job=job)

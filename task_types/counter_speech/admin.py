@@ -40,7 +40,7 @@ def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            built = questions_build(project=project, folder=ibm_folder(Path(settings.SHARED_DATA_DIR)),
+            built = questions_build(project=project, folder=ibm_folder(data_dir=Path(settings.SHARED_DATA_DIR)),
                                     setting=data["setting"], min_candidates=data["min_candidates"],
                                     max_candidates=data["max_candidates"], sample=data["sample"], seed=data["seed"])
         except ImportFailed as exc:

@@ -27,7 +27,7 @@ class QuestionsBuilt:
     existing: int  # sampled questions the project already had
 
 
-def ibm_folder(data_dir: Path) -> Path:
+def ibm_folder(*, data_dir: Path) -> Path:
     return data_dir / IBM_FOLDER
 
 

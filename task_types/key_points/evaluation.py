@@ -50,7 +50,7 @@ def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, siz
                       inline: bool | None = None) -> PredictionEvaluation:
     """Store an uploaded predictions file and score it: at once when it is small (or ``inline``
     says so), else in a queued job. Returns the evaluation (finished, or queued)."""
-    key_points_project(project)
+    key_points_project(project=project)
     stored = default_storage.save(f"key_points/{uuid.uuid4().hex}.json", upload)
     run_now = size <= settings.IMPORT_INLINE_MAX_BYTES if inline is None else inline
     try:

@@ -13,7 +13,7 @@ from task_types.key_points.corpus import KeyPointCorpus, file_names
 SLUG = "key_points"
 
 
-def key_points_project(project: Project) -> None:
+def key_points_project(*, project: Project) -> None:
     """Refuse a project of another task type."""
     if project.task_type != SLUG:
         raise ImportFailed([RowError(None, "project", f"is a {get_task_type(project.task_type).name} project, "
@@ -24,7 +24,7 @@ def corpus_import(*, project: Project, corpus: KeyPointCorpus, arguments_file: s
                   on_duplicate: str = "reject") -> ImportResult:
     """One item per argument of ``corpus`` (its key points and labels inline), all or nothing;
     raises ImportFailed naming file, line and field."""
-    key_points_project(project)
+    key_points_project(project=project)
     task = get_task_type(project.task_type)
     name = arguments_file or file_names()["arguments"]
     parsed, errors = [], []

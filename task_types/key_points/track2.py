@@ -78,7 +78,7 @@ def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOut
     from annotation.task_types import get_task_type
     from task_types.key_points.services import key_points_project
 
-    key_points_project(project)
+    key_points_project(project=project)
     try:
         selection = selection_records(arguments, system, sample=sample, seed=seed, show=show)
     except Track2Error as exc:

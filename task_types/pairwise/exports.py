@@ -57,8 +57,8 @@ def _tsv_line(*cells) -> str:
 def _argument_texts(run: AnalysisRun) -> dict[str, str]:
     """Argument id -> text as the run saw them (runs stored before texts were kept with the run:
     as the items show them now)."""
-    if keeps_pairs_apart(run):
-        return run_texts(run)
+    if keeps_pairs_apart(run=run):
+        return run_texts(run=run)
     texts = {}
     for payload in Item.objects.filter(project=run.project).values_list("payload", flat=True).iterator(chunk_size=5000):
         for side in ("arg1", "arg2"):
@@ -74,7 +74,7 @@ def _result(run: AnalysisRun) -> dict[str, Any]:
 def _pairs_tsv(run: AnalysisRun, *, strict: bool) -> Iterator[str]:
     texts = _argument_texts(run)
     yield STRICT_HEADER + "\ttopic\n"
-    for p in run_pairs(run):
+    for p in run_pairs(run=run):
         if (p["strict"] if strict else p["all"]):
             yield _tsv_line(p["pair"], p["gold"], _flat(texts[p["arg1"]]), _flat(texts[p["arg2"]]), p["topic"])
 
@@ -103,7 +103,7 @@ def released_files(run: AnalysisRun) -> Iterator[tuple[str, Iterator[str]]]:
     reference = REFERENCES.get(run.project.options.get(REFERENCE_OPTION))
     texts = _argument_texts(run)
     strict: dict[str, list[dict[str, Any]]] = {}
-    for p in run_pairs(run):
+    for p in run_pairs(run=run):
         if p["strict"]:
             strict.setdefault(str(p["topic"]), []).append(p)
     ranking: dict[str, list[dict[str, Any]]] = {}
@@ -179,7 +179,7 @@ def _full_records(run: AnalysisRun) -> Iterator[dict]:
         votes.setdefault(item, []).append(
             {"worker": worker, "label": label, "reason": reason, "competence": competence.get(worker)}
         )
-    for p in run_pairs(run):
+    for p in run_pairs(run=run):
         yield {**p, "votes": votes.get(p["pair"], [])}
 
 

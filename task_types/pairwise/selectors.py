@@ -64,14 +64,14 @@ class GoldTopic:
 GRAPH_ARGUMENTS = 40
 
 
-def keeps_pairs_apart(run: AnalysisRun) -> bool:
+def keeps_pairs_apart(*, run: AnalysisRun) -> bool:
     """Whether the run keeps its pairs apart (``RunPart``) rather than in its result."""
     return "pair_topics" in (run.result or {})
 
 
-def run_pairs(run: AnalysisRun, *, topic: str | None = None) -> list[dict[str, Any]]:
+def run_pairs(*, run: AnalysisRun, topic: str | None = None) -> list[dict[str, Any]]:
     """A gold run's pairs in the order of the whole table, or one topic's."""
-    if not keeps_pairs_apart(run):
+    if not keeps_pairs_apart(run=run):
         pairs = (run.result or {}).get("pairs", [])
         return pairs if topic is None else [p for p in pairs if str(p["topic"]) == topic]
     parts = RunPart.objects.filter(run=run, name=PAIRS)
@@ -87,14 +87,14 @@ def run_pairs(run: AnalysisRun, *, topic: str | None = None) -> list[dict[str, A
     return whole
 
 
-def run_argument_texts(run: AnalysisRun, *, topic: str) -> dict[str, str]:
+def run_argument_texts(*, run: AnalysisRun, topic: str) -> dict[str, str]:
     """Argument id -> text of one topic of a gold run, as its items showed them when it ran."""
-    if not keeps_pairs_apart(run):
+    if not keeps_pairs_apart(run=run):
         return argument_texts(project=run.project, topic=topic)
-    return run_texts(run, topic=topic)
+    return run_texts(run=run, topic=topic)
 
 
-def run_texts(run: AnalysisRun, *, topic: str | None = None) -> dict[str, str]:
+def run_texts(*, run: AnalysisRun, topic: str | None = None) -> dict[str, str]:
     """Argument id -> text as a run that keeps its pairs apart saw them: one topic's, or all."""
     parts = RunPart.objects.filter(run=run, name=TEXTS)
     if topic is not None:
@@ -106,7 +106,7 @@ def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
     """The ranking (with argument texts) and argument graph of one topic of a gold run; an
     unknown or missing topic means the first."""
     result = run.result or {}
-    if keeps_pairs_apart(run):
+    if keeps_pairs_apart(run=run):
         topics, reasons = result["pair_topics"], [tuple(r) for r in result["pair_reasons"]]
     else:
         pairs = result.get("pairs", [])
@@ -114,12 +114,12 @@ def gold_topic(*, run: AnalysisRun, topic: str | None) -> GoldTopic:
         reasons = sorted(Counter(p["reason"] for p in pairs).items(), key=lambda kv: -kv[1])
     if topic is None or topic not in topics:
         topic = topics[0] if topics else ""
-    texts = run_argument_texts(run, topic=topic) if topic else {}
+    texts = run_argument_texts(run=run, topic=topic) if topic else {}
     ranked = sorted((r for r in result.get("ranking", []) if str(r["topic"]) == topic),
                     key=lambda r: (r["rank"], r["argument"]))
     ranking = [RankedArgument(rank=r["rank"], argument=r["argument"], pagerank=r["pagerank"],
                               text=texts.get(r["argument"], "")) for r in ranked]
-    kept = [p for p in run_pairs(run, topic=topic) if p["strict"]] if topic else []
+    kept = [p for p in run_pairs(run=run, topic=topic) if p["strict"]] if topic else []
     shown = None
     if len(ranking) > GRAPH_ARGUMENTS:
         shown = {r.argument for r in ranking[:GRAPH_ARGUMENTS]}
@@ -139,7 +139,7 @@ TABLE1_COLUMNS = (
 )
 
 
-def paper_value(value: Any) -> str:
+def paper_value(*, value: Any) -> str:
     """A value of the paper's table as the paper prints it (whole numbers, or one decimal)."""
     if value is None:
         return "—"
@@ -157,7 +157,7 @@ def table1_rows(*, result: dict[str, Any], reference: dict[str, Any] | None) -> 
         sources = [("ours", "this project", {f: "—" if mean.get(f) is None else f"{mean[f]:.2f}"
                                              for _, fields in TABLE1_COLUMNS for f in fields})]
         if config in paper:
-            sources.insert(0, ("paper", "paper", {f: paper_value(paper[config].get(f))
+            sources.insert(0, ("paper", "paper", {f: paper_value(value=paper[config].get(f))
                                                   for _, fields in TABLE1_COLUMNS for f in fields}))
         rows.append({
             "scenario": mean["scenario"], "strategy": mean["strategy"],

@@ -62,10 +62,10 @@ def test_source_names_are_checked_when_the_admin_saves_them(study):
 
 
 def test_source_does_not_rename_a_known_marketplace():
-    assert marketplace_identity({"PROLIFIC_PID": "abc", "source": "mturk"}) == ("prolific", "abc")
-    assert marketplace_identity({"workerId": "A1", "source": "prolific"}) == ("mturk", "A1")
-    assert marketplace_identity({"worker_id": "x", "source": "Panel-X"}) == ("panel-x", "x")
-    assert marketplace_identity({"STUDY_ID": "s"}) is None
+    assert marketplace_identity(params={"PROLIFIC_PID": "abc", "source": "mturk"}) == ("prolific", "abc")
+    assert marketplace_identity(params={"workerId": "A1", "source": "prolific"}) == ("mturk", "A1")
+    assert marketplace_identity(params={"worker_id": "x", "source": "Panel-X"}) == ("panel-x", "x")
+    assert marketplace_identity(params={"STUDY_ID": "s"}) is None
 
 
 def test_ids_that_used_to_collide_get_two_accounts(study):

@@ -76,7 +76,7 @@ def test_released_layout_zip(gold):
     files = _released(gold)
     assert sorted(files) == [f"{folder}/{topic}.csv" for folder in ("UKPConvArg1-Ranking-CSV", "UKPConvArg1Strict-CSV")
                              for topic in ("t_bad", "t_good")]
-    strict_rows = {p["pair"]: p for p in run_pairs(gold) if p["strict"]}
+    strict_rows = {p["pair"]: p for p in run_pairs(run=gold) if p["strict"]}
     seen = set()
     for topic in ("t_bad", "t_good"):
         strict = files[f"UKPConvArg1Strict-CSV/{topic}.csv"]

@@ -27,7 +27,7 @@ def test_pieces_per_topic_and_what_the_result_says_of_them(gold):
     parts = RunPart.objects.filter(run=gold)
     assert sorted(parts.filter(name=PAIRS).values_list("key", flat=True)) == gold.result["pair_topics"] == ["t_bad", "t_good"]
     assert sorted(parts.filter(name=TEXTS).values_list("key", flat=True)) == ["t_bad", "t_good"]
-    pairs = run_pairs(gold)
+    pairs = run_pairs(run=gold)
     assert len(pairs) == gold.result["counts"]["pairs"]
     reasons = dict(gold.result["pair_reasons"])
     assert sum(reasons.values()) == len(pairs) and reasons["kept"] == gold.result["counts"]["strict"]
@@ -42,7 +42,7 @@ def test_a_run_stored_with_its_pairs_in_the_result_reads_the_same(client, gold):
     before = files(client, gold)
     # The same run as it was stored before the pieces: pairs inside the result, no pieces.
     result = {k: v for k, v in gold.result.items() if k not in ("pair_topics", "pair_reasons")}
-    AnalysisRun.objects.filter(pk=gold.pk).update(result={**result, "pairs": run_pairs(gold)})
+    AnalysisRun.objects.filter(pk=gold.pk).update(result={**result, "pairs": run_pairs(run=gold)})
     RunPart.objects.filter(run=gold).delete()
     gold.refresh_from_db()
     legacy = client.get(reverse("gold-page", args=[gold.project.slug]), {"topic": "t_good"}).context["view"]

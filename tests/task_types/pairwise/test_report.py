@@ -56,11 +56,11 @@ def test_pipeline_result(gold_run):
     run, quality = gold_run
     r = run.result
     assert "pairs" not in r and "_parts" not in r  # kept apart, one piece per topic
-    r = {**r, "pairs": run_pairs(run)}
+    r = {**r, "pairs": run_pairs(run=run)}
     # Read back from the pieces, in the items' order.
     assert [p["pair"] for p in r["pairs"]] == list(run.project.items.order_by("position", "pk")
                                                   .values_list("external_id", flat=True))
-    assert {p["topic"] for p in run_pairs(run, topic="t_bad")} == {"t_bad"}
+    assert {p["topic"] for p in run_pairs(run=run, topic="t_bad")} == {"t_bad"}
     counts = r["counts"]
     assert counts["pairs"] == 30 and counts["arguments"] == 12 and counts["rank"] == 12
     assert 27 <= counts["all"] <= 30  # at least the most certain 90%; ties in entropy stay together

@@ -23,7 +23,7 @@ class Command(BaseCommand):
         parser.add_argument("--seed", type=int, default=0, help="seed of the candidates' order and the sample")
 
     def handle(self, *args, project, ibm, setting, min_candidates, max_candidates, sample, seed, **options):
-        folder = ibm or ibm_folder(Path(settings.SHARED_DATA_DIR))
+        folder = ibm or ibm_folder(data_dir=Path(settings.SHARED_DATA_DIR))
         try:
             built = questions_build(project=project, folder=folder, setting=setting, min_candidates=min_candidates,
                                     max_candidates=max_candidates, sample=sample, seed=seed)

@@ -100,7 +100,7 @@ class Command(BaseCommand):
         rows, index = [], []
         for mean in r["table1"]["mean"]:
             config = (mean["scenario"], mean["strategy"])
-            rows.append([printed(paper_rows[config].get(f)) for f in TABLE_COLUMNS])
+            rows.append([printed(value=paper_rows[config].get(f)) for f in TABLE_COLUMNS])
             rows.append(["-" if mean.get(f) is None else f"{mean[f]:.2f}" for f in TABLE_COLUMNS])
             index += [(*config, "paper"), (*config, "ours")]
         table = pd.DataFrame(rows, columns=list(TABLE_COLUMNS.values()),

@@ -11,7 +11,8 @@ from analysis.selectors import annotations_per_hour
 from annotation.admin.paging import LargeTablePaginator
 from annotation.models import Annotation, Assignment, WorkerProfile
 from annotation.selectors.staff import WORKER_SORTS, worker_table
-from annotation.services import tallies
+from annotation.selectors.tallies import project_is_large, tally_key
+from annotation.services.tallies import tally_refresh
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -71,7 +72,7 @@ def test_the_tally_gives_the_table_the_live_counts_give(settings, queued):
     assert page.pending and rows == [] and queued == [project.pk]
     table(project, large=True)
     assert queued == [project.pk]  # one refresh queued, however many pages ask
-    tallies.tally_refresh(project_id=project.pk)
+    tally_refresh(project_id=project.pk)
     for sort in [*WORKER_SORTS, *(f"-{key}" for key in WORKER_SORTS)]:
         for search in ("", "b", "PRO-7"):
             live, _ = table(project, sort=sort, search=search)
@@ -85,7 +86,7 @@ def test_a_stale_tally_is_shown_while_a_new_one_is_counted(settings, queued):
     project = busy_project()
     settings.STAFF_LIVE_ASSIGNMENTS = 1
     settings.STAFF_TALLY_SECONDS = 0
-    tallies.tally_refresh(project_id=project.pk)
+    tally_refresh(project_id=project.pk)
     assert table(project, large=True)[1].counted_at is not None
     assert queued == [project.pk]
 
@@ -99,7 +100,7 @@ def test_the_overview_of_a_large_project_says_where_its_counts_come_from(setting
     pending = client.get(url).content
     # While counting, no worker count or empty table that would read as "nobody worked".
     assert b"tally-pending" in pending and b'data-testid="worker-count"' not in pending
-    tallies.tally_refresh(project_id=project.pk)
+    tally_refresh(project_id=project.pk)
     body = client.get(url).content.decode()
     assert 'data-testid="tally-time"' in body and "bob" in body and "dee" in body
 
@@ -110,9 +111,9 @@ def test_answers_per_hour_of_a_large_project_come_from_its_tally(settings, queue
     assert sum(n for _, n in live) == Assignment.objects.filter(
         project=project, status__in=Assignment.COUNTED_STATUSES).count() > 0
     settings.STAFF_LIVE_ASSIGNMENTS = 1
-    assert tallies.project_is_large(project=project)
+    assert project_is_large(project=project)
     assert annotations_per_hour(project=project) == []  # counting
-    tallies.tally_refresh(project_id=project.pk)
+    tally_refresh(project_id=project.pk)
     assert annotations_per_hour(project=project) == live
 
 
@@ -121,7 +122,7 @@ def test_the_refresh_job_counts_into_the_cache(settings):
 
     project = busy_project()
     assert refresh_tally(project.pk) == 4
-    assert cache.get(tallies._key(project.pk)).workers
+    assert cache.get(tally_key(project_id=project.pk)).workers
     assert refresh_tally(10**9) == 0  # a project deleted meanwhile
 
 
