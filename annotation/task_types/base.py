@@ -36,8 +36,6 @@ from annotation.task_types.answers import (
 )
 from annotation.task_types.records import (
     CleanItem,
-    CorpusArgument,
-    CorpusLookup,
     CrowdAnswer,
     CrowdItemError,
     ExportContext,
@@ -61,8 +59,6 @@ __all__ = [
     "AnswerInvalid",
     "CleanAnswer",
     "CleanItem",
-    "CorpusArgument",
-    "CorpusLookup",
     "CrowdAnswer",
     "CrowdItemError",
     "DemoContext",
@@ -292,7 +288,7 @@ class TaskType(ABC):
         """Validate the task-specific part of one results row; raise FieldError."""
         raise FieldError(None, f"the {self.name} task type does not import crowd results")
 
-    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]], *, corpus: CorpusLookup) -> dict[str, CleanItem]:
-        """Build the items a results file refers to but the project lacks, with the help of the
-        imported corpus; raise CrowdItemError."""
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, CleanItem]:
+        """Build the items a results file refers to but the project lacks, from what the type's
+        app holds (pairwise: its imported arguments), keyed by item id; raise CrowdItemError."""
         raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotation.importers import parse_arguments
-from annotation.models import Project, Topic
-from annotation.services.corpus import arguments_import
+from annotation.models import Project
 from annotation.task_types.base import DemoContext
-from task_types.pairwise.corpus import pairs_generate
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import, pairs_generate
+from task_types.pairwise.models import Topic
 
 # The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
 DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")

@@ -10,10 +10,11 @@ from django.core.management.base import BaseCommand, CommandError
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
-from annotation.importers import ImportFailed, parse_arguments
+from annotation.importers import ImportFailed
 from annotation.models import Annotation, Project
-from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
 from task_types.pairwise.exports import gold_file, released_files
 from task_types.pairwise.published import RANKING_FOLDER, STRICT_FOLDER
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
