@@ -127,6 +127,9 @@ class TaskType(ABC):
     # Admin pages of the task type's own that add items to a project: (URL name taking the
     # project's id, link text); generic pages list them without naming task types.
     item_tools: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Kinds of media files the type's items use ("audio": the files ``media_keys`` names, stored
+    # per project); the project's admin page offers an upload only for a type that declares one.
+    media: ClassVar[tuple[str, ...]] = ()
     # The type's own pages: the dotted path of a URLconf module, mounted at the site's root by the
     # registry (``annotation.task_types.type_urlpatterns``); its paths name their full address.
     urls: ClassVar[str | None] = None
@@ -208,6 +211,19 @@ class TaskType(ABC):
         answer and re-shown form that carries an item to a worker goes through this (e.g. no
         transcript for a worker who is to hear the speech). The default is the whole payload."""
         return payload
+
+    def admin_tools(self) -> frozenset[str]:
+        """The platform's project tools this type needs, as its declarations say: ``"media"``
+        (the *Upload audio* page) when its items use audio (``media``), ``"crowd"`` (*Import
+        crowd results*) when it reads results collected elsewhere (``crowd_fields``). The
+        project's admin page offers these and no others, beside the tools every type has
+        (import items, create annotators) and the type's own ``item_tools``."""
+        tools = set()
+        if "audio" in self.media:
+            tools.add("media")
+        if self.crowd_fields:
+            tools.add("crowd")
+        return frozenset(tools)
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         """The type's own admin pages (those ``item_tools`` names), mounted under the project
