@@ -47,6 +47,7 @@ def demo_systems(arguments: pd.DataFrame, key_points: pd.DataFrame, labels: pd.D
 def demo_project(task: TaskType, ctx: DemoContext) -> None:
     # Imported here: task types are loaded before the models and services that use them.
     from annotation.models import Project
+    from annotation.services.projects import project_create
     from task_types.key_point_sets.build import key_point_sets_build
 
     folder, names = ctx.data_dir / FOLDER, file_names(SUBSET)
@@ -58,10 +59,12 @@ def demo_project(task: TaskType, ctx: DemoContext) -> None:
     key_points = pd.read_csv(folder / names["key_points"])
     key_points = key_points[key_points["topic"] == TOPIC]
     labels = pd.read_csv(folder / names["labels"])
-    project, created = Project.objects.get_or_create(slug=SLUG, defaults={
-        "name": "Which key points summarise best? (KPA 2021 dev, two synthetic systems)", "task_type": task.slug,
-        "redundancy": 3, "state": Project.State.ACTIVE, "created_by": ctx.owner, "options": task.clean_options({}),
-    })
+    project = Project.objects.filter(slug=SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name="Which key points summarise best? (KPA 2021 dev, two synthetic systems)",
+                                 slug=SLUG, task_type=task.slug, created_by=ctx.owner, redundancy=3,
+                                 state=Project.State.ACTIVE)
     project.members.add(*ctx.annotators)
     built = key_point_sets_build(project=project, arguments=arguments,
                                  systems=demo_systems(arguments, key_points, labels), seed=2021)
