@@ -1,6 +1,9 @@
 """Creating a project: the type and its options are checked through the registry, the model's
 rules before anything is written, and every field a caller leaves out takes its default."""
 
+import ast
+from pathlib import Path
+
 import pytest
 from django.core.exceptions import ValidationError
 
@@ -59,3 +62,21 @@ def test_the_models_rules_are_checked_before_writing():
         project_create(name="Fourth", slug="fourth", task_type=slug, redundancy=0)
     assert "redundancy" in str(low.value)
     assert list(Project.objects.values_list("slug", flat=True)) == ["first"]
+
+
+def test_code_creates_projects_only_through_the_service():
+    """Outside the tests, no module writes a new project with the ORM: demos and commands call
+    project_create, so every project's type and options are checked."""
+    root = Path(__file__).resolve().parents[3]
+    wrong = []
+    for package in ("config", "jobs", "annotation", "analysis", "task_types"):
+        for path in (root / package).rglob("*.py"):
+            if "migrations" in path.parts:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                func = node.func if isinstance(node, ast.Call) else None
+                if (isinstance(func, ast.Attribute) and func.attr in ("create", "get_or_create", "update_or_create")
+                        and isinstance(func.value, ast.Attribute) and func.value.attr == "objects"
+                        and isinstance(func.value.value, ast.Name) and func.value.value.id == "Project"):
+                    wrong.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert wrong == []
