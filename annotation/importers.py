@@ -29,12 +29,9 @@ MAX_REPORTED_ERRORS = 50
 Progress = Callable[[float, str], None]
 # Records read between two progress reports.
 PROGRESS_EVERY = 5000
-# Lengths of the columns imported values go to (Item, Topic and Argument external ids; a topic's
-# prompt and stance; an argument's author). SQLite ignores them; PostgreSQL refuses longer text.
+# Length of the column item ids go to (task types' own records of the same kind take it too).
+# SQLite ignores it; PostgreSQL refuses longer text.
 ID_MAX_LENGTH = 200
-PROMPT_MAX_LENGTH = 500
-STANCE_MAX_LENGTH = 500
-AUTHOR_MAX_LENGTH = 200
 # Python refuses to read integers with more digits than this (sys.get_int_max_str_digits()).
 _LONG_NUMBER = re.compile(r"\d{4301,}")
 
@@ -308,59 +305,6 @@ def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progr
     if not parsed:
         raise ImportFailed([RowError(None, None, "the file holds no records")])
     return parsed
-
-
-@dataclass(frozen=True)
-class ArgumentRow:
-    line: int
-    arg_id: str
-    topic: str
-    prompt: str
-    stance: str
-    author: str
-    text: str
-
-
-ARGUMENT_COLUMNS = ("arg_id", "topic", "debate_title", "stance", "author", "text")
-
-
-def parse_arguments(data: bytes) -> list[ArgumentRow]:
-    """Arguments in UKPConvArg's ``arguments.tsv`` layout (``debate_title`` is the prompt)."""
-    rows: list[ArgumentRow] = []
-    errors: list[RowError] = []
-    seen: dict[str, int] = {}
-    for line, record in _read_delimited(decode(data), "\t"):
-        if len(errors) >= MAX_REPORTED_ERRORS:
-            break
-        missing = [c for c in ARGUMENT_COLUMNS if c not in record and c != "author"]
-        if missing:
-            raise ImportFailed([RowError(1, missing[0], "required column is missing")])
-        values = {c: (record.get(c) or "").strip() for c in ARGUMENT_COLUMNS}
-        try:
-            check_record(record)
-            for column, limit in (("arg_id", ID_MAX_LENGTH), ("topic", ID_MAX_LENGTH),
-                                  ("debate_title", PROMPT_MAX_LENGTH), ("stance", STANCE_MAX_LENGTH),
-                                  ("author", AUTHOR_MAX_LENGTH)):
-                check_length(column, values[column], limit)
-        except FieldError as exc:
-            errors.append(RowError(line, exc.field, exc.message))
-            continue
-        for column in ("arg_id", "topic", "debate_title", "text"):
-            if not values[column]:
-                errors.append(RowError(line, column, "must not be empty"))
-                break
-        else:
-            if values["arg_id"] in seen:
-                errors.append(RowError(line, "arg_id", f"duplicate id (first on line {seen[values['arg_id']]})"))
-                continue
-            seen[values["arg_id"]] = line
-            rows.append(ArgumentRow(line, values["arg_id"], values["topic"], values["debate_title"],
-                                    values["stance"], values["author"], record["text"].strip()))
-    if errors:
-        raise ImportFailed(errors)
-    if not rows:
-        raise ImportFailed([RowError(None, None, "the file holds no arguments")])
-    return rows
 
 
 # Time zones MTurk writes by name ("Sun Jan 31 08:53:19 PST 2016").

@@ -62,11 +62,11 @@ def main() -> None:
 
     from analysis.models import AnalysisRun
     from analysis.services import analysis_run_create, analysis_run_execute
-    from annotation.importers import parse_arguments
     from annotation.models import Project
     from annotation.services.accounts import user_create
-    from annotation.services.corpus import arguments_import
     from annotation.services.crowd_results import crowd_import
+    from task_types.pairwise.arguments_file import parse_arguments
+    from task_types.pairwise.corpus import arguments_import
 
     settings.ALLOWED_HOSTS = ["testserver"]
     call_command("migrate", verbosity=0)

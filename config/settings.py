@@ -80,6 +80,7 @@ INSTALLED_APPS = [
     "task_types.comprehension",
     "task_types.counter_speech",
     "task_types.key_points",
+    "task_types.key_point_sets",
     "task_types.response_scoring",
     "task_types.pairwise",
 ]

@@ -12,7 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Argument, Assignment, Item, Project, Topic
+from annotation.models import Assignment, Item, Project
 from annotation.services.accounts import role_set
 from annotation.task_types import get_task_type
 from annotation.task_types.base import DemoContext
@@ -90,24 +90,6 @@ class AssignmentFactory(factory.django.DjangoModelFactory):
             Item.objects.filter(pk=assignment.item_id).update(n_active=F("n_active") + 1)
             assignment.item.refresh_from_db(fields=["n_active"])
         return assignment
-
-
-class TopicFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Topic
-
-    external_id = factory.Sequence(lambda n: f"topic-{n}")
-    prompt = "Is the school uniform a good idea?"
-    stance = "Good"
-
-
-class ArgumentFactory(factory.django.DjangoModelFactory):
-    class Meta:
-        model = Argument
-
-    external_id = factory.Sequence(lambda n: f"arg{n}")
-    topic = factory.SubFactory(TopicFactory)
-    text = factory.Sequence(lambda n: " ".join(["word"] * 12) + f" number {n}")
 
 
 class DemoLog:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import networkx as nx
 import pytest
+from django.apps import apps
 
 from annotation.task_types import task_types
 
@@ -150,9 +151,46 @@ def test_layers_import_only_downwards():
     assert wrong == []
 
 
-def test_task_types_import_no_other_task_type():
+def app_of(module: str) -> str:
+    """The Django app a module belongs to: each task type's folder is an app of its own."""
+    parts = module.split(".")
+    return ".".join(parts[:2]) if parts[0] == "task_types" else parts[0]
+
+
+def builds_on() -> dict[str, set[str]]:
+    """Each task-type app and the task-type apps it declares it builds on (its AppConfig's
+    ``builds_on``): the only other types whose modules it may import."""
+    return {config.name: set(getattr(config, "builds_on", ())) for config in apps.get_app_configs()
+            if config.name.startswith("task_types.")}
+
+
+def test_task_types_import_only_the_types_they_build_on():
+    declared = builds_on()
+    assert all(set(needs) <= set(declared) for needs in declared.values()), "a type builds on installed types only"
     wrong = sorted((a, b) for a, b in import_graph().edges
-                   if layer(a) == layer(b) == "task_types" and a.split(".")[1] != b.split(".")[1])
+                   if layer(a) == layer(b) == "task_types" and app_of(a) != app_of(b)
+                   and app_of(b) not in declared.get(app_of(a), set()))
+    assert wrong == []
+
+
+def test_no_module_imports_private_names_of_another_app():
+    """Apps share only their public names: nothing named with a leading underscore (nor a name
+    in a private module) is imported across apps."""
+    wrong = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets = [(node.module, alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [(alias.name, "") for alias in node.names]
+            else:
+                continue
+            for module, imported in targets:
+                if module.split(".")[0] not in PACKAGES or app_of(module) == app_of(name):
+                    continue
+                parts = [*module.split("."), imported]
+                if any(part.startswith("_") and part != "__init__" for part in parts):
+                    wrong.append((name, node.lineno, ".".join(filter(None, parts))))
     assert wrong == []
 
 

@@ -28,9 +28,10 @@ LISTED = 200
 
 
 class ProjectMediaPages:
-    """The *Upload audio* page of ProjectAdmin (which provides ``tool_page``)."""
+    """The *Upload audio* page of ProjectAdmin (which provides ``tool_page`` and ``require_tool``)."""
 
     tool_page: Callable[..., HttpResponse]
+    require_tool: Callable[[Project, str], None]
 
     def get_urls(self):
         view = self.admin_site.admin_view
@@ -42,6 +43,7 @@ class ProjectMediaPages:
         if not request.user.has_perm("annotation.add_item"):
             raise PermissionDenied
         project = get_object_or_404(Project, pk=pk)
+        self.require_tool(project, "media")
         form = MediaUploadForm(request.POST or None, request.FILES or None)
         errors = None
         if request.method == "POST" and upload_form_is_valid(request, form):

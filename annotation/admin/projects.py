@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
+from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
 from django.urls import path, reverse
@@ -89,8 +90,9 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         project = Project.objects.filter(pk=object_id).only("task_type").first()
-        tools = get_task_type(project.task_type).item_tools if project else ()
-        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "item_tools": tools})
+        task = get_task_type(project.task_type) if project else None
+        tools = {"item_tools": task.item_tools if task else (), "admin_tools": task.admin_tools() if task else ()}
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), **tools})
 
     def save_model(self, request, obj, form, change):
         obj.options = options_from_form(obj, form.cleaned_data)
@@ -123,6 +125,14 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         if not request.user.has_perm(perm):
             raise PermissionDenied
 
+    @staticmethod
+    def require_tool(project: Project, tool: str) -> None:
+        """A project tool of the platform (``TaskType.admin_tools``) exists only for the types
+        that declare it: for the others its page is not found, as its link is not shown."""
+        task = get_task_type(project.task_type)
+        if tool not in task.admin_tools():
+            raise Http404(f"The {task.name} task type has no {tool} page.")
+
     def _upload_view(self, request, pk: int, *, kind: str, perm: str, form_class, title: str, fields):
         """The item and crowd-result import pages: small files are imported at once, larger
         ones by a job whose page follows its progress."""
@@ -152,6 +162,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
 
     def crowd_view(self, request, pk: int):
         project = get_object_or_404(Project, pk=pk)
+        self.require_tool(project, "crowd")
         return self._upload_view(request, pk, kind=ImportJob.Kind.CROWD, perm="annotation.add_annotation",
                                  form_class=CrowdImportForm, title=f"Import crowd results into {project}",
                                  fields=[*get_task_type(project.task_type).crowd_fields, *COMMON_FIELD_DOCS])

@@ -1,5 +1,4 @@
 from annotation.models.bonus import Bonus
-from annotation.models.corpus import Argument, Topic
 from annotation.models.crowd import (
     Annotation,
     AnnotationRevision,
@@ -17,7 +16,6 @@ from annotation.models.refusals import RefusedAnswer
 __all__ = [
     "Annotation",
     "AnnotationRevision",
-    "Argument",
     "Assignment",
     "Bonus",
     "Consent",
@@ -28,6 +26,5 @@ __all__ = [
     "MediaUse",
     "Project",
     "RefusedAnswer",
-    "Topic",
     "WorkerProfile",
 ]

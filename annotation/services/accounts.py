@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
@@ -16,6 +17,7 @@ from django.utils import timezone
 
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Invite, Project, WorkerProfile
+from annotation.task_types import task_types
 
 UserModel = get_user_model()
 Role = WorkerProfile.Role
@@ -30,8 +32,11 @@ class AccountError(ValueError):
 
 def role_groups_sync() -> None:
     """Create the role groups with their permissions: admins may do everything in the platform
-    and manage users; researchers may view everything and export; annotators need none."""
-    managed_apps = ("annotation", "analysis")
+    and manage users; researchers may view everything and export; annotators need none. The
+    platform is the annotation and analysis apps and the apps of the task types, whose models
+    (e.g. the pairwise argument corpus) staff manage like the others."""
+    type_apps = {apps.get_containing_app_config(type(task).__module__) for task in task_types()}
+    managed_apps = ["annotation", "analysis", *sorted(app.label for app in type_apps if app is not None)]
     everything = Permission.objects.filter(content_type__app_label__in=managed_apps)
     users = Permission.objects.filter(content_type__app_label="auth", content_type__model__in=["user", "group"])
     admin_group, _ = Group.objects.get_or_create(name=Role.ADMIN)

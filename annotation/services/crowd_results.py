@@ -34,7 +34,6 @@ from annotation.importers import (
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
-from annotation.services.corpus import corpus_arguments
 from annotation.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
 from annotation.task_types.base import CrowdAnswer, CrowdItemError, FieldError, ImportField
@@ -187,7 +186,7 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
         items = {i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(first_line))}
         missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in items}
         try:
-            built = task.crowd_items(missing, corpus=corpus_arguments) if missing else {}
+            built = task.crowd_items(missing) if missing else {}
             for item_id, clean in built.items():
                 try:
                     check_clean_item(clean)

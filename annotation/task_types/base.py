@@ -36,8 +36,6 @@ from annotation.task_types.answers import (
 )
 from annotation.task_types.records import (
     CleanItem,
-    CorpusArgument,
-    CorpusLookup,
     CrowdAnswer,
     CrowdItemError,
     ExportContext,
@@ -61,8 +59,6 @@ __all__ = [
     "AnswerInvalid",
     "CleanAnswer",
     "CleanItem",
-    "CorpusArgument",
-    "CorpusLookup",
     "CrowdAnswer",
     "CrowdItemError",
     "DemoContext",
@@ -131,6 +127,9 @@ class TaskType(ABC):
     # Admin pages of the task type's own that add items to a project: (URL name taking the
     # project's id, link text); generic pages list them without naming task types.
     item_tools: ClassVar[tuple[tuple[str, str], ...]] = ()
+    # Kinds of media files the type's items use ("audio": the files ``media_keys`` names, stored
+    # per project); the project's admin page offers an upload only for a type that declares one.
+    media: ClassVar[tuple[str, ...]] = ()
     # The type's own pages: the dotted path of a URLconf module, mounted at the site's root by the
     # registry (``annotation.task_types.type_urlpatterns``); its paths name their full address.
     urls: ClassVar[str | None] = None
@@ -213,6 +212,19 @@ class TaskType(ABC):
         transcript for a worker who is to hear the speech). The default is the whole payload."""
         return payload
 
+    def admin_tools(self) -> frozenset[str]:
+        """The platform's project tools this type needs, as its declarations say: ``"media"``
+        (the *Upload audio* page) when its items use audio (``media``), ``"crowd"`` (*Import
+        crowd results*) when it reads results collected elsewhere (``crowd_fields``). The
+        project's admin page offers these and no others, beside the tools every type has
+        (import items, create annotators) and the type's own ``item_tools``."""
+        tools = set()
+        if "audio" in self.media:
+            tools.add("media")
+        if self.crowd_fields:
+            tools.add("crowd")
+        return frozenset(tools)
+
     def admin_urls(self, model_admin: Any) -> list[Any]:
         """The type's own admin pages (those ``item_tools`` names), mounted under the project
         admin; ``model_admin`` gives them its page frame (``tool_page``) and permission check
@@ -292,7 +304,7 @@ class TaskType(ABC):
         """Validate the task-specific part of one results row; raise FieldError."""
         raise FieldError(None, f"the {self.name} task type does not import crowd results")
 
-    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]], *, corpus: CorpusLookup) -> dict[str, CleanItem]:
-        """Build the items a results file refers to but the project lacks, with the help of the
-        imported corpus; raise CrowdItemError."""
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, CleanItem]:
+        """Build the items a results file refers to but the project lacks, from what the type's
+        app holds (pairwise: its imported arguments), keyed by item id; raise CrowdItemError."""
         raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")

@@ -1,11 +1,10 @@
 """What a task type reads from import files and writes to exports: cleaned items, crowd results
-collected elsewhere, the argument corpus as types see it, and helpers that check a record's
-fields (errors name the field)."""
+collected elsewhere, and helpers that check a record's fields (errors name the field)."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,21 +34,6 @@ class CrowdAnswer:
     reason: str
     # What the task type needs to create the item when the project does not have it yet.
     item_source: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class CorpusArgument:
-    """An argument of the imported corpus, as task types see it (no database access here)."""
-
-    id: str
-    text: str
-    topic: str
-    prompt: str
-    stance: str
-
-
-# Looks up arguments of the corpus by id; ids it does not know are left out of the answer.
-CorpusLookup = Callable[[Iterable[str]], dict[str, CorpusArgument]]
 
 
 def record_text(record: Mapping[str, Any], name: str, *, required: bool = True, limit: int | None = None) -> str:

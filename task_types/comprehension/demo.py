@@ -27,6 +27,7 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
     from annotation.models import Project
     from annotation.services import items_import
     from annotation.services.media import media_import_folder
+    from annotation.services.projects import project_create
 
     folder = ctx.data_dir / IBM_FOLDER
     if (folder / "speech-transcripts.csv").is_file():
@@ -42,10 +43,11 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
          {"mode": "listening"}, fixture_questions(), "four clips synthesised from the IBM Debater transcripts"),
     ]
     for slug, name, options, records, source in projects:
-        project, created = Project.objects.get_or_create(slug=slug, defaults={
-            "name": name, "task_type": task.slug, "redundancy": 3, "state": Project.State.ACTIVE,
-            "options": task.clean_options(options), "created_by": ctx.owner,
-        })
+        project = Project.objects.filter(slug=slug).first()
+        created = project is None
+        if project is None:
+            project = project_create(name=name, slug=slug, task_type=task.slug, options=options,
+                                     created_by=ctx.owner, redundancy=3, state=Project.State.ACTIVE)
         project.members.add(*ctx.annotators)
         if slug == LISTENING_SLUG:
             if not project.media_files.exists():

@@ -94,6 +94,7 @@ class Comprehension(TaskType):
     default_guidelines = GUIDELINES
     scripts = ("js/listening.js",)
     styles = ("comprehension/comprehension.css",)
+    media = ("audio",)
     level = "set"
     long_rows_use_payload = True
     options_form = ComprehensionOptions

@@ -163,7 +163,3 @@ def _motion_texts(folder: Path) -> dict[str, str]:
                 for r in csv.DictReader(f):
                     texts.setdefault(r["motion-id"], r["motion-text"].strip())
     return texts
-
-
-def candidate_texts(payload: Mapping[str, Any]) -> Sequence[str]:
-    return [c.get("transcript", "") for c in payload.get("candidates", [])]

@@ -22,17 +22,19 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
     from annotation.importers import ParsedItem
     from annotation.models import Project
     from annotation.services import items_import, items_remove_unused
+    from annotation.services.projects import project_create
 
     folder = ctx.data_dir / IBM_FOLDER
     if not (folder / "speech-transcripts.csv").is_file():
         ctx.log(f"No counter-speech demo: {folder} was not found.")
         return
     records, report = build_questions(ibm_speeches(folder), min_candidates=DEMO_MIN_CANDIDATES, seed=2020)
-    project, created = Project.objects.get_or_create(slug=SLUG, defaults={
-        "name": "Which speech answers this one? (IBM Debater speeches)", "task_type": task.slug,
-        "redundancy": 3, "state": Project.State.ACTIVE, "created_by": ctx.owner,
-        "options": task.clean_options({"bonus_per_correct": "0.10"}),
-    })
+    project = Project.objects.filter(slug=SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name="Which speech answers this one? (IBM Debater speeches)", slug=SLUG,
+                                 task_type=task.slug, options={"bonus_per_correct": "0.10"}, created_by=ctx.owner,
+                                 redundancy=3, state=Project.State.ACTIVE)
     project.members.add(*ctx.annotators)
     parsed = [ParsedItem(i, task.clean_item(r)) for i, r in enumerate(records, 1)]
     # Questions an earlier build made (e.g. with speaker names unmasked) go, unless someone was

@@ -131,6 +131,7 @@ class CounterSpeech(TaskType):
     level = "nominal"
     options_form = CounterSpeechOptions
     styles = ("counter_speech/counter_speech.css",)
+    media = ("audio",)
     item_tools = (("admin:annotation_project_counter_speech", "Build questions"),)
     commands = ("build_counter_speech",)
     # (code, text, key) of the reasons, for the template.

@@ -27,6 +27,7 @@ def demo_corpus(corpus: KeyPointCorpus, topic: str | None = None) -> KeyPointCor
 def demo_project(task: TaskType, ctx: DemoContext) -> None:
     # Imported here: task types are loaded before the models and services that use them.
     from annotation.models import Project
+    from annotation.services.projects import project_create
     from task_types.key_points.services import corpus_import
 
     folder = ctx.data_dir / FOLDER
@@ -34,11 +35,12 @@ def demo_project(task: TaskType, ctx: DemoContext) -> None:
         ctx.log(f"No key-point demo: {folder} was not found.")
         return
     corpus = demo_corpus(read_folder(folder, SUBSET))
-    project, created = Project.objects.get_or_create(slug=SLUG, defaults={
-        "name": f"Which key points does the argument make? ({corpus.arguments[0]['topic']})",
-        "task_type": task.slug, "redundancy": 3, "state": Project.State.ACTIVE, "created_by": ctx.owner,
-        "options": task.clean_options({}),
-    })
+    project = Project.objects.filter(slug=SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name=f"Which key points does the argument make? ({corpus.arguments[0]['topic']})",
+                                 slug=SLUG, task_type=task.slug, created_by=ctx.owner, redundancy=3,
+                                 state=Project.State.ACTIVE)
     project.members.add(*ctx.annotators)
     existing = set(project.items.values_list("external_id", flat=True))
     fresh = KeyPointCorpus(arguments=[a for a in corpus.arguments if a["arg_id"] not in existing],

@@ -127,8 +127,7 @@ class KeyPoints(TaskType):
     item_tools = (("admin:annotation_project_key_points", "Import key-point data"),
                   ("admin:annotation_project_key_points_track2", "Track 2: a system's key points"))
     urls = "task_types.key_points.urls"
-    # Every command of the app (the key-point set ranking type shares them).
-    commands = ("import_key_points", "evaluate_key_points", "track2_build", "track2_score", "key_point_sets_build")
+    commands = ("import_key_points", "evaluate_key_points", "track2_build", "track2_score")
     answer_fields = (
         AnswerField("key_points", "choices", "Ids of the key points the argument makes; or [\"none\"] alone."),
     )
@@ -226,9 +225,9 @@ class KeyPoints(TaskType):
     # --- the type's own pages, commands and demo --------------------------------------------------
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
-        from task_types.key_points.admin import admin_urls
+        from task_types.key_points import admin, track2_admin
 
-        return admin_urls(model_admin)
+        return admin.admin_urls(model_admin) + track2_admin.admin_urls(model_admin)
 
     def demo(self, ctx: DemoContext) -> None:
         from task_types.key_points.demo import demo_project

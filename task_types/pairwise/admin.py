@@ -1,5 +1,6 @@
-"""The admin page that adds all pairs of a topic's arguments to a project, mounted under the
-project admin by the task-type registry (``TaskType.admin_urls``)."""
+"""The admin of the argument corpus (topics and arguments), and the page that adds all pairs of
+a topic's arguments to a project, mounted under the project admin by the task-type registry
+(``TaskType.admin_urls``)."""
 
 from __future__ import annotations
 
@@ -7,14 +8,28 @@ from functools import partial
 from typing import Any
 
 from django import forms
-from django.contrib import messages
+from django.contrib import admin, messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
-from annotation.models import Project, Topic
+from annotation.models import Project
 from task_types.pairwise.corpus import pairs_generate
+from task_types.pairwise.models import Argument, Topic
+
+
+@admin.register(Topic)
+class TopicAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "prompt", "stance"]
+    search_fields = ["external_id", "prompt"]
+
+
+@admin.register(Argument)
+class ArgumentAdmin(admin.ModelAdmin):
+    list_display = ["external_id", "topic", "author", "word_count"]
+    list_filter = ["topic"]
+    search_fields = ["external_id", "text"]
 
 
 class PairsForm(forms.Form):

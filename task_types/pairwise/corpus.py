@@ -1,10 +1,11 @@
-"""Pairwise items from the argument corpus: all pairs of a topic's arguments, A1/A2 order drawn
-with a recorded seed (the UKPConvArg1 design)."""
+"""The argument corpus and the pairwise items made from it: topics and arguments imported by
+their external ids, all pairs of a topic's arguments with the A1/A2 order drawn from a recorded
+seed (the UKPConvArg1 design), and the arguments a crowd-results file names."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -12,12 +13,68 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.importers import ImportFailed, ParsedItem, RowError, check_clean_item
-from annotation.models import Item, Project, Topic
+from annotation.models import Item, Project
 from annotation.services import ImportResult, items_import
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError
+from task_types.pairwise.arguments_file import ArgumentRow
+from task_types.pairwise.models import Argument, Topic
 
 PAIRWISE = "pairwise"
+
+
+@dataclass(frozen=True)
+class ArgumentsResult:
+    topics: int
+    created: int
+    updated: int
+
+
+def arguments_import(*, rows: list[ArgumentRow]) -> ArgumentsResult:
+    """Create or update topics and arguments by their external ids, all or nothing."""
+    with transaction.atomic():
+        topics: dict[str, Topic] = {}
+        for row in rows:
+            if row.topic in topics:
+                continue
+            topic, _ = Topic.objects.update_or_create(
+                external_id=row.topic, defaults={"prompt": row.prompt, "stance": row.stance}
+            )
+            topics[row.topic] = topic
+        existing = {a.external_id: a for a in Argument.objects.filter(external_id__in=[r.arg_id for r in rows])}
+        new, changed = [], []
+        for row in rows:
+            arg = existing.get(row.arg_id)
+            if arg is None:
+                new.append(Argument(external_id=row.arg_id, topic=topics[row.topic], text=row.text, author=row.author))
+            elif (arg.topic_id, arg.text, arg.author) != (topics[row.topic].pk, row.text, row.author):
+                arg.topic, arg.text, arg.author = topics[row.topic], row.text, row.author
+                changed.append(arg)
+        Argument.objects.bulk_create(new, batch_size=1000)
+        Argument.objects.bulk_update(changed, ["topic", "text", "author"], batch_size=1000)
+    return ArgumentsResult(topics=len(topics), created=len(new), updated=len(changed))
+
+
+@dataclass(frozen=True)
+class CorpusArgument:
+    """An imported argument with its topic, as crowd results refer to it."""
+
+    id: str
+    text: str
+    topic: str
+    prompt: str
+    stance: str
+
+
+def corpus_arguments(*, ids: Iterable[str]) -> dict[str, CorpusArgument]:
+    """The imported arguments with these ids; ids the corpus does not know are left out."""
+    wanted = list(set(ids))
+    found = {}
+    for start in range(0, len(wanted), 5000):
+        for a in Argument.objects.filter(external_id__in=wanted[start : start + 5000]).select_related("topic"):
+            found[a.external_id] = CorpusArgument(id=a.external_id, text=a.text, topic=a.topic.external_id,
+                                                  prompt=a.topic.prompt, stance=a.topic.stance)
+    return found
 
 
 @dataclass(frozen=True)

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from annotation.importers import parse_arguments
-from annotation.models import Project, Topic
-from annotation.services.corpus import arguments_import
+from annotation.models import Project
+from annotation.services.projects import project_create
 from annotation.task_types.base import DemoContext
-from task_types.pairwise.corpus import pairs_generate
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import, pairs_generate
+from task_types.pairwise.models import Topic
 
 # The demo: two stances of one UKPConvArg1 topic (or the built-in sample of one of them).
 DEMO_TOPICS = ("is-the-school-uniform-a-good-or-bad-idea-_good", "is-the-school-uniform-a-good-or-bad-idea-_bad")
@@ -34,15 +35,13 @@ def demo_project(ctx: DemoContext, *, slug: str) -> None:
         origin = f"the built-in sample ({DEMO_FIXTURE.name}); {source} was not found"
         source, topics = DEMO_FIXTURE, DEMO_TOPICS[:1]
     arguments_import(rows=[r for r in parse_arguments(source.read_bytes()) if r.topic in topics])
-    project, created = Project.objects.get_or_create(
-        slug=DEMO_SLUG,
-        defaults={
-            "name": "Which argument is more convincing? (UKPConvArg demo)", "task_type": slug,
-            "redundancy": 3, "state": Project.State.ACTIVE, "join_code": "DEMO-2016",
-            "external_entry": True, "completion_code": "C1A2B3D4", "consent_text": DEMO_CONSENT,
-            "created_by": ctx.owner,
-        },
-    )
+    project = Project.objects.filter(slug=DEMO_SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name="Which argument is more convincing? (UKPConvArg demo)", slug=DEMO_SLUG,
+                                 task_type=slug, created_by=ctx.owner, redundancy=3, state=Project.State.ACTIVE,
+                                 join_code="DEMO-2016", external_entry=True, completion_code="C1A2B3D4",
+                                 consent_text=DEMO_CONSENT)
     project.members.add(*ctx.annotators)
     made = 0
     for topic in Topic.objects.filter(external_id__in=topics):

@@ -18,7 +18,6 @@ from annotation.task_types.base import (
     AnswerInvalid,
     CleanAnswer,
     CleanItem,
-    CorpusLookup,
     CrowdAnswer,
     CrowdItemError,
     DemoContext,
@@ -273,8 +272,11 @@ class PairwiseConvincingness(TaskType):
             item_source={"topic": topic, "arg1": arg1, "arg2": arg2},
         )
 
-    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]], *, corpus: CorpusLookup) -> dict[str, CleanItem]:
-        known = corpus({s[side] for s in sources.values() for side in ("arg1", "arg2")})
+    def crowd_items(self, sources: Mapping[str, Mapping[str, Any]]) -> dict[str, CleanItem]:
+        # Imported here: task types are loaded before the models that the corpus reads.
+        from task_types.pairwise.corpus import corpus_arguments
+
+        known = corpus_arguments(ids={s[side] for s in sources.values() for side in ("arg1", "arg2")})
         items = {}
         for item_id, source in sources.items():
             for side in ("arg1", "arg2"):

@@ -19,13 +19,16 @@ DEMO_SLUG = "response-scoring-demo"
 def demo_project(task: TaskType, ctx: DemoContext) -> None:
     # Imported here: task types are loaded before the models and services that use them.
     from annotation.models import Project
+    from annotation.services.projects import project_create
     from task_types.response_scoring.services import responses_import
 
-    project, created = Project.objects.get_or_create(slug=DEMO_SLUG, defaults={
-        "name": "Content accuracy of spoken responses (SAMPLE prompts made up for the demo)",
-        "task_type": task.slug, "redundancy": 3, "state": Project.State.ACTIVE,
-        "options": task.clean_options({"presentation": "reading", "transcript": "manual"}), "created_by": ctx.owner,
-    })
+    project = Project.objects.filter(slug=DEMO_SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name="Content accuracy of spoken responses (SAMPLE prompts made up for the demo)",
+                                 slug=DEMO_SLUG, task_type=task.slug,
+                                 options={"presentation": "reading", "transcript": "manual"}, created_by=ctx.owner,
+                                 redundancy=3, state=Project.State.ACTIVE)
     project.members.add(*ctx.annotators)
     new = responses_import(project=project, folder=DATA).items if not project.items.exists() else 0
     ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "

@@ -100,6 +100,7 @@ class ResponseScoring(TaskType):
     default_guidelines = GUIDELINES
     scripts = ("js/listening.js",)
     styles = ("response_scoring/response_scoring.css",)
+    media = ("audio",)
     level = "ordinal"
     categories = tuple((value, f"{value}: {text}") for value, text in sorted(RUBRIC))
     options_form = ResponseScoringOptions

@@ -10,22 +10,14 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.importers import (
-    AUTHOR_MAX_LENGTH,
-    ID_MAX_LENGTH,
-    PROMPT_MAX_LENGTH,
-    STANCE_MAX_LENGTH,
-    ImportFailed,
-    parse_arguments,
-    parse_items,
-)
-from annotation.models import Annotation, Argument, Assignment, Item, Topic, WorkerProfile
-from annotation.services.corpus import arguments_import
+from annotation.importers import ID_MAX_LENGTH, ImportFailed, parse_items
+from annotation.models import Annotation, Assignment, Item, WorkerProfile
 from annotation.services.crowd_results import crowd_import
 from annotation.task_types import get_task_type
 from annotation.value_checks import value_problem
-from task_types.pairwise.corpus import pairs_generate
-from tests.factories import ItemFactory, ProjectFactory, TopicFactory, UserFactory
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
@@ -101,11 +93,6 @@ def test_numbers_python_cannot_read_and_nesting_it_cannot_parse(fmt):
 
 def test_storage_limits_match_the_models():
     assert Item._meta.get_field("external_id").max_length == ID_MAX_LENGTH
-    assert Argument._meta.get_field("external_id").max_length == ID_MAX_LENGTH
-    assert Topic._meta.get_field("external_id").max_length == ID_MAX_LENGTH
-    assert Topic._meta.get_field("prompt").max_length == PROMPT_MAX_LENGTH
-    assert Topic._meta.get_field("stance").max_length == STANCE_MAX_LENGTH
-    assert Argument._meta.get_field("author").max_length == AUTHOR_MAX_LENGTH
 
 
 def admin_api():
@@ -145,39 +132,6 @@ def test_import_command_stops_with_the_error(tmp_path):
 
 
 ARG_HEADER = "arg_id\ttopic\tdebate_title\tstance\tauthor\ttext\n"
-
-
-def test_argument_import_checks_text_and_column_lengths():
-    rows = (ARG_HEADER + "a1\tt\tUniforms?\tGood\tx\tfine text\n"
-            + f"a2\tt\tUniforms?\tGood\tx\tbad{NUL}text\n"
-            + f"{'a' * 201}\tt\tUniforms?\tGood\tx\ttext\n"
-            + f"a4\tt\t{'P' * 501}\tGood\tx\ttext\n"
-            + f"a5\tt\tUniforms?\tGood\t{'y' * 201}\ttext\n")
-    with pytest.raises(ImportFailed) as exc:
-        parse_arguments(rows.encode())
-    assert [str(e) for e in exc.value.errors] == [
-        "line 3, field 'text': contains a NUL character (\\x00), which cannot be stored",
-        "line 4, field 'arg_id': is 201 characters long; at most 200 fit",
-        "line 5, field 'debate_title': is 501 characters long; at most 500 fit",
-        "line 6, field 'author': is 201 characters long; at most 200 fit",
-    ]
-
-
-def test_argument_import_command_gives_a_clear_error(tmp_path):
-    path = tmp_path / "arguments.tsv"
-    path.write_text(ARG_HEADER + f"a1\t{'t' * 300}\tUniforms?\tGood\tx\ttext\n", encoding="utf-8")
-    with pytest.raises(CommandError, match=r"line 2, field 'topic': is 300 characters long; at most 200 fit"):
-        call_command("import_arguments", str(path))
-    assert not Topic.objects.exists()
-
-
-def test_generated_pair_ids_must_fit():
-    topic = TopicFactory(external_id="long")
-    arguments_import(rows=parse_arguments((ARG_HEADER + "".join(
-        f"{c * 150}\tlong\tUniforms?\tGood\tx\targument {c} has words\n" for c in "ab")).encode()))
-    with pytest.raises(ImportFailed, match=r"pair 1, field 'id': is 301 characters long; at most 200 fit"):
-        pairs_generate(project=ProjectFactory(), topic=topic, seed=1)
-    assert not Item.objects.exists()
 
 
 CROWD_HEADER = "topic\tpair_id\targ1\targ2\tworker\tlabel\treason\tsubmitted_at\n"

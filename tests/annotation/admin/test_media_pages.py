@@ -9,6 +9,7 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 
 from annotation.models import MediaFile
+from annotation.task_types import task_types
 from annotation.uploads import MIB
 from tests.factories import ProjectFactory, UserFactory
 from tests.support import audio
@@ -19,9 +20,13 @@ CLIPS = zip_of({"s81.mp3": audio.mp3_frames(), "s82.wav": audio.wav()},
                manifest="key,file\nspeech_81_pro.mp3,s81.mp3\nspeech_82_con.wav,s82.wav\n")
 
 
+# A type whose items play audio: only such a project's page offers the upload.
+AUDIO_TYPE = next(t.slug for t in task_types() if "media" in t.admin_tools())
+
+
 @pytest.fixture
 def project():
-    return ProjectFactory()
+    return ProjectFactory(task_type=AUDIO_TYPE)
 
 
 def api(user):

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from annotation.importers import ImportFailed, detect_format, parse_arguments, parse_items
+from annotation.importers import ImportFailed, detect_format, parse_items
 from annotation.task_types import get_task_type
 
 PAIRWISE = get_task_type("pairwise")
@@ -125,16 +125,3 @@ def test_unknown_format_is_refused():
         detect_format("items.xlsx")
     with pytest.raises(ImportFailed, match="unknown format 'xml'"):
         detect_format("items.csv", "xml")
-
-
-def test_arguments_tsv():
-    data = (
-        b"arg_id\ttopic\tdebate_title\tstance\tauthor\ttext\n"
-        b'a1\tt1\tUniforms?\tgood\tann\t"quoted ""text""\nover two lines"\n'
-        b"a2\tt1\tUniforms?\tgood\t\t\n"
-    )
-    with pytest.raises(ImportFailed) as exc:
-        parse_arguments(data)
-    assert str(exc.value.errors[0]) == "line 4, field 'text': must not be empty"
-    rows = parse_arguments(data.rsplit(b"a2", 1)[0])
-    assert rows[0].text == 'quoted "text"\nover two lines' and rows[0].prompt == "Uniforms?"

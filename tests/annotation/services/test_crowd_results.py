@@ -4,11 +4,12 @@ import gzip
 
 import pytest
 
-from annotation.importers import ImportFailed, parse_arguments
+from annotation.importers import ImportFailed
 from annotation.models import Annotation, Assignment, Item, WorkerProfile
 from annotation.services import assignment_next
-from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import, parse_column_spec
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

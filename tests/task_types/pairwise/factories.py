@@ -1,4 +1,9 @@
-"""Pairwise items and answers for tests: numbered pairs, a valid answer, an items file."""
+"""Pairwise items and answers for tests: numbered pairs, a valid answer, an items file, and
+topics and arguments of the corpus."""
+
+import factory
+
+from task_types.pairwise.models import Argument, Topic
 
 REASON = "A1 gives a concrete example, A2 only repeats its claim."
 
@@ -29,3 +34,21 @@ def items_file(n: int, *, bad_line: int | None = None) -> bytes:
         prompt = "" if bad_line == i + 2 else "Is the school uniform a good idea?"
         lines.append(f"p{i},uniforms,{prompt},Good,a{i},Uniforms save money number {i},b{i},They stop bullying {i}")
     return ("\n".join(lines) + "\n").encode()
+
+
+class TopicFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Topic
+
+    external_id = factory.Sequence(lambda n: f"topic-{n}")
+    prompt = "Is the school uniform a good idea?"
+    stance = "Good"
+
+
+class ArgumentFactory(factory.django.DjangoModelFactory):
+    class Meta:
+        model = Argument
+
+    external_id = factory.Sequence(lambda n: f"arg{n}")
+    topic = factory.SubFactory(TopicFactory)
+    text = factory.Sequence(lambda n: " ".join(["word"] * 12) + f" number {n}")

@@ -3,8 +3,9 @@
 import pytest
 from django.core.management import CommandError
 
-from annotation.models import Argument, Project, Topic
+from annotation.models import Project
 from annotation.task_types import get_task_type
+from task_types.pairwise.models import Argument, Topic
 from tests.annotation.commands.test_commands import run
 from tests.factories import ProjectFactory, demo_context
 

@@ -11,10 +11,10 @@ from django.contrib.auth import get_user_model
 from django.urls import reverse
 
 from analysis.models import AnalysisRun
-from annotation.importers import parse_arguments
 from annotation.models import Assignment, Project
-from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
 from task_types.pairwise.selectors import run_pairs
 from tests.factories import ProjectFactory, UserFactory
 

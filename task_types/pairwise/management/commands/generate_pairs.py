@@ -2,8 +2,8 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_project
-from annotation.models import Topic
 from task_types.pairwise.corpus import pairs_generate
+from task_types.pairwise.models import Topic
 
 
 class Command(BaseCommand):

@@ -2,8 +2,9 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from annotation.importers import ImportFailed, parse_arguments
-from annotation.services.corpus import arguments_import
+from annotation.importers import ImportFailed
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
 
 
 class Command(BaseCommand):

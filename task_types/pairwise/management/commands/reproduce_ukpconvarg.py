@@ -6,14 +6,17 @@ from typing import Any, cast
 
 import pandas as pd
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
-from annotation.importers import ImportFailed, parse_arguments
+from annotation.importers import ImportFailed
 from annotation.models import Annotation, Project
-from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import
+from annotation.services.projects import project_create
+from task_types.pairwise.arguments_file import parse_arguments
+from task_types.pairwise.corpus import arguments_import
 from task_types.pairwise.exports import gold_file, released_files
 from task_types.pairwise.published import RANKING_FOLDER, STRICT_FOLDER
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
@@ -49,11 +52,9 @@ class Command(BaseCommand):
         started = time.perf_counter()
         try:
             arguments_import(rows=parse_arguments(arguments.read_bytes()))
-            target, _ = Project.objects.get_or_create(
-                slug=project,
-                defaults={"name": "UKPConvArg1 crowd labels", "task_type": "pairwise", "redundancy": 5,
-                          "state": Project.State.CLOSED},
-            )
+            target = Project.objects.filter(slug=project).first() or project_create(
+                name="UKPConvArg1 crowd labels", slug=project, task_type="pairwise", redundancy=5,
+                state=Project.State.CLOSED)
             # The gold page shows the paper's figures beside this project, and only beside it.
             if target.options.get(REFERENCE_OPTION) != "ukpconvarg1":
                 target.options = {**target.options, REFERENCE_OPTION: "ukpconvarg1"}
@@ -64,7 +65,7 @@ class Command(BaseCommand):
                 result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name)
                 self.stdout.write(f"imported {result.annotations} labels on {result.items_created} pairs by "
                                   f"{result.workers_created} workers in {time.perf_counter() - started:.1f} s")
-        except ImportFailed as exc:
+        except (ImportFailed, ValidationError) as exc:
             raise CommandError(str(exc)) from None
         try:
             run = analysis_run_create(project=target, kind="pairwise_gold", params=params, enqueue=False)

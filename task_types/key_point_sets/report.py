@@ -35,7 +35,7 @@ class KeyPointSetRanking(Report):
     title = "Key-point set ranking (Bradley–Terry)"
     task_types = ("key_point_sets",)
     page_label = "System ranking"
-    template = "key_points/ranking_report.html"
+    template = "key_point_sets/report.html"
     files = {"systems": "Systems with their strengths and intervals (CSV)"}
     params = (
         Param("n_boot", int, 1000, "bootstrap samples of the judges' choices", minimum=0, maximum=20000,

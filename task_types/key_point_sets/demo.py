@@ -11,13 +11,14 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from annotation.task_types.base import DemoContext
+from task_types.key_points.corpus import FOLDER, file_names
 from task_types.key_points.system_files import SystemOutput
 
 if TYPE_CHECKING:
     from annotation.task_types.base import TaskType
 
 SLUG = "key-point-sets-demo"
-FOLDER = "kpa_2021"
+SUBSET = "dev"
 TOPIC = "We should abandon the use of school uniform"
 EXPERT = "synthetic: expert key points scored by the labels"
 SHORTEST = "synthetic: shortest arguments scored by word overlap"
@@ -46,21 +47,24 @@ def demo_systems(arguments: pd.DataFrame, key_points: pd.DataFrame, labels: pd.D
 def demo_project(task: TaskType, ctx: DemoContext) -> None:
     # Imported here: task types are loaded before the models and services that use them.
     from annotation.models import Project
-    from task_types.key_points.ranking_build import key_point_sets_build
+    from annotation.services.projects import project_create
+    from task_types.key_point_sets.build import key_point_sets_build
 
-    folder = ctx.data_dir / FOLDER
-    if not (folder / "arguments_dev.csv").is_file():
+    folder, names = ctx.data_dir / FOLDER, file_names(SUBSET)
+    if not (folder / names["arguments"]).is_file():
         ctx.log(f"No key-point set ranking demo: {folder} was not found.")
         return
-    arguments = pd.read_csv(folder / "arguments_dev.csv")
+    arguments = pd.read_csv(folder / names["arguments"])
     arguments = arguments[arguments["topic"] == TOPIC]
-    key_points = pd.read_csv(folder / "key_points_dev.csv")
+    key_points = pd.read_csv(folder / names["key_points"])
     key_points = key_points[key_points["topic"] == TOPIC]
-    labels = pd.read_csv(folder / "labels_dev.csv")
-    project, created = Project.objects.get_or_create(slug=SLUG, defaults={
-        "name": "Which key points summarise best? (KPA 2021 dev, two synthetic systems)", "task_type": task.slug,
-        "redundancy": 3, "state": Project.State.ACTIVE, "created_by": ctx.owner, "options": task.clean_options({}),
-    })
+    labels = pd.read_csv(folder / names["labels"])
+    project = Project.objects.filter(slug=SLUG).first()
+    created = project is None
+    if project is None:
+        project = project_create(name="Which key points summarise best? (KPA 2021 dev, two synthetic systems)",
+                                 slug=SLUG, task_type=task.slug, created_by=ctx.owner, redundancy=3,
+                                 state=Project.State.ACTIVE)
     project.members.add(*ctx.annotators)
     built = key_point_sets_build(project=project, arguments=arguments,
                                  systems=demo_systems(arguments, key_points, labels), seed=2021)

@@ -15,7 +15,7 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
-from task_types.key_points.ranking_build import key_point_sets_build
+from task_types.key_point_sets.build import key_point_sets_build
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 
 SLOTS = 4

@@ -8,7 +8,7 @@ from django.conf import settings
 
 from annotation.models import Project
 from annotation.task_types import get_task_type
-from task_types.key_points.ranking_demo import EXPERT, SHORTEST, SLUG
+from task_types.key_point_sets.demo import EXPERT, SHORTEST, SLUG
 from tests.factories import demo_context
 
 pytestmark = pytest.mark.django_db

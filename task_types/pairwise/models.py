@@ -1,4 +1,6 @@
-"""Debate material that items are built from: topics and their arguments."""
+"""The argument corpus that pairwise items are built from: topics and their arguments
+(UKPConvArg1's ``arguments.tsv``). Fields and constraints only; writes go through
+``task_types.pairwise.corpus``."""
 
 from django.db import models
 

@@ -30,8 +30,7 @@ from annotation.task_types.base import (
     record_text,
     shorten,
 )
-from task_types.key_points.ranking_limits import MAX_SETS, SET_IDS, SLUG
-from task_types.key_points.task import KeyPoints
+from task_types.key_point_sets.limits import MAX_SETS, SET_IDS, SLUG
 
 MAX_KEY_POINTS = 20
 GUIDELINES = """\
@@ -96,12 +95,11 @@ class KeyPointSets(TaskType):
     name = "Key-point set ranking"
     description = ("Which of two or more systems' key-point sets, each key point with its prevalence, is the "
                    "clearest and most informative summary of a topic and stance.")
-    template = "key_points/ranking_item.html"
+    template = "key_point_sets/item.html"
     default_guidelines = GUIDELINES
     level = "nominal"
-    styles = ("key_points/key_point_sets.css",)
-    # Every command of the app, as the matching type lists them: a type declares its app's commands.
-    commands = KeyPoints.commands
+    styles = ("key_point_sets/key_point_sets.css",)
+    commands = ("key_point_sets_build",)
     item_tools = (("admin:annotation_project_key_point_sets", "Build key-point set comparisons"),)
     answer_fields = (AnswerField("choice", "choice", "Id of the chosen key-point set (a, b, …)."),)
     answer_columns = ("choice",)
@@ -192,12 +190,11 @@ class KeyPointSets(TaskType):
                        invalid={"choice": "z"}, invalid_field="choice")
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
-        from task_types.key_points import ranking_admin, track2_admin
+        from task_types.key_point_sets.admin import admin_urls
 
-        # The track 2 page works on key-point matching projects (its link is the matching type's).
-        return ranking_admin.admin_urls(model_admin) + track2_admin.admin_urls(model_admin)
+        return admin_urls(model_admin)
 
     def demo(self, ctx: DemoContext) -> None:
-        from task_types.key_points.ranking_demo import demo_project
+        from task_types.key_point_sets.demo import demo_project
 
         demo_project(self, ctx)

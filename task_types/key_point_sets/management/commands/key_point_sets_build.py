@@ -3,7 +3,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_file, existing_project
-from task_types.key_points.ranking_build import key_point_sets_build
+from task_types.key_point_sets.build import key_point_sets_build
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 
 

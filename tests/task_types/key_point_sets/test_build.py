@@ -19,7 +19,7 @@ from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.importers import ImportFailed
 from annotation.models import Assignment
 from annotation.services import annotation_submit
-from task_types.key_points.ranking_build import comparison_records, key_point_sets_build
+from task_types.key_point_sets.build import comparison_records, key_point_sets_build
 from task_types.key_points.system_files import SystemOutput
 from tests.factories import ProjectFactory, UserFactory
 from tests.task_types.key_points.track2_example import ARGUMENTS, KEY_POINTS, PREDICTIONS, SYSTEM

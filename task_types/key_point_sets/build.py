@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.methods.keypoint_track2 import Track2Error, check_key_points, prevalence
-from task_types.key_points.ranking_limits import MAX_SETS, SLUG
+from task_types.key_point_sets.limits import MAX_SETS, SLUG
 from task_types.key_points.system_files import SystemOutput
 
 if TYPE_CHECKING:
