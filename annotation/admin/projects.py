@@ -161,7 +161,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         line-and-field errors of a refused file."""
         self.require(request, "annotation.view_importjob")
         job = get_object_or_404(ImportJob.objects.select_related("project"), pk=job_id, project_id=pk)
-        if job.status == ImportJob.Status.RUNNING and jobs_reap(ImportJob, jobs=[job]):
+        if job.status == ImportJob.Status.RUNNING and jobs_reap(model=ImportJob, jobs=[job]):
             job.refresh_from_db()
         if request.method == "POST":
             self.require(request, "annotation.change_importjob")
