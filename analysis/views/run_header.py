@@ -39,7 +39,6 @@ from jobs.selectors import is_dead
 
 # Form fields that carry a run's parameters; other fields (the action, the CSRF token) are not.
 PARAM_PREFIX = "param_"
-HEADER = "analysis/run_header.html"
 PROGRESS = "analysis/run_status.html"
 
 
