@@ -12,26 +12,32 @@ from rest_framework.views import APIView
 
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
-from analysis.services import (
-    analysis_run_cancel,
-    analysis_run_create,
-    analysis_run_restart,
-    analysis_runs_reap,
-)
+from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.api.parsers import body_fields
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
+from jobs.selectors import dead_job_error, is_dead
 
 
 class AnalysisRunSerializer(JobFieldsMixin, serializers.ModelSerializer):
     project: serializers.SlugRelatedField[Project] = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    # A run whose worker died reads as failed, with the reason, from its heartbeat: reading
+    # writes nothing (the scheduler, a restart or a new run marks it failed).
+    status = serializers.SerializerMethodField()
+    error = serializers.SerializerMethodField()
 
     class Meta:
         model = AnalysisRun
         fields = ["id", "project", "kind", "params", "status", "progress", "stage", "heartbeat_at", "error",
                   "result", "annotations_seen", "last_annotation_id", "attempts", "created_at", "started_at",
                   "finished_at"]
+
+    def get_status(self, obj: AnalysisRun) -> str:
+        return AnalysisRun.Status.FAILED.value if is_dead(obj) else obj.status
+
+    def get_error(self, obj: AnalysisRun) -> str:
+        return dead_job_error() if is_dead(obj) else obj.error
 
 
 class RunCreate(APIView):
@@ -61,10 +67,7 @@ class RunDetail(APIView):
     permission_classes = [has_perm("analysis.view_analysisrun")]
 
     def get(self, request: Request, pk: int) -> Response:
-        run = get_object_or_404(AnalysisRun, pk=pk)
-        if analysis_runs_reap(project=run.project):
-            run.refresh_from_db()
-        return Response(AnalysisRunSerializer(run).data)
+        return Response(AnalysisRunSerializer(get_object_or_404(AnalysisRun, pk=pk)).data)
 
 
 class RunCancel(APIView):

@@ -14,6 +14,7 @@ from analysis.reports.agreement import FEW_ANNOTATIONS
 from annotation.models import Project
 from annotation.selectors.progress import project_progress
 from annotation.selectors.tallies import HOURS, count_per_hour, project_is_large, tally_of
+from jobs.selectors import dead_job_error, is_dead
 
 Status = AnalysisRun.Status
 # (result key, label, what it means) in display order.
@@ -54,7 +55,9 @@ class RunState:
 
     done: AnalysisRun | None  # the latest finished run, whose results the page shows
     running: AnalysisRun | None
-    failed: AnalysisRun | None  # the latest run, when it failed after the latest finished one
+    # The latest run, when it failed after the latest finished one; a running run whose worker
+    # died counts as failed (read from its heartbeat: only the scheduler and writes mark it).
+    failed: AnalysisRun | None
     new_annotations: int | None  # counted annotations the finished run did not see
     # Counted annotations in the project; counted only when there is no finished run to show
     # (the page then says how many there are), otherwise None.
@@ -65,6 +68,14 @@ class RunState:
     @property
     def result(self) -> dict:
         return (self.done.result or {}) if self.done else {}
+
+    @property
+    def failure(self) -> str:
+        """Why the failed run ended: its error, or, when its worker died and nothing has marked
+        it failed yet, what marking it will store."""
+        if self.failed is None:
+            return ""
+        return dead_job_error() if self.failed.status == Status.RUNNING else self.failed.error
 
 
 STARTERS_SHOWN = 5
@@ -94,6 +105,10 @@ def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
     # The latest run that ended without a result (failed, or cancelled), unless a newer one ran.
     failed = (runs_of(project=project, kind=kind).filter(status__in=[Status.FAILED, Status.CANCELLED])
               .defer("result").order_by("-pk").first())
+    if running is not None and is_dead(running):
+        stopped, running = running, None
+        if failed is None or stopped.pk > failed.pk:
+            failed = stopped
     if failed is not None and (running is not None or (done is not None and done.pk > failed.pk)):
         failed = None
     # Counted answers from the items' slot counters: counting the annotations reads every one.

@@ -7,46 +7,23 @@ restarted at once from the pages, the API or the command line.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping
 from typing import Any
 
-from django.db import (
-    InterfaceError,
-    OperationalError,
-    close_old_connections,
-    connection,
-    transaction,
-)
+from django.db import transaction
 
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
 from annotation.models import Project
 from annotation.task_types import get_task_type
-from jobs.live import Attempt, JobCancelled
-from jobs.services import (
-    failure_message,
-    job_cancel,
-    job_claim,
-    job_enqueue,
-    job_fail,
-    job_finish,
-    job_requeue,
-    job_restart,
-    jobs_reap,
-)
+from jobs.live import Attempt
+from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart, jobs_reap
 from jobs.tasks import task_send
 
-logger = logging.getLogger(__name__)
 # The Celery task that executes a run (analysis.tasks.run_analysis).
 RUN_TASK = "analysis.run"
 Status = AnalysisRun.Status
-TRANSIENT = (OperationalError, InterfaceError)
-
-
-class TransientFault(Exception):
-    """A fault worth retrying (the database went away); the run was put back in the queue."""
 
 
 def _send(run_id: int) -> None:
@@ -56,18 +33,20 @@ def _send(run_id: int) -> None:
 def analysis_run_create(*, project: Project, kind: str, params: Mapping[str, Any] | None = None,
                         user=None, enqueue: bool = True) -> AnalysisRun:
     """Check the kind and parameters (raising UnknownReport or ParamError) and queue a run;
-    with ``enqueue=False`` the caller executes it (a command running in its own process)."""
+    with ``enqueue=False`` the caller executes it (a command running in its own process). Runs
+    of the project whose worker died are marked failed first: the new run takes their place."""
     report = get_report(kind)
     if not report.applies_to(project.task_type):
         raise ParamError("kind", f"{kind} does not apply to {project.task_type} projects")
     clean = report.clean_params(params)
     for name, slug in _project_params(report, clean).items():
         _other_project(project=project, name=name, slug=slug, user=user)
+    analysis_runs_reap(project=project)
     with transaction.atomic():
         run = AnalysisRun.objects.create(project=project, kind=kind, params=clean,
                                          created_by=user if user and user.is_authenticated else None)
         if enqueue:
-            job_enqueue(run, _send)
+            job_enqueue(job=run, send=_send)
     return run
 
 
@@ -84,19 +63,20 @@ def analysis_recompute_all(*, project: Project, user=None) -> list[AnalysisRun]:
 
 def analysis_run_restart(*, run: AnalysisRun) -> AnalysisRun:
     """Queue a failed or cancelled run again (or one whose worker died), with the same parameters."""
-    return job_restart(run, _send)
+    return job_restart(job=run, send=_send)
 
 
 def analysis_run_cancel(*, run: AnalysisRun, user=None) -> AnalysisRun:
-    return job_cancel(run, by=user.get_username() if user is not None and user.is_authenticated else "")
+    return job_cancel(job=run, by=user.get_username() if user is not None and user.is_authenticated else "")
 
 
 def analysis_runs_reap(*, project: Project | None = None) -> int:
-    """Mark running runs whose worker died as failed (the scheduler and the pages call this)."""
+    """Mark running runs whose worker died as failed (a new run of the project does this first;
+    the scheduler reaps every kind of job)."""
     runs = AnalysisRun.objects.filter(status=Status.RUNNING)
     if project is not None:
         runs = runs.filter(project=project)
-    return jobs_reap(AnalysisRun, jobs=runs)
+    return jobs_reap(model=AnalysisRun, jobs=runs)
 
 
 def _project_params(report: Report, params: Mapping[str, Any]) -> dict[str, str]:
@@ -139,39 +119,26 @@ def report_input(project: Project, frame, *, report: Report | None = None,
 def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
     """Execute a queued run and store its result or its failure; returns None if it was finished.
     Raises JobBusy when a live worker is executing it, TransientFault after requeueing it."""
-    run = job_claim(AnalysisRun, run_id)
-    if run is None:
-        return None
-    with Attempt(run) as attempt:
-        try:
-            report = get_report(run.kind)
-            project = run.project
-            attempt.progress(0.01, "loading annotations")
-            loaded = annotation_frame(project=project, reasons=report.reads_reasons)
-            attempt.progress(0.05, "computing")
-            data = report_input(project, loaded.frame, report=report, params=run.params)
-            result = report.run(data, run.params, attempt.progress)
-            attempt.check()
-        except JobCancelled:
-            logger.info("analysis run %s was cancelled while running", run.pk)
-        except TRANSIENT as exc:
-            if not connection.in_atomic_block:
-                close_old_connections()  # drop a broken connection before writing the status
-            job_requeue(run, str(exc))
-            raise TransientFault(str(exc)) from exc
-        except Exception as exc:
-            logger.exception("analysis run %s failed", run.pk)
-            job_fail(run, failure_message(exc))
-        else:
-            parts = result.pop(PARTS, []) if isinstance(result, dict) else []
-            with transaction.atomic():
-                # The parts commit only with the outcome: a run given up meanwhile leaves none.
-                RunPart.objects.filter(run=run).delete()
-                RunPart.objects.bulk_create(
-                    [RunPart(run=run, name=p.name, key=p.key, position=n, rows=p.rows, indexes=p.indexes)
-                     for n, p in enumerate(parts)], batch_size=1)
-                if not job_finish(run, result=result, annotations_seen=loaded.annotations,
-                                  last_annotation_id=loaded.last_annotation_id):
-                    transaction.set_rollback(True)
-    run.refresh_from_db()
-    return run
+    return job_execute(model=AnalysisRun, pk=run_id, work=_compute)
+
+
+def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
+    report = get_report(run.kind)
+    project = run.project
+    attempt.progress(0.01, "loading annotations")
+    loaded = annotation_frame(project=project, reasons=report.reads_reasons)
+    attempt.progress(0.05, "computing")
+    data = report_input(project, loaded.frame, report=report, params=run.params)
+    result = report.run(data, run.params, attempt.progress)
+    parts = result.pop(PARTS, []) if isinstance(result, dict) else []
+
+    def write_parts() -> dict:
+        # Written with the outcome: a run given up meanwhile leaves none.
+        RunPart.objects.filter(run=run).delete()
+        RunPart.objects.bulk_create(
+            [RunPart(run=run, name=p.name, key=p.key, position=n, rows=p.rows, indexes=p.indexes)
+             for n, p in enumerate(parts)], batch_size=1)
+        return {}
+
+    return JobOutcome(fields={"result": result, "annotations_seen": loaded.annotations,
+                              "last_annotation_id": loaded.last_annotation_id}, write=write_parts)

@@ -6,12 +6,7 @@ from celery import shared_task
 from annotation.models import ImportJob
 from annotation.selectors.tallies import TALLY_TASK
 from annotation.services import leases_expire
-from annotation.services.imports import (
-    IMPORT_TASK,
-    TransientImportFault,
-    import_job_execute,
-    import_uploads_tidy,
-)
+from annotation.services.imports import IMPORT_TASK, import_job_execute, import_uploads_tidy
 from annotation.services.tallies import tally_refresh
 from jobs.services import jobs_reap_all
 from jobs.tasks import run_as_task
@@ -35,8 +30,7 @@ def reap_dead_jobs() -> int:
 @shared_task(bind=True, name=IMPORT_TASK, max_retries=3)
 def run_import(self, job_id: int) -> str:
     """Import one uploaded file; safe to deliver twice."""
-    return run_as_task(self, lambda: import_job_execute(job_id=job_id), model=ImportJob, pk=job_id,
-                       transient=TransientImportFault)
+    return run_as_task(self, lambda: import_job_execute(job_id=job_id), model=ImportJob, pk=job_id)
 
 
 @shared_task(name=TALLY_TASK)

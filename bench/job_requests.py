@@ -90,9 +90,9 @@ def main() -> None:
         assert response.status_code == 302, (name, response.status_code)
 
     # The first request of a process loads the views and opens the queue; a server pays that once.
-    post("analysis-start", project.slug, data={"kind": "agreement"})
+    post("analysis-dashboard", project.slug, data={"action": "start"})
     rows = []
-    queued = median_seconds(lambda: post("analysis-start", project.slug, data={"kind": "agreement"}), args.repeat)
+    queued = median_seconds(lambda: post("analysis-dashboard", project.slug, data={"action": "start"}), args.repeat)
     t = time.perf_counter()
     analysis_run_execute(run_id=analysis_run_create(project=project, kind="agreement", enqueue=False).pk)
     rows.append(("Compute agreement", queued, time.perf_counter() - t))

@@ -37,12 +37,18 @@ def live_state(job: Job) -> LiveState:
 
 
 def is_dead(job: Job, *, now: datetime | None = None) -> bool:
-    """A running job whose last heartbeat is older than JOB_DEAD_SECONDS."""
+    """A running job whose last heartbeat is older than JOB_DEAD_SECONDS: its worker died. Only
+    the scheduler and the writes that meet such a job mark it failed; a page derives it here."""
     if job.status != Status.RUNNING:
         return False
     now = now or timezone.now()
     beat = live_state(job).heartbeat_at or job.started_at or job.created_at
     return (now - beat).total_seconds() > dead_seconds()
+
+
+def dead_job_error() -> str:
+    """What a job whose worker died says (stored when it is marked failed, shown before)."""
+    return f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s. Restart the job."
 
 
 def worker_last_seen() -> datetime | None:

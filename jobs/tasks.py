@@ -1,7 +1,7 @@
 """What every job's Celery task shares: how services queue it, and the retries it owns.
 
-A task is thin: it fetches by id and calls a service. The service must not import the task
-module back, so it queues its task by name (``task_send``).
+A task is thin: it fetches by id and calls a service (which runs ``jobs.services.job_execute``).
+The service must not import the task module back, so it queues its task by name (``task_send``).
 """
 
 from __future__ import annotations
@@ -12,11 +12,10 @@ from typing import Any
 from celery import current_app
 
 from jobs.models import Job
-from jobs.services import JobBusy, job_give_up
+from jobs.services import JobBusy, TransientFault, job_give_up
 
 
-def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk: int,
-                transient: type[Exception]) -> str:
+def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk: int) -> str:
     """The retries every job's Celery task owns: a job a live worker holds is tried again once
     that worker's heartbeat could have stopped; one requeued after a transient fault is retried
     with backoff, and failed once the retries are spent."""
@@ -24,9 +23,9 @@ def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk
         job = execute()
     except JobBusy as busy:
         raise task.retry(countdown=busy.retry_in, max_retries=None) from None
-    except transient as exc:
+    except TransientFault as exc:
         if task.request.retries >= task.max_retries:
-            job_give_up(model, pk, f"gave up after {task.max_retries} retries: {exc}")
+            job_give_up(model=model, pk=pk, error=f"gave up after {task.max_retries} retries: {exc}")
             return "failed"
         raise task.retry(countdown=2 ** task.request.retries) from exc
     return "finished earlier" if job is None else job.status

@@ -147,7 +147,7 @@ class Report(ABC):
 
     @property
     def page_key(self) -> str:
-        """What a form's ``next`` field names to come back to this report's page."""
+        """What names this report's page among ``report_pages`` (an address by ``page_url``)."""
         return self.page or f"report:{self.kind}"
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:

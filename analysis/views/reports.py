@@ -1,22 +1,22 @@
-"""The generic page of a report that declares a template instead of a page of its own: the run's
-state and settings, the report's own context, its figures (SVG) and its files (CSV)."""
+"""The generic page of a report that declares a template instead of a page of its own: the run
+header (``analysis.views.run_header``), the report's own context, its figures (SVG) and its
+files (CSV)."""
 
 from __future__ import annotations
 
 import csv
-from typing import cast
+from typing import Any, cast
 
 from django.http import Http404, HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, render
+from django.shortcuts import get_object_or_404
+from django.views import View
 
-from analysis.forms import param_groups
 from analysis.models import AnalysisRun
 from analysis.reports import Report, UnknownReport, get_report
-from analysis.selectors import run_state
-from analysis.services import analysis_runs_reap
+from analysis.selectors import RunState
 from analysis.views.dashboard import svg_response
+from analysis.views.run_header import RunHeaderMixin
 from annotation.models import Project
-from annotation.selectors.progress import project_progress
 from annotation.spreadsheet import safe_row
 from annotation.views.permissions import permission_required
 
@@ -31,21 +31,24 @@ def _report(project: Project, kind: str) -> Report:
     return report
 
 
-@permission_required("annotation.view_project")
-def report_page(request: HttpRequest, slug: str, kind: str) -> HttpResponse:
-    project = get_object_or_404(Project, slug=slug)
-    report = _report(project, kind)
-    analysis_runs_reap(project=project)
-    state = run_state(project=project, kind=kind, viewer=request.user)
-    result = state.result or {}
-    ctx = {
-        "project": project, "report": report, "progress": project_progress(project=project),
-        "state": state, "done": state.done, "running": state.running, "result": result,
-        "kind": kind, "next_page": report.page_key,
-        "param_groups": param_groups(report, state.done.params if state.done else None, project=project),
-        **(report.page_context(result) if state.done else {}),
-    }
-    return render(request, cast(str, report.template), ctx)  # _report gives only reports with a template
+class ReportPage(RunHeaderMixin, View):
+    """The page of a report that declares a ``template``: the run header and the report's
+    ``page_context`` of the latest finished run."""
+
+    def kind_of(self, **kwargs: Any) -> str:
+        return kwargs["kind"]
+
+    def report_of(self, project: Project, kind: str) -> Report:
+        return _report(project, kind)
+
+    def template_of(self, report: Report) -> str:
+        return cast(str, report.template)  # _report gives only reports with a template
+
+    def results_context(self, *, project: Project, report: Report, state: RunState) -> dict[str, Any]:
+        return report.page_context(state.result) if state.done else {}
+
+
+report_page = ReportPage.as_view()
 
 
 def _done_run(slug: str, kind: str, run_id: int) -> tuple[Report, AnalysisRun]:

@@ -30,7 +30,7 @@ from annotation.services.imports import import_job_cancel, import_job_restart, i
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
-from jobs.services import jobs_reap
+from jobs.selectors import dead_job_error, is_dead
 
 
 @admin.register(Project)
@@ -172,8 +172,6 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         line-and-field errors of a refused file."""
         self.require(request, "annotation.view_importjob")
         job = get_object_or_404(ImportJob.objects.select_related("project"), pk=job_id, project_id=pk)
-        if job.status == ImportJob.Status.RUNNING and jobs_reap(ImportJob, jobs=[job]):
-            job.refresh_from_db()
         if request.method == "POST":
             self.require(request, "annotation.change_importjob")
             try:
@@ -189,9 +187,11 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
                "counts": _counts(job.result) if job.result else "",
                "again_url": reverse("admin:annotation_project_import" if job.kind == ImportJob.Kind.ITEMS
                                     else "admin:annotation_project_crowd", args=[pk]),
-               "can_change": request.user.has_perm("annotation.change_importjob")}
+               "can_change": request.user.has_perm("annotation.change_importjob"),
+               # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).
+               "dead": is_dead(job), "dead_error": dead_job_error()}
         if request.htmx:
-            if job.is_finished:
+            if job.is_finished or ctx["dead"]:
                 return HttpResponseClientRefresh()
             return TemplateResponse(request, "admin/annotation/project/import_job.html#progress", ctx)
         return TemplateResponse(request, "admin/annotation/project/import_job.html", ctx)

@@ -1,16 +1,15 @@
 """Imports of uploaded files, inline when small and as background jobs otherwise.
 
 A web request never imports a large file itself: it stores the upload, queues an ImportJob and
-returns; the job parses and checks every row, then writes everything in one transaction that
-also records the job's outcome, so the import and its "done" commit together or not at all.
-Errors name line (or record) and field, as inline imports do.
+returns; the job (``jobs.services.job_execute``) parses and checks every row, then writes
+everything in one transaction that also records the job's outcome, so the import and its "done"
+commit together or not at all. Errors name line (or record) and field, as inline imports do.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import IO, Any, cast
@@ -18,42 +17,39 @@ from typing import IO, Any, cast
 from django.conf import settings
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 from django.utils import timezone
 
-from annotation.importers import ImportFailed, RowError, detect_format, parse_items
+from annotation.importers import ImportFailed, ParsedItem, RowError, detect_format, parse_items
 from annotation.models import ImportJob, Project
 from annotation.services import items_import
 from annotation.services.crowd_results import (
     CrowdImportResult,
+    CrowdRow,
     crowd_rows_import,
     parse_column_spec,
     parse_crowd_rows,
 )
 from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
-from jobs.live import Attempt, JobCancelled
+from jobs.live import Attempt
 from jobs.services import (
-    failure_message,
+    JobFailed,
+    JobOutcome,
     job_cancel,
-    job_claim,
     job_enqueue,
-    job_fail,
-    job_finish,
-    job_requeue,
+    job_execute,
     job_restart,
+    job_upload_forget,
 )
 from jobs.tasks import task_send
 
-logger = logging.getLogger(__name__)
 # The Celery task that runs an import job (annotation.tasks.run_import).
 IMPORT_TASK = "annotation.import"
 Kind = ImportJob.Kind
-TRANSIENT = (OperationalError, InterfaceError)
-
-
-class TransientImportFault(Exception):
-    """The database went away during an import job; it was put back in the queue."""
+Progress = Callable[[float, str], None]
+# A file's checked rows: items, or crowd results.
+Parsed = list[ParsedItem] | list[CrowdRow]
 
 
 @dataclass(frozen=True)
@@ -85,34 +81,38 @@ def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
     raise ImportFailed([RowError(None, "kind", f"unknown import kind {kind!r}; known: {', '.join(Kind.values)}")])
 
 
-def _import(project: Project, kind: str, data: bytes | IO[bytes], filename: str, options: Mapping[str, Any], *,
-            progress=None, on_written=None) -> dict[str, Any]:
-    """Parse (progress 0–60%) and write (60–100%) one file; the result as a dict."""
+def _parse(project: Project, kind: str, data: bytes | IO[bytes], filename: str, options: Mapping[str, Any], *,
+           progress: Progress | None = None) -> Parsed:
+    """Parse and check every row of one file (progress 2–60%); raises ImportFailed."""
     def parsing(fraction: float, stage: str) -> None:
         if progress:
             progress(0.02 + 0.58 * fraction, stage)
 
+    fmt = detect_format(filename, options.get("format"))
+    task = get_task_type(project.task_type)
+    if kind == Kind.ITEMS:
+        return parse_items(data, fmt=fmt, task_type=task, progress=parsing)
+    return parse_crowd_rows(data, filename=filename, task_type=task, fmt=fmt,
+                            columns=parse_column_spec(options["columns"]),
+                            label_map=parse_column_spec(options["label_map"]), progress=parsing)
+
+
+def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: Mapping[str, Any], *,
+           progress: Progress | None = None) -> dict[str, Any]:
+    """Write the parsed rows, all or nothing (progress 60–100%); the result as a dict."""
     def writing(fraction: float, stage: str) -> None:
         if progress:
             progress(0.6 + 0.39 * fraction, stage)
 
-    def written(result) -> None:
-        if on_written:
-            on_written(asdict(result))
-
     fmt = detect_format(filename, options.get("format"))
-    task = get_task_type(project.task_type)
     result: ImportResult | CrowdImportResult
     if kind == Kind.ITEMS:
-        parsed = parse_items(data, fmt=fmt, task_type=task, progress=parsing)
-        result = items_import(project=project, parsed=parsed, on_duplicate=options["on_duplicate"],
-                              unit="record" if fmt == "json" else "line", progress=writing, on_written=written)
+        result = items_import(project=project, parsed=cast(list[ParsedItem], parsed),
+                              on_duplicate=options["on_duplicate"], unit="record" if fmt == "json" else "line",
+                              progress=writing)
     else:
-        rows = parse_crowd_rows(data, filename=filename, task_type=task, fmt=fmt,
-                                columns=parse_column_spec(options["columns"]),
-                                label_map=parse_column_spec(options["label_map"]), progress=parsing)
-        result = crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt,
-                                   source=options["source"], progress=writing, on_written=written)
+        result = crowd_rows_import(project=project, rows=cast(list[CrowdRow], parsed), filename=filename,
+                                   fmt=fmt, source=options["source"], progress=writing)
     return asdict(result)
 
 
@@ -125,7 +125,8 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     # Django's upload handlers always give an upload its size.
     size = cast(int, upload.size)
     if size <= settings.IMPORT_INLINE_MAX_BYTES:
-        return ImportOutcome(result=_import(project, kind, upload, upload.name or "", options))
+        parsed = _parse(project, kind, upload, upload.name or "", options)
+        return ImportOutcome(result=_write(project, kind, parsed, upload.name or "", options))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
     try:
         with transaction.atomic():
@@ -134,7 +135,7 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
                 stored_name=stored, options=options,
                 created_by=user if user is not None and user.is_authenticated else None,
             )
-            job_enqueue(job, _send)
+            job_enqueue(job=job, send=_send)
     except Exception:
         default_storage.delete(stored)
         raise
@@ -143,55 +144,41 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
 
 def import_job_execute(*, job_id: int) -> ImportJob | None:
     """Run a queued import job; returns None if it was finished already. Raises JobBusy when a
-    live worker runs it, TransientImportFault after putting it back in the queue."""
-    job = job_claim(ImportJob, job_id)
-    if job is None:
-        _forget_upload(ImportJob.objects.get(pk=job_id))
-        return None
-    keep_file = False
-    with Attempt(job) as attempt:
+    live worker runs it, TransientFault after putting it back in the queue (its upload kept)."""
+    return job_execute(model=ImportJob, pk=job_id, work=_import_stored, failure="Nothing was imported: ",
+                       cleanup=lambda job: job_upload_forget(job=job))
+
+
+def _import_stored(job: ImportJob, attempt: Attempt) -> JobOutcome:
+    """Parse the stored upload now and write its rows with the job's outcome."""
+    attempt.progress(0.01, "reading the file")
+    try:
+        # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.
+        with default_storage.open(job.stored_name, "rb") as stored:
+            parsed = _parse(job.project, job.kind, stored, job.filename, job.options, progress=attempt.progress)
+    except ImportFailed as exc:
+        raise _refused(exc) from exc
+
+    def write() -> dict[str, Any]:
         try:
-            attempt.progress(0.01, "reading the file")
-
-            def finish(result: dict[str, Any]) -> None:
-                if not job_finish(job, result=result):
-                    # Cancelled while writing: roll the import back.
-                    raise JobCancelled(f"{job} was cancelled")
-
-            # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.
-            with default_storage.open(job.stored_name, "rb") as stored:
-                _import(job.project, job.kind, stored, job.filename, job.options, progress=attempt.progress,
-                        on_written=finish)
+            return {"result": _write(job.project, job.kind, parsed, job.filename, job.options,
+                                     progress=attempt.progress)}
         except ImportFailed as exc:
-            job_fail(job, f"Nothing was imported: {exc.total} problem{'s' if exc.total != 1 else ''} in the file.",
+            raise _refused(exc) from exc
+
+    return JobOutcome(write=write)
+
+
+def _refused(exc: ImportFailed) -> JobFailed:
+    return JobFailed(f"Nothing was imported: {exc.total} problem{'s' if exc.total != 1 else ''} in the file.",
                      errors=[e.as_dict() for e in exc.errors], error_count=exc.total)
-        except JobCancelled:
-            logger.info("%s was cancelled", job)
-        except TRANSIENT as exc:
-            keep_file = job_requeue(job, str(exc))
-            raise TransientImportFault(str(exc)) from exc
-        except Exception as exc:
-            logger.exception("%s failed", job)
-            job_fail(job, "Nothing was imported: " + failure_message(exc))
-        finally:
-            if not keep_file:
-                _forget_upload(job)
-    job.refresh_from_db()
-    return job
-
-
-def _forget_upload(job: ImportJob) -> None:
-    if job.stored_name:
-        default_storage.delete(job.stored_name)
-        ImportJob.objects.filter(pk=job.pk).update(stored_name="")
-        job.stored_name = ""
 
 
 def import_job_cancel(*, job: ImportJob, user=None) -> ImportJob:
-    job = job_cancel(job, by=user.get_username() if user is not None and user.is_authenticated else "")
+    job = job_cancel(job=job, by=user.get_username() if user is not None and user.is_authenticated else "")
     if job.started_at is None:
         # Never started: no worker will come to delete the upload.
-        _forget_upload(job)
+        job_upload_forget(job=job)
     return job
 
 
@@ -201,7 +188,7 @@ def import_uploads_tidy(*, older_than: timedelta = timedelta(days=1)) -> int:
     stale = ImportJob.objects.filter(status__in=ImportJob.FINISHED, finished_at__lt=timezone.now() - older_than)
     jobs = list(stale.exclude(stored_name=""))
     for job in jobs:
-        _forget_upload(job)
+        job_upload_forget(job=job)
     return len(jobs)
 
 
@@ -209,4 +196,4 @@ def import_job_restart(*, job: ImportJob) -> ImportJob:
     """Queue a failed or cancelled import again; only possible while its upload is still stored."""
     if not job.stored_name or not default_storage.exists(job.stored_name):
         raise ValueError("the uploaded file of this import is gone; upload it again")
-    return job_restart(job, _send)
+    return job_restart(job=job, send=_send)

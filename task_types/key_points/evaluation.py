@@ -3,43 +3,37 @@
 task's strict and relaxed mean average precision (``analysis.methods.keypoint_eval``).
 
 A web request never scores a large file itself: it stores the upload, queues a job and returns;
-the job reads the file, scores it and stores the result. A small upload (up to
-``IMPORT_INLINE_MAX_BYTES``) is scored at once by the same code.
+the job (``jobs.services.job_execute``) reads the file, scores it and stores the result. A small
+upload (up to ``IMPORT_INLINE_MAX_BYTES``) is scored at once by the same code.
 """
 
 from __future__ import annotations
 
-import logging
 import uuid
 from typing import IO, Any
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import InterfaceError, OperationalError, transaction
+from django.db import transaction
 
 from annotation.models import Project
-from jobs.live import Attempt, JobCancelled
+from jobs.live import Attempt
 from jobs.services import (
-    failure_message,
+    JobFailed,
+    JobOutcome,
     job_cancel,
-    job_claim,
     job_enqueue,
-    job_fail,
-    job_finish,
-    job_requeue,
+    job_execute,
+    job_upload_forget,
 )
 from jobs.tasks import task_send
 from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.services import key_points_project
 
-logger = logging.getLogger(__name__)
 # The Celery task that runs an evaluation (task_types.key_points.tasks.run_evaluation).
 EVALUATE_TASK = "key_points.evaluate"
-TRANSIENT = (OperationalError, InterfaceError)
-
-
-class TransientEvaluationFault(Exception):
-    """The database went away during an evaluation; it was put back in the queue."""
+# What a failed evaluation's message begins with.
+NOT_SCORED = "The predictions could not be scored: "
 
 
 def _send(job_id: int) -> None:
@@ -59,7 +53,7 @@ def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, siz
                 project=project, filename=(filename or "predictions.json")[:255], size=size, stored_name=stored,
                 created_by=user if user is not None and user.is_authenticated else None)
             if not run_now:
-                job_enqueue(evaluation, _send)
+                job_enqueue(job=evaluation, send=_send)
     except Exception:
         default_storage.delete(stored)
         raise
@@ -90,45 +84,23 @@ def score_predictions(*, project: Project, raw: bytes, progress: Any = None) -> 
 
 def evaluation_execute(*, job_id: int) -> PredictionEvaluation | None:
     """Run a queued evaluation; None if it was finished already. Raises JobBusy when a live
-    worker runs it, TransientEvaluationFault after putting it back in the queue."""
-    job = job_claim(PredictionEvaluation, job_id)
-    if job is None:
-        _forget_upload(PredictionEvaluation.objects.get(pk=job_id))
-        return None
-    keep_file = False
-    with Attempt(job) as attempt:
-        try:
-            with default_storage.open(job.stored_name, "rb") as stored:
-                raw = stored.read()
-            source, result = score_predictions(project=job.project, raw=raw, progress=attempt.progress)
-            attempt.check()
-            job_finish(job, result=result, labels=source)
-        except JobCancelled:
-            logger.info("%s was cancelled", job)
-        except TRANSIENT as exc:
-            keep_file = job_requeue(job, str(exc))
-            raise TransientEvaluationFault(str(exc)) from exc
-        except ValueError as exc:
-            job_fail(job, f"The predictions could not be scored: {exc}")
-        except Exception as exc:
-            logger.exception("%s failed", job)
-            job_fail(job, "The predictions could not be scored: " + failure_message(exc))
-        finally:
-            if not keep_file:
-                _forget_upload(job)
-    job.refresh_from_db()
-    return job
+    worker runs it, TransientFault after putting it back in the queue (its upload kept)."""
+    return job_execute(model=PredictionEvaluation, pk=job_id, work=_score_stored, failure=NOT_SCORED,
+                       cleanup=lambda job: job_upload_forget(job=job))
 
 
-def _forget_upload(job: PredictionEvaluation) -> None:
-    if job.stored_name:
-        default_storage.delete(job.stored_name)
-        PredictionEvaluation.objects.filter(pk=job.pk).update(stored_name="")
-        job.stored_name = ""
+def _score_stored(job: PredictionEvaluation, attempt: Attempt) -> JobOutcome:
+    try:
+        with default_storage.open(job.stored_name, "rb") as stored:
+            raw = stored.read()
+        source, result = score_predictions(project=job.project, raw=raw, progress=attempt.progress)
+    except ValueError as exc:  # what is wrong with the predictions, in words
+        raise JobFailed(f"{NOT_SCORED}{exc}") from exc
+    return JobOutcome(fields={"result": result, "labels": source})
 
 
 def evaluation_cancel(*, job: PredictionEvaluation, user: Any = None) -> PredictionEvaluation:
-    job = job_cancel(job, by=user.get_username() if user is not None and user.is_authenticated else "")
+    job = job_cancel(job=job, by=user.get_username() if user is not None and user.is_authenticated else "")
     if job.started_at is None:
-        _forget_upload(job)
+        job_upload_forget(job=job)
     return job

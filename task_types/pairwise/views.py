@@ -3,6 +3,8 @@ Table 1, the argument graph and ranking of a topic, the reason review, and the g
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
@@ -10,14 +12,15 @@ from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.views import View
 from django.views.decorators.http import require_http_methods
 
-from analysis.forms import param_groups
 from analysis.models import AnalysisRun
-from analysis.reports import get_report
-from analysis.selectors import latest_done, run_state
-from analysis.services import analysis_run_create, analysis_runs_reap
+from analysis.reports import Report, get_report
+from analysis.selectors import RunState, latest_done
+from analysis.services import analysis_run_create
 from analysis.views.dashboard import svg_response
+from analysis.views.run_header import RunHeaderMixin
 from annotation.models import Project
 from annotation.selectors.staff import worker_assignment_counts
 from annotation.services import worker_work_reject
@@ -42,37 +45,41 @@ def _done_run(slug: str, run_id: int) -> AnalysisRun:
     return get_object_or_404(AnalysisRun, pk=run_id, project__slug=slug, kind=KIND, status=AnalysisRun.Status.DONE)
 
 
-@permission_required("annotation.view_project")
-def gold_page(request: HttpRequest, slug: str) -> HttpResponse:
-    project = _project(slug)
-    analysis_runs_reap(project=project)
-    state = run_state(project=project, kind=KIND, viewer=request.user)
-    result = state.result
-    # Flagged workers a page at a time: a crowd of spammers can flag thousands.
-    flagged = Paginator(result.get("reason_review", {}).get("workers", []), FLAGGED_PER_PAGE).get_page(
-        request.GET.get("fpage"))
-    user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
-                    .values_list("username", "pk"))
-    reference = REFERENCES.get(project.options.get(REFERENCE_OPTION))
-    ctx = {
-        "project": project,
-        "state": state,
-        "done": state.done,
-        "running": state.running,
-        "result": result,
-        # Only a finished run (state.done) has a result; testing both lets the type checker see it.
-        "view": gold_topic(run=state.done, topic=request.GET.get("topic")) if result and state.done else None,
-        "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
-        "flagged_page": flagged,
-        "files": list(GOLD_FILES),
-        "reference": reference,
-        "table1": table1_rows(result=result, reference=reference) if result else [],
-        "table1_columns": [heading for heading, _ in TABLE1_COLUMNS],
-        "kind": KIND,
-        "next_page": PAGE,
-        "param_groups": param_groups(get_report(KIND), state.done.params if state.done else None),
-    }
-    return render(request, "pairwise/gold.html", ctx)
+class GoldPage(RunHeaderMixin, View):
+    """The gold pipeline's page: its figures, Table 1, a topic's graph and ranking, and the
+    reason review of the latest finished run."""
+
+    kind = KIND
+    template_name = "pairwise/gold.html"
+    shows_progress = False
+
+    def results_context(self, *, project: Project, report: Report, state: RunState) -> dict[str, Any]:
+        result = state.result
+        # Flagged workers a page at a time: a crowd of spammers can flag thousands.
+        flagged = Paginator(result.get("reason_review", {}).get("workers", []), FLAGGED_PER_PAGE).get_page(
+            self.request.GET.get("fpage"))
+        user_ids = dict(get_user_model().objects.filter(username__in=[w["worker"] for w in flagged])
+                        .values_list("username", "pk"))
+        reference = REFERENCES.get(project.options.get(REFERENCE_OPTION))
+        return {
+            # Only a finished run (state.done) has a result; testing both lets the type checker see it.
+            "view": gold_topic(run=state.done, topic=self.request.GET.get("topic")) if result and state.done else None,
+            "flagged": [{**w, "user_id": user_ids.get(w["worker"])} for w in flagged],
+            "flagged_page": flagged,
+            "files": list(GOLD_FILES),
+            "reference": reference,
+            "table1": table1_rows(result=result, reference=reference) if result else [],
+            "table1_columns": [heading for heading, _ in TABLE1_COLUMNS],
+        }
+
+    def run_note(self, run: AnalysisRun) -> str:
+        p = run.params
+        estimate = "MACE EM" if p.get("mace_em") else "MACE variational Bayes"
+        return (f"{estimate}, threshold {p.get('mace_threshold')}, {p.get('mace_iterations')} iterations, "
+                f"{p.get('mace_restarts')} restarts, λ = {p.get('penalty')}")
+
+
+gold_page = GoldPage.as_view()
 
 
 @permission_required("annotation.view_project")

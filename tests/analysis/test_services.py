@@ -11,7 +11,6 @@ from analysis.models import AnalysisRun
 from analysis.reports import ParamError
 from analysis.selectors import annotations_since
 from analysis.services import (
-    TransientFault,
     analysis_run_cancel,
     analysis_run_create,
     analysis_run_execute,
@@ -19,7 +18,7 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.services import annotation_submit, assignment_next
-from jobs.services import JobBusy
+from jobs.services import JobBusy, TransientFault
 from tests.factories import ItemFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 
@@ -130,7 +129,7 @@ def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, se
 
     settings.JOB_HEARTBEAT_SECONDS, settings.JOB_DEAD_SECONDS = 0.05, 0.5
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", params=_defaults())
-    claimed = job_claim(AnalysisRun, run.pk)
+    claimed = job_claim(model=AnalysisRun, pk=run.pk)
     with Attempt(claimed):
         # One long computation that reports nothing: the heartbeat thread beats for it.
         time.sleep(1.0)

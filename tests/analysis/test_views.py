@@ -22,9 +22,10 @@ def admin_client(client):
     return client
 
 
-def compute(client, project, kind="agreement", **params):
+def compute(client, project, **params):
+    """Start an agreement run from its page, as its form does."""
     fields = {f"param_{name}": value for name, value in params.items()}
-    return client.post(reverse("analysis-start", args=[project.slug]), {"kind": kind, **fields})
+    return client.post(reverse("analysis-dashboard", args=[project.slug]), {"action": "start", **fields})
 
 
 def test_dashboard_before_and_after_a_run(admin_client, annotated_project, django_capture_on_commit_callbacks):
@@ -68,13 +69,13 @@ def test_progress_bar_polls_then_refreshes_the_page(admin_client, annotated_proj
     url = reverse("analysis-dashboard", args=[annotated_project.slug])
     page = admin_client.get(url).content.decode()
     assert 'hx-trigger="every 1s"' in page and "Compute agreement" not in page
-    poll = reverse("analysis-poll", args=[annotated_project.slug, run.pk])
-    partial = admin_client.get(poll, **HTMX)
+    assert f'hx-get="{url}?poll={run.pk}"' in page
+    partial = admin_client.get(url, {"poll": run.pk}, **HTMX)
     body = partial.content.decode()
     assert 'data-testid="job-progress"' in body and 'aria-valuenow="40"' in body
     assert "40%" in body and "MACE worker competence" in body and 'data-testid="job-cancel"' in body
     AnalysisRun.objects.filter(pk=run.pk).update(status="done", result={})
-    finished = admin_client.get(poll, **HTMX)
+    finished = admin_client.get(url, {"poll": run.pk}, **HTMX)
     assert finished["HX-Refresh"] == "true"
 
 
@@ -96,22 +97,22 @@ def test_compute_queues_the_run_and_returns_at_once(admin_client, annotated_proj
     assert 'data-testid="no-worker"' in page and "make run" in page
 
 
-def test_compute_from_another_page_takes_only_its_parameters(admin_client, annotated_project, monkeypatch):
-    """The gold page's form posts its page name and its parameters; only ``param_`` fields are
-    parameters (the page name once reached the run as an unknown parameter)."""
+def test_a_type_page_starts_its_own_run_and_takes_only_its_parameters(admin_client, annotated_project, monkeypatch):
+    """The gold page's form posts to the gold page itself, which starts its own kind of run;
+    only ``param_`` fields are parameters (a page name once reached the run as an unknown
+    parameter), and a posted kind is not the page's to follow."""
     from analysis import tasks
 
     monkeypatch.setattr(tasks.run_analysis, "delay", lambda run_id: None)
-    response = admin_client.post(reverse("analysis-start", args=[annotated_project.slug]), {
-        "kind": "pairwise_gold", "next": "gold-page", "param_mace_restarts": "2", "param_mace_em": "true",
+    page = reverse("gold-page", args=[annotated_project.slug])
+    response = admin_client.post(page, {
+        "action": "start", "kind": "agreement", "next": "https://example.org/", "param_mace_restarts": "2",
+        "param_mace_em": "true",
     })
-    assert response.status_code == 302 and response.url == reverse("gold-page", args=[annotated_project.slug])
+    assert response.status_code == 302 and response.url == page
     run = AnalysisRun.objects.get()
     assert run.kind == "pairwise_gold" and run.params["mace_restarts"] == 2 and run.params["mace_em"] is True
-    # A page name that is not one of ours is not followed.
-    response = admin_client.post(reverse("analysis-start", args=[annotated_project.slug]),
-                                 {"kind": "agreement", "next": "https://example.org/"})
-    assert response.url == reverse("analysis-dashboard", args=[annotated_project.slug])
+    assert admin_client.post(page, {"action": "compute"}).status_code == 400
 
 
 def test_cancel_and_restart_from_the_page(admin_client, annotated_project, monkeypatch):
@@ -121,12 +122,13 @@ def test_cancel_and_restart_from_the_page(admin_client, annotated_project, monke
     monkeypatch.setattr(tasks.run_analysis, "delay", sent.append)
     run = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status="running",
                                      progress=0.2, stage="computing")
-    response = admin_client.post(reverse("analysis-cancel", args=[annotated_project.slug, run.pk]))
+    url = reverse("analysis-dashboard", args=[annotated_project.slug])
+    response = admin_client.post(url, {"action": "cancel", "job": run.pk})
     run.refresh_from_db()
-    assert response.status_code == 302 and run.status == AnalysisRun.Status.CANCELLED
+    assert response.status_code == 302 and response.url == url and run.status == AnalysisRun.Status.CANCELLED
     page = admin_client.get(response.url).content.decode()
     assert f"Run #{run.pk} was cancelled" in page
-    admin_client.post(reverse("analysis-restart", args=[annotated_project.slug, run.pk]))
+    admin_client.post(url, {"action": "restart", "job": run.pk})
     run.refresh_from_db()
     assert run.status == AnalysisRun.Status.QUEUED
 

@@ -23,30 +23,27 @@ class FakeTask:
 @pytest.mark.django_db
 def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     from annotation.models import ImportJob
-    from jobs.services import JobBusy
+    from jobs.services import JobBusy, TransientFault
     from jobs.tasks import run_as_task
-
-    class Transient(Exception):
-        """A fault worth retrying, as the job's service raises it."""
 
     def busy():
         raise JobBusy(12.0)
 
     def flaky():
-        raise Transient("server closed the connection")
+        raise TransientFault("server closed the connection")
 
     task = FakeTask(retries=0)
     with pytest.raises(RuntimeError):
-        run_as_task(task, busy, model=ImportJob, pk=1, transient=Transient)
+        run_as_task(task, busy, model=ImportJob, pk=1)
     assert task.retried == [{"countdown": 12.0, "max_retries": None}]
     task = FakeTask(retries=2)
     with pytest.raises(RuntimeError):
-        run_as_task(task, flaky, model=ImportJob, pk=1, transient=Transient)
+        run_as_task(task, flaky, model=ImportJob, pk=1)
     assert task.retried == [{"countdown": 4}]
 
     project = ProjectFactory()
     job = ImportJob.objects.create(project=project, kind="items", filename="x.csv", size=1)
-    assert run_as_task(FakeTask(retries=3), flaky, model=ImportJob, pk=job.pk, transient=Transient) == "failed"
+    assert run_as_task(FakeTask(retries=3), flaky, model=ImportJob, pk=job.pk) == "failed"
     job.refresh_from_db()
     assert job.status == "failed" and "gave up after 3 retries: server closed" in job.error
 

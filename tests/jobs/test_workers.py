@@ -67,7 +67,7 @@ def test_a_killed_worker_is_seen_dead_and_its_run_restarts(worker_processes, own
     run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(r).progress > 0)
     os.kill(worker.pid, signal.SIGKILL)
     killed = time.monotonic()
-    # What the scheduler and every page showing the run do: reap it once its heartbeat is stale.
+    # What the scheduler does (and a new run of the project): reap it once its heartbeat is stale.
     while not analysis_runs_reap(project=annotated_project):
         assert time.monotonic() - killed < 60, "a dead worker must be seen within a minute"
         time.sleep(0.2)

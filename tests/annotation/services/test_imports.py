@@ -16,12 +16,13 @@ from rest_framework.test import APIClient
 from annotation.models import ImportJob, Item
 from annotation.services import imports
 from annotation.services.imports import (
-    TransientImportFault,
     import_job_cancel,
     import_job_execute,
     import_upload,
     import_uploads_tidy,
 )
+from jobs import services as job_services
+from jobs.services import TransientFault
 from tests.factories import ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import items_file
 
@@ -134,7 +135,7 @@ def test_an_import_cancelled_while_writing_is_rolled_back(admin, monkeypatch):
                         options={}, user=admin).job
     # What the guarded write of the outcome finds when the job was cancelled (or reaped and
     # restarted) while this attempt was writing: no row of this attempt to update.
-    monkeypatch.setattr(imports, "job_finish", lambda job, **fields: False)
+    monkeypatch.setattr(job_services, "job_finish", lambda **fields: False)
     after = import_job_execute(job_id=job.pk)
     # The outcome could not be stored, so the import's writes were rolled back with it.
     assert after.status != Status.DONE and not Item.objects.exists()
@@ -149,7 +150,7 @@ def test_a_lost_database_requeues_the_job_and_keeps_its_file(admin, monkeypatch)
         raise OperationalError("server closed the connection unexpectedly")
 
     monkeypatch.setattr(imports, "parse_items", gone)
-    with pytest.raises(TransientImportFault):
+    with pytest.raises(TransientFault):
         import_job_execute(job_id=job.pk)
     job.refresh_from_db()
     assert job.status == Status.QUEUED and default_storage.exists(job.stored_name)

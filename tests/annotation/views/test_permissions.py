@@ -12,11 +12,11 @@ pytestmark = pytest.mark.django_db
 STAFF_PAGES = [
     ("overview", []), ("export", ["csv"]),
     ("analysis-dashboard", []), ("analysis-hourly", []), ("analysis-figure", [1, "votes"]),
-    ("analysis-workers-csv", [1]), ("analysis-poll", [1]),
+    ("analysis-workers-csv", [1]),
     ("gold-page", []), ("gold-graph", [1]), ("gold-file", [1, "strict.tsv"]),
 ]
 STAFF_POSTS = [
-    ("analysis-start", []), ("analysis-recompute-all", []), ("analysis-restart", [1]),
+    ("analysis-dashboard", []), ("analysis-recompute-all", []), ("gold-page", []),
     ("gold-reject-worker", [1]),
 ]
 
@@ -58,7 +58,9 @@ def test_researchers_pass_the_staff_decorator(client, closed_project):
     assert client.get(reverse("overview", args=[closed_project.slug])).status_code == 200
     assert client.get(reverse("analysis-dashboard", args=[closed_project.slug])).status_code == 200
     # A researcher may look but not start runs: the permission decides, not staff status.
-    assert client.post(reverse("analysis-start", args=[closed_project.slug])).status_code == 403
+    for action in ("start", "restart", "cancel"):
+        response = client.post(reverse("analysis-dashboard", args=[closed_project.slug]), {"action": action, "job": 1})
+        assert response.status_code == 403, action
 
 
 @pytest.mark.parametrize("name", ["annotate", "guidelines", "welcome"])

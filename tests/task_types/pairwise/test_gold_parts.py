@@ -7,9 +7,9 @@ import string
 import pytest
 from django.urls import reverse
 
-from analysis import services
 from analysis.models import AnalysisRun, RunPart
 from analysis.services import analysis_run_create
+from jobs import services
 from task_types.pairwise.report import PAIRS, TEXTS
 from task_types.pairwise.selectors import GRAPH_ARGUMENTS, gold_topic, run_pairs
 from tests.factories import ProjectFactory, UserFactory
@@ -70,7 +70,7 @@ def test_a_large_topic_draws_its_most_convincing_arguments():
 
 def test_pieces_are_not_kept_when_the_run_was_given_up_meanwhile(monkeypatch, django_capture_on_commit_callbacks):
     project, _ = build_project()
-    monkeypatch.setattr(services, "job_finish", lambda *a, **k: False)
+    monkeypatch.setattr(services, "job_finish", lambda **fields: False)
     with django_capture_on_commit_callbacks(execute=True):
         run = analysis_run_create(project=project, kind="pairwise_gold", params=FAST)
     assert not RunPart.objects.filter(run=run).exists()
