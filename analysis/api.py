@@ -34,10 +34,10 @@ class AnalysisRunSerializer(JobFieldsMixin, serializers.ModelSerializer):
                   "finished_at"]
 
     def get_status(self, obj: AnalysisRun) -> str:
-        return AnalysisRun.Status.FAILED.value if is_dead(obj) else obj.status
+        return AnalysisRun.Status.FAILED.value if is_dead(job=obj) else obj.status
 
     def get_error(self, obj: AnalysisRun) -> str:
-        return dead_job_error() if is_dead(obj) else obj.error
+        return dead_job_error() if is_dead(job=obj) else obj.error
 
 
 class RunCreate(APIView):

@@ -105,7 +105,7 @@ def run_state(*, project: Project, kind: str, viewer=None) -> RunState:
     # The latest run that ended without a result (failed, or cancelled), unless a newer one ran.
     failed = (runs_of(project=project, kind=kind).filter(status__in=[Status.FAILED, Status.CANCELLED])
               .defer("result").order_by("-pk").first())
-    if running is not None and is_dead(running):
+    if running is not None and is_dead(job=running):
         stopped, running = running, None
         if failed is None or stopped.pk > failed.pk:
             failed = stopped

@@ -100,7 +100,7 @@ def _other_project(*, project: Project, name: str, slug: str, user=None) -> Proj
     return other
 
 
-def report_input(project: Project, frame, *, report: Report | None = None,
+def report_input(*, project: Project, frame, report: Report | None = None,
                  params: Mapping[str, Any] | None = None) -> ReportInput:
     """What a report gets of a project: its frames and what its task type declares, and, for
     each of the report's project parameters that names a project, that project's input."""
@@ -109,7 +109,7 @@ def report_input(project: Project, frame, *, report: Report | None = None,
     if report is not None:
         for name, slug in _project_params(report, params or {}).items():
             other = _other_project(project=project, name=name, slug=slug)
-            others[name] = report_input(other, annotation_frame(project=other, reasons=report.reads_reasons).frame)
+            others[name] = report_input(project=other, frame=annotation_frame(project=other, reasons=report.reads_reasons).frame)
     return ReportInput(frame=frame, items=item_frame(project=project), task_type=project.task_type,
                        redundancy=project.redundancy, level=task.level,
                        categories=tuple(value for value, _ in task.categories),
@@ -128,7 +128,7 @@ def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
     attempt.progress(0.01, "loading annotations")
     loaded = annotation_frame(project=project, reasons=report.reads_reasons)
     attempt.progress(0.05, "computing")
-    data = report_input(project, loaded.frame, report=report, params=run.params)
+    data = report_input(project=project, frame=loaded.frame, report=report, params=run.params)
     result = report.run(data, run.params, attempt.progress)
     parts = result.pop(PARTS, []) if isinstance(result, dict) else []
 

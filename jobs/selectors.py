@@ -26,7 +26,7 @@ class LiveState:
         return int(round(100 * self.progress))
 
 
-def live_state(job: Job) -> LiveState:
+def live_state(*, job: Job) -> LiveState:
     """Progress, stage and last heartbeat of a job: from the cache while it runs."""
     if job.status == Status.RUNNING:
         data = cache.get(live_key(job))
@@ -36,13 +36,13 @@ def live_state(job: Job) -> LiveState:
     return LiveState(job.progress, job.stage, job.heartbeat_at)
 
 
-def is_dead(job: Job, *, now: datetime | None = None) -> bool:
+def is_dead(*, job: Job, now: datetime | None = None) -> bool:
     """A running job whose last heartbeat is older than JOB_DEAD_SECONDS: its worker died. Only
     the scheduler and the writes that meet such a job mark it failed; a page derives it here."""
     if job.status != Status.RUNNING:
         return False
     now = now or timezone.now()
-    beat = live_state(job).heartbeat_at or job.started_at or job.created_at
+    beat = live_state(job=job).heartbeat_at or job.started_at or job.created_at
     return (now - beat).total_seconds() > dead_seconds()
 
 

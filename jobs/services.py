@@ -114,7 +114,7 @@ def jobs_reap(*, model: type[J], now: datetime | None = None, jobs: Iterable[J] 
     candidates = list(jobs) if jobs is not None else list(model._default_manager.filter(status=Status.RUNNING))
     reaped = 0
     for job in candidates:
-        if not is_dead(job, now=now):
+        if not is_dead(job=job, now=now):
             continue
         try:
             # A savepoint, so that a refused write leaves a caller's transaction usable.
@@ -144,8 +144,8 @@ def job_claim(*, model: type[J], pk: int) -> J | None:
         job = model._default_manager.select_for_update().get(pk=pk)
         if job.is_finished:
             return None
-        if job.status == Status.RUNNING and not is_dead(job, now=now):
-            beat = live_state(job).heartbeat_at or now
+        if job.status == Status.RUNNING and not is_dead(job=job, now=now):
+            beat = live_state(job=job).heartbeat_at or now
             raise JobBusy(max(dead_seconds() - (now - beat).total_seconds(), 1.0))
         job.status, job.token, job.attempts = Status.RUNNING, uuid.uuid4(), job.attempts + 1
         job.started_at = job.heartbeat_at = now
@@ -280,7 +280,7 @@ def job_restart(*, job: J, send: Callable[[int], Any]) -> J:
     """Queue a failed or cancelled job again (or one whose worker died), as a new attempt."""
     with transaction.atomic():
         job = type(job)._default_manager.select_for_update().get(pk=job.pk)
-        if job.status == Status.RUNNING and is_dead(job):
+        if job.status == Status.RUNNING and is_dead(job=job):
             job.status = Status.FAILED
         if job.status not in (Status.FAILED, Status.CANCELLED):
             raise ValueError(f"only failed or cancelled jobs can be restarted; this one is {job.get_status_display().lower()}")

@@ -255,12 +255,9 @@ SERVICES_AND_SELECTORS = ("annotation/services/*.py", "annotation/selectors/*.py
                           "analysis/selectors.py", "jobs/services.py", "jobs/selectors.py",
                           "task_types/*/services.py", "task_types/*/selectors.py")
 # Converted to keyword-only in this issue's other commits, which rewrite these files at the same
-# time; remove this list when they are merged. live_state and is_dead (jobs/selectors.py) are
-# called positionally from jobs/services.py, so they are converted with it.
+# time; remove this list when they are merged.
 NOT_YET_KEYWORD_ONLY = {
-    "annotation/services/engine.py", "annotation/services/submission.py", "annotation/services/imports.py",
-    "annotation/services/corpus.py", "annotation/services/crowd_results.py", "analysis/services.py",
-    "jobs/services.py", "jobs/selectors.py:live_state", "jobs/selectors.py:is_dead",
+    "annotation/services/engine.py", "annotation/services/submission.py", "annotation/services/crowd_results.py",
 }
 
 

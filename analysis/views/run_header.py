@@ -113,7 +113,7 @@ class RunHeaderMixin:
             raise Http404("no such run")
         run = get_object_or_404(AnalysisRun.objects.defer("result"), pk=int(run_id), project=project,
                                 kind=report.kind)
-        if run.is_finished or is_dead(run):
+        if run.is_finished or is_dead(job=run):
             return HttpResponseClientRefresh()
         return render(self.request, PROGRESS, {"project": project, "running": run, "run_page": self.request.path})
 

@@ -189,7 +189,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
                                     else "admin:annotation_project_crowd", args=[pk]),
                "can_change": request.user.has_perm("annotation.change_importjob"),
                # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).
-               "dead": is_dead(job), "dead_error": dead_job_error()}
+               "dead": is_dead(job=job), "dead_error": dead_job_error()}
         if request.htmx:
             if job.is_finished or ctx["dead"]:
                 return HttpResponseClientRefresh()

@@ -58,13 +58,13 @@ class JobFieldsMixin(serializers.Serializer):
     heartbeat_at = serializers.SerializerMethodField()
 
     def get_progress(self, obj) -> float:
-        return round(live_state(obj).progress, 4)
+        return round(live_state(job=obj).progress, 4)
 
     def get_stage(self, obj) -> str:
-        return live_state(obj).stage
+        return live_state(job=obj).stage
 
     def get_heartbeat_at(self, obj):
-        beat = live_state(obj).heartbeat_at
+        beat = live_state(job=obj).heartbeat_at
         return beat.isoformat() if beat else None
 
 

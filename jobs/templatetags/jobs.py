@@ -10,7 +10,7 @@ register = template.Library()
 
 @register.filter
 def job_live(job) -> LiveState:
-    return live_state(job)
+    return live_state(job=job)
 
 
 @register.simple_tag

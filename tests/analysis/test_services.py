@@ -133,10 +133,10 @@ def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, se
     with Attempt(claimed):
         # One long computation that reports nothing: the heartbeat thread beats for it.
         time.sleep(1.0)
-        assert not is_dead(claimed)
+        assert not is_dead(job=claimed)
         assert analysis_runs_reap() == 0
     time.sleep(0.7)
-    assert is_dead(claimed) and analysis_runs_reap() == 1
+    assert is_dead(job=claimed) and analysis_runs_reap() == 1
 
 
 def test_cancelling_a_queued_run_and_a_running_one(annotated_project, monkeypatch):

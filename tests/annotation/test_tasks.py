@@ -74,8 +74,8 @@ def test_an_import_cancelled_while_it_writes_leaves_nothing(celery_worker_proces
     project = ProjectFactory()
     job = import_upload(project=project, kind="items", upload=SimpleUploadedFile("items.csv", items_file(150_000)),
                         options={}, user=None).job
-    job = wait_for(job, lambda j: j.is_finished or live_state(j).stage == "writing items", timeout=180, step=0.05)
-    assert live_state(job).stage == "writing items", (job.status, live_state(job))
+    job = wait_for(job, lambda j: j.is_finished or live_state(job=j).stage == "writing items", timeout=180, step=0.05)
+    assert live_state(job=job).stage == "writing items", (job.status, live_state(job=job))
     asked = time.monotonic()
     job = import_job_cancel(job=job)
     assert job.status == ImportJob.Status.CANCELLED and time.monotonic() - asked < 15

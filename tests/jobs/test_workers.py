@@ -48,7 +48,7 @@ def own_queue(worker_processes):
 
 
 def wait_for(run, condition, timeout=60.0):
-    return wait_until(run, condition, timeout=timeout, describe=lambda r: f"{r.status} ({live_state(r)})")
+    return wait_until(run, condition, timeout=timeout, describe=lambda r: f"{r.status} ({live_state(job=r)})")
 
 
 def test_run_on_a_real_worker(celery_worker_process, annotated_project):
@@ -64,7 +64,7 @@ def test_a_killed_worker_is_seen_dead_and_its_run_restarts(worker_processes, own
                                                             wait_report):
     worker = worker_processes.start(extra_env=BEATS, include="tests.support.slow_report", queue=own_queue)
     run = analysis_run_create(project=annotated_project, kind=wait_report, params={"seconds": 60})
-    run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(r).progress > 0)
+    run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(job=r).progress > 0)
     os.kill(worker.pid, signal.SIGKILL)
     killed = time.monotonic()
     # What the scheduler does (and a new run of the project): reap it once its heartbeat is stale.
@@ -88,7 +88,7 @@ def test_a_killed_worker_is_seen_dead_and_its_run_restarts(worker_processes, own
 def test_a_cancelled_run_stops_and_writes_nothing(worker_processes, own_queue, annotated_project, wait_report):
     worker_processes.start(extra_env=BEATS, include="tests.support.slow_report", queue=own_queue)
     run = analysis_run_create(project=annotated_project, kind=wait_report, params={"seconds": 3})
-    run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(r).progress > 0)
+    run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(job=r).progress > 0)
     run = analysis_run_cancel(run=run)
     assert run.status == Status.CANCELLED
     # The attempt would have finished by now; it stopped, and its result never landed.

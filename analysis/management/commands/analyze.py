@@ -63,7 +63,7 @@ class Command(BaseCommand):
         run.refresh_from_db()
         shown = ""
         while not run.is_finished and time.monotonic() < deadline:
-            state = live_state(run)
+            state = live_state(job=run)
             line = f"run #{run.pk} {run.status}: {state.percent}% {state.stage}".rstrip()
             if line != shown:
                 self.stderr.write(line)
@@ -75,7 +75,7 @@ class Command(BaseCommand):
     def _report(self, run: AnalysisRun, *, as_json: bool) -> None:
         if not run.is_finished:
             waiting = "" if worker_alive() else "; no job worker is running: start one with `make worker`, or use --here"
-            self.stdout.write(f"run #{run.pk} is {run.status} ({live_state(run).stage or 'waiting for a worker'}){waiting}; "
+            self.stdout.write(f"run #{run.pk} is {run.status} ({live_state(job=run).stage or 'waiting for a worker'}){waiting}; "
                               "see the dashboard")
             return
         if run.status != AnalysisRun.Status.DONE:

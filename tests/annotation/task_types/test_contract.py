@@ -124,7 +124,7 @@ def test_whole_workflow(slug, client):
         assert "option" in frame.columns and set(frame["label"]) <= {0, 1}
 
     # Agreement over every level.
-    result = get_report("agreement").run(report_input(project, frame), get_report("agreement").clean_params({"n_boot": 20}),
+    result = get_report("agreement").run(report_input(project=project, frame=frame), get_report("agreement").clean_params({"n_boot": 20}),
                                          lambda *_: None)
     assert result["figures"]["n_annotations"] == len(frame) and result["figures"]["n_workers"] == 2
     assert result["level"] == task.level and (result["sets"] is not None) == (task.level == "set")
