@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.importers import ImportFailed, parse_arguments
+from annotation.management.progress import ProgressLog
 from annotation.models import Annotation, Project
 from annotation.services.corpus import arguments_import
 from annotation.services.crowd_results import crowd_import
@@ -47,7 +48,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{path} is missing: give the folder of UKPConvArg1 (see shared/data/README.md)")
         params = dict(p.split("=", 1) for p in param if "=" in p)
         started = time.perf_counter()
+        log = ProgressLog(self.stdout.write)
         try:
+            log.note(f"importing the arguments of {arguments}")
             arguments_import(rows=parse_arguments(arguments.read_bytes()))
             target, _ = Project.objects.get_or_create(
                 slug=project,
@@ -61,7 +64,8 @@ class Command(BaseCommand):
             if Annotation.objects.filter(assignment__project=target).exists():
                 self.stdout.write(f"project {project!r} already holds its crowd labels; not importing again")
             else:
-                result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name)
+                log.note(f"importing the crowd labels of {labels}")
+                result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name, progress=log)
                 self.stdout.write(f"imported {result.annotations} labels on {result.items_created} pairs by "
                                   f"{result.workers_created} workers in {time.perf_counter() - started:.1f} s")
         except ImportFailed as exc:
@@ -70,6 +74,7 @@ class Command(BaseCommand):
             run = analysis_run_create(project=target, kind="pairwise_gold", params=params, enqueue=False)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        log.note("running the gold pipeline (MACE, transitivity filter, PageRank)")
         run = analysis_run_execute(run_id=run.pk)
         if run.status != AnalysisRun.Status.DONE:
             raise CommandError(f"the pipeline failed: {run.error}")
