@@ -43,7 +43,7 @@ BONUS_COLUMNS = (
 )
 FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
 # Annotations read per round trip (PostgreSQL: per FETCH of the server-side cursor).
-CHUNK_ROWS = 5000
+CHUNK_ROWS = 2000
 # Distinct answer texts kept decoded.
 DISTINCT_ANSWERS = 1000
 # Rows joined into one piece of the stream: one write per piece instead of one per row.
