@@ -225,8 +225,11 @@ def check_record(record: Mapping[str, Any]) -> None:
     (annotation.value_checks): the same rule for every format and both databases."""
     # The usual record, text read from CSV or TSV, is checked as one text: the rule for text
     # holds for every part of it exactly when it holds for all of them joined.
-    texts = [*record, *record.values()]
-    if all(isinstance(text, str) for text in texts) and text_problem("".join(texts)) is None:
+    try:
+        joined = "".join([*record, *record.values()])
+    except TypeError:  # not all text (JSON): value by value
+        joined = None
+    if joined is not None and text_problem(joined) is None:
         return
     problem = value_problem(record)
     if problem:
