@@ -1,16 +1,31 @@
-"""Raw annotation exports (CSV, JSON, JSONL) and the bonus ledger (CSV), streamed row by row."""
+"""Raw annotation exports (CSV, JSON, JSONL) and the bonus ledger (CSV), streamed row by row.
+
+The annotation export reads plain values (``values_list`` with a server-side cursor on
+PostgreSQL, chunked reads on SQLite) and times as text, never model objects: five models and
+seven parsed timestamps per row would cost most of its time. Its memory does not grow with the
+project: rows are read, written and dropped a chunk at a time.
+"""
 
 from __future__ import annotations
 
 import csv
+import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from itertools import islice
+from operator import itemgetter
+from typing import Any
 
+from django.contrib.auth import get_user_model
+from django.db.models import JSONField, Model, TextField
+from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
-from annotation.models import Annotation, Assignment, Project
+from annotation.models import Annotation, Assignment, Item, Project
 from annotation.selectors.bonuses import bonuses_of
-from annotation.spreadsheet import safe_row
+from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext
 
@@ -27,67 +42,168 @@ BONUS_COLUMNS = (
     "created_at", "paid_at",
 )
 FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
+# Annotations read per round trip (PostgreSQL: per FETCH of the server-side cursor).
+CHUNK_ROWS = 2000
+# Distinct answer texts kept decoded.
+DISTINCT_ANSWERS = 1000
+# Rows joined into one piece of the stream: one write per piece instead of one per row.
+PIECE_ROWS = 500
+_FORMULA_FIRST = frozenset(FORMULA_STARTS)
 
 
 def export_columns(project: Project) -> list[str]:
     return list(COMMON_COLUMNS) + list(get_task_type(project.task_type).export_columns)
 
 
+def iso_time(text: str | None) -> str:
+    """``datetime.isoformat()`` of a timestamp the database gave as text, empty for NULL. The
+    shapes both databases give in UTC (SQLite: as Django stores it, ``2016-01-31 16:53:19`` with
+    six fraction digits or none; PostgreSQL: ``…19+00``, the fraction without trailing zeros)
+    are rewritten as text; anything else goes through ``datetime``."""
+    if text is None:
+        return ""
+    if len(text) >= 19 and text[10] == " ":
+        rest = text[19:]
+        if rest in ("", "+00"):
+            return f"{text[:10]}T{text[11:19]}+00:00"
+        fraction, _, zone = rest.partition("+")
+        if fraction[:1] == "." and zone in ("", "00") and 2 <= len(fraction) <= 7 and fraction[1:].isdigit():
+            return f"{text[:10]}T{text[11:19]}{fraction:0<7}+00:00"
+    moment = datetime.fromisoformat(text)
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).isoformat()
+
+
+def _json_reader(model: type[Model], name: str) -> Callable[[str | None], Any]:
+    """Decodes a JSON column read as text as the model field does: with its decoder, text that
+    is no JSON left as it is."""
+    field = model._meta.get_field(name)
+    assert isinstance(field, JSONField)
+    decoder = field.decoder
+
+    def read(text: str | None) -> Any:
+        if text is None:
+            return None
+        try:
+            return json.loads(text, cls=decoder)
+        except json.JSONDecodeError:
+            return text
+
+    return read
+
+
+def _as_text(path: str) -> Cast:
+    # Read as text: no per-value converters (SQLite parses every timestamp in Python otherwise).
+    return Cast(path, output_field=TextField())
+
+
+def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tuple]:
+    """The export's raw values, one tuple per annotation in submission order: item pk, item id,
+    payload, gold, assignment, worker name, source, external id, status, accepted, submitted,
+    seconds, version, revised, answer, reason, client (JSON and times as text)."""
+    qs = Annotation.objects.filter(assignment__project=project)
+    if counted_only:
+        qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
+    username = get_user_model().USERNAME_FIELD
+    return (
+        qs.order_by("assignment__submitted_at", "pk")
+        .values_list(
+            "assignment__item_id", "assignment__item__external_id", _as_text("assignment__item__payload"),
+            _as_text("assignment__item__gold"), "assignment_id", f"assignment__worker__{username}",
+            "assignment__worker__profile__source", "assignment__worker__profile__external_id", "assignment__status",
+            _as_text("assignment__assigned_at"), _as_text("assignment__submitted_at"), "seconds", "version",
+            _as_text("revised_at"), _as_text("answer"), "reason", _as_text("client"),
+        )
+        .iterator(chunk_size=CHUNK_ROWS)
+    )
+
+
 def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[dict]:
     """One dict per annotation, in submission order. ``counted_only`` leaves out rejected work and
     late answers that did not count."""
-    task = get_task_type(project.task_type)
-    qs = (
-        Annotation.objects.filter(assignment__project=project)
-        .select_related("assignment__item", "assignment__worker__profile")
-        .order_by("assignment__submitted_at", "pk")
-    )
-    if counted_only:
-        qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
-    for ann in qs.iterator(chunk_size=2000):
-        a = ann.assignment
-        profile = getattr(a.worker, "profile", None)
+    export_row = get_task_type(project.task_type).export_row
+    payload_of, gold_of = _json_reader(Item, "payload"), _json_reader(Item, "gold")
+    answer_of, client_of = _json_reader(Annotation, "answer"), _json_reader(Annotation, "client")
+    slug = project.slug
+    # An item's payload is decoded once for the answers to it that come close together: the
+    # contexts of this chunk's items and the previous chunk's are kept, no more.
+    contexts: dict[int, ExportContext] = {}
+    previous: dict[int, ExportContext] = {}
+    answers: dict[str, Any] = {}
+    for n, (item_pk, item, payload, gold, assignment, worker, source, external_id, status, accepted, submitted,
+            seconds, version, revised, answer, reason, client) in enumerate(
+                _annotation_values(project=project, counted_only=counted_only), start=1):
+        if n % CHUNK_ROWS == 0:
+            contexts, previous = {}, contexts
+        ctx = contexts.get(item_pk)
+        if ctx is None:
+            ctx = contexts[item_pk] = previous.get(item_pk) or ExportContext(
+                item_external_id=item, payload=payload_of(payload), gold=gold_of(gold))
         row = {
-            "project": project.slug,
-            "item": a.item.external_id,
-            "assignment": a.pk,
-            "worker": a.worker.get_username(),
-            "worker_source": profile.source if profile else "",
-            "worker_external_id": (profile.external_id or "") if profile else "",
-            "status": a.status,
-            "accepted_at": a.assigned_at.isoformat(),
-            "submitted_at": a.submitted_at.isoformat() if a.submitted_at else "",
-            "seconds": ann.seconds,
-            "version": ann.version,
-            "revised_at": ann.revised_at.isoformat() if ann.revised_at else "",
+            "project": slug, "item": item, "assignment": assignment, "worker": worker,
+            # No profile: the left join gives NULL for both.
+            "worker_source": source or "", "worker_external_id": external_id or "", "status": status,
+            "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
+            "version": version, "revised_at": iso_time(revised),
         }
-        ctx = ExportContext(item_external_id=a.item.external_id, payload=a.item.payload,
-                            metrics=(ann.client or {}).get("metrics", {}), gold=a.item.gold,
-                            refused=(ann.client or {}).get("refused", []))
-        row.update(task.export_row(ctx, ann.answer, ann.reason))
+        # Most annotations record no metrics and no refused answers: their client data is not
+        # decoded, and they share their item's context.
+        if client is not None and ('"metrics"' in client or '"refused"' in client):
+            recorded = client_of(client) or {}
+            ctx = replace(ctx, metrics=recorded.get("metrics", {}), refused=recorded.get("refused", []))
+        # Answers repeat (a label, a choice): each distinct text is decoded once, up to a bound.
+        decoded = answers.get(answer)
+        if decoded is None:
+            if len(answers) >= DISTINCT_ANSWERS:
+                answers.clear()
+            decoded = answers[answer] = answer_of(answer)
+        row.update(export_row(ctx, decoded, reason))
         yield row
 
 
-class _Line:
-    """A file-like object whose write() hands back what was written, for streaming csv."""
+def _pieces(lines: Iterable[str]) -> Iterator[str]:
+    """The lines joined PIECE_ROWS at a time."""
+    piece: list[str] = []
+    for line in lines:
+        piece.append(line)
+        if len(piece) == PIECE_ROWS:
+            yield "".join(piece)
+            piece.clear()
+    if piece:
+        yield "".join(piece)
 
-    def write(self, value: str) -> str:
-        return value
+
+def _csv_pieces(rows: Iterable[dict], columns: list[str]) -> Iterator[str]:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    writer.writerow(columns)
+    cells = itemgetter(*columns)
+    rows = iter(rows)
+    while piece := list(islice(rows, PIECE_ROWS)):
+        for row in piece:
+            try:
+                values = cells(row)
+            except KeyError:  # a column the row lacks is written empty
+                values = tuple(row.get(column, "") for column in columns)
+            # Cells as safe_cell leaves them (text a spreadsheet would run gets a quote), checked
+            # one by one only in the few rows where a text starts like a formula.
+            if not _FORMULA_FIRST.isdisjoint([value[:1] for value in values if isinstance(value, str)]):
+                values = [safe_cell(value) for value in values]
+            writer.writerow(values)
+        yield buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+    if buffer.tell():  # no rows: the header alone
+        yield buffer.getvalue()
 
 
 def stream(rows: Iterable[dict], *, fmt: str, columns: list[str]) -> Iterator[str]:
     if fmt == "csv":
-        writer = csv.DictWriter(_Line(), fieldnames=columns, extrasaction="ignore")
-        yield writer.writeheader()
-        for row in rows:
-            yield writer.writerow(safe_row(row))
+        yield from _csv_pieces(rows, columns)
     elif fmt == "jsonl":
-        for row in rows:
-            yield json.dumps(row, ensure_ascii=False) + "\n"
+        yield from _pieces(json.dumps(row, ensure_ascii=False) + "\n" for row in rows)
     elif fmt == "json":
         yield "["
-        for i, row in enumerate(rows):
-            yield ("," if i else "") + "\n" + json.dumps(row, ensure_ascii=False)
+        yield from _pieces(("," if i else "") + "\n" + json.dumps(row, ensure_ascii=False) for i, row in enumerate(rows))
         yield "\n]\n"
     else:
         raise ValueError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")

@@ -220,6 +220,14 @@ def _json_error(exc: Exception, text: str, line: int | None) -> RowError:
 def check_record(record: Mapping[str, Any]) -> None:
     """Raise FieldError if a raw record holds a value the database would refuse or change
     (annotation.value_checks): the same rule for every format and both databases."""
+    # The usual record, text read from CSV or TSV, is checked as one text: the rule for text
+    # holds for every part of it exactly when it holds for all of them joined.
+    try:
+        joined = "".join([*record, *record.values()])
+    except TypeError:  # not all text (JSON): value by value
+        joined = None
+    if joined is not None and text_problem(joined) is None:
+        return
     problem = value_problem(record)
     if problem:
         raise FieldError(*problem)
@@ -258,7 +266,7 @@ def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[st
     start = reader.line_num + 1
     try:
         for row in reader:
-            if not any(cell.strip() for cell in row):
+            if not "".join(row).strip():
                 start = reader.line_num + 1
                 continue
             if len(row) != len(header):
@@ -319,14 +327,15 @@ def parse_time(value: Any) -> datetime | None:
     text = str(value or "").strip()
     if not text:
         return None
-    match = _MTURK_TIME.match(text)
+    # MTurk's format has a space after the day's name, ISO 8601 a digit after three of the year's.
+    match = _MTURK_TIME.match(text) if text[3:4] == " " else None
     if match and match.group(2) in _ZONES:
         moment = datetime.strptime(f"{match.group(1)} {match.group(3)}", "%b %d %H:%M:%S %Y")
         return moment.replace(tzinfo=timezone(timedelta(hours=_ZONES[match.group(2)])))
-    for name, hours in _ZONES.items():
-        if text.endswith(" " + name):
-            text = text[: -len(name) - 1] + ("+00:00" if hours == 0 else f"{hours:+03d}:00")
-            break
+    before, _, name = text.rpartition(" ")
+    if before and name in _ZONES:
+        hours = _ZONES[name]
+        text = before + ("+00:00" if hours == 0 else f"{hours:+03d}:00")
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:

@@ -7,14 +7,18 @@ worker's id on that platform (the same account a marketplace link would give the
 
 from __future__ import annotations
 
+import gc
 import re
 import secrets
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import IO, Any, cast
+from typing import IO, Any, NamedTuple, cast
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.hashers import make_password
 from django.contrib.auth.models import Group
 from django.db import connection, transaction
 from django.utils import timezone
@@ -34,9 +38,16 @@ from annotation.importers import (
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.services.bulk_insert import rows_insert
 from annotation.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
-from annotation.task_types.base import CrowdAnswer, CrowdItemError, FieldError, ImportField
+from annotation.task_types.base import (
+    CleanItem,
+    CrowdAnswer,
+    CrowdItemError,
+    FieldError,
+    ImportField,
+)
 from annotation.value_checks import scrubbed
 
 # Columns every results file has, besides the task type's own.
@@ -47,7 +58,7 @@ COMMON_FIELD_DOCS = (
     ImportField("hit", False, "The platform's id of the task (kept with the annotation)."),
     ImportField("assignment", False, "The platform's id of the assignment (kept with the annotation)."),
 )
-# Rows written per statement batch between two progress reports.
+# Rows written between two progress reports.
 WRITE_CHUNK = 10_000
 # MTurk batch result files, mapped onto those names.
 MTURK_COLUMNS = {"worker": "WorkerId", "accepted_at": "AcceptTime", "submitted_at": "SubmitTime",
@@ -59,8 +70,9 @@ SOURCE_RE = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,39}$")
 YEARS = (1990, 2999)
 
 
-@dataclass(frozen=True)
-class CrowdRow:
+class CrowdRow(NamedTuple):
+    """One parsed results row (a tuple: a file holds tens of thousands of them)."""
+
     line: int
     worker: str
     accepted_at: datetime | None
@@ -103,9 +115,31 @@ def _mapped(record: Mapping[str, Any], columns: Mapping[str, str], label_map: Ma
     return out
 
 
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Tens of thousands of rows, none in a reference cycle, stay alive from parsing to writing:
+    the cyclic collector would only walk them again and again while more are made (a fifth of
+    the import of UKPConvArg1's labels)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+
+
 def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: str | None = None,
                      columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
                      progress: Progress | None = None) -> list[CrowdRow]:
+    with _no_cycle_collection():
+        return _parse_crowd_rows(data, filename=filename, task_type=task_type, fmt=fmt, columns=columns,
+                                 label_map=label_map, progress=progress)
+
+
+def _parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: str | None,
+                      columns: Mapping[str, str] | None, label_map: Mapping[str, str] | None,
+                      progress: Progress | None) -> list[CrowdRow]:
     fmt = detect_format(filename, fmt)
     unit = "record" if fmt == "json" else "line"
     rows: list[CrowdRow] = []
@@ -115,21 +149,14 @@ def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: 
     for line, raw in read_records(decode(data), fmt, progress=progress):
         try:
             check_record(raw)
-            record = _mapped(raw, columns or {}, label_map or {})
+            record = _mapped(raw, columns or {}, label_map or {}) if columns or label_map else raw
             worker = str(record.get("worker") or "").strip()
             if not worker:
                 raise FieldError("worker", "must not be empty")
             if not EXTERNAL_ID_RE.match(worker):
                 raise FieldError("worker", f"{worker!r} is not a worker id (letters, digits, _ . @ -)")
-            times: dict[str, datetime | None] = {}
-            for name in ("accepted_at", "submitted_at"):
-                try:
-                    when = times[name] = parse_time(record.get(name))
-                except ValueError as exc:
-                    raise FieldError(name, str(exc)) from None
-                if when and not YEARS[0] <= when.year <= YEARS[1]:
-                    raise FieldError(name, f"must lie between the years {YEARS[0]} and {YEARS[1]}")
-            if times["accepted_at"] and times["submitted_at"] and times["submitted_at"] < times["accepted_at"]:
+            accepted, submitted = _time(record, "accepted_at"), _time(record, "submitted_at")
+            if accepted and submitted and submitted < accepted:
                 raise FieldError("submitted_at", "is before accepted_at")
             answer = task_type.clean_crowd_record(record)
             check_length("pair_id" if "pair_id" in record else "id", answer.item_id, ID_MAX_LENGTH)
@@ -142,8 +169,8 @@ def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: 
             if len(errors) < MAX_REPORTED_ERRORS:
                 errors.append(RowError(line, exc.field, exc.message, unit=unit))
             continue
-        rows.append(CrowdRow(line, worker, times["accepted_at"], times["submitted_at"],
-                             str(record.get("hit") or ""), str(record.get("assignment") or ""), answer))
+        rows.append(CrowdRow(line, worker, accepted, submitted, str(record.get("hit") or ""),
+                             str(record.get("assignment") or ""), answer))
     if errors:
         raise ImportFailed(errors, total=n_errors)
     if not rows:
@@ -151,15 +178,30 @@ def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: 
     return rows
 
 
+def _time(record: Mapping[str, Any], name: str) -> datetime | None:
+    try:
+        when = parse_time(record.get(name))
+    except ValueError as exc:
+        raise FieldError(name, str(exc)) from None
+    if when and not YEARS[0] <= when.year <= YEARS[1]:
+        raise FieldError(name, f"must lie between the years {YEARS[0]} and {YEARS[1]}")
+    return when
+
+
 def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | None = None,
                  columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
-                 source: str = "mturk") -> CrowdImportResult:
+                 source: str = "mturk", progress: Progress | None = None) -> CrowdImportResult:
     """Import a results file; items the project lacks are built by the task type (pairwise:
-    from imported arguments). Refuses the file if a worker already answered one of its items."""
+    from imported arguments). Refuses the file if a worker already answered one of its items.
+    ``progress`` hears how far reading (up to 40%) and writing got."""
     check_source(source)
-    rows = parse_crowd_rows(data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
-                            columns=columns, label_map=label_map)
-    return crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source)
+    report = progress or (lambda fraction, stage: None)
+    with _no_cycle_collection():
+        rows = parse_crowd_rows(data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
+                                columns=columns, label_map=label_map,
+                                progress=lambda fraction, stage: report(0.4 * fraction, stage))
+        return crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source,
+                                 progress=lambda fraction, stage: report(0.4 + 0.6 * fraction, stage))
 
 
 def check_source(source: str) -> None:
@@ -173,6 +215,14 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
                       on_written: Callable[[CrowdImportResult], None] | None = None) -> CrowdImportResult:
     """Write parsed results, all or nothing. ``on_written`` runs inside the transaction after
     the writes (a job stores its outcome there, so that both commit or neither does)."""
+    with _no_cycle_collection():
+        return _crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source,
+                                  progress=progress, on_written=on_written)
+
+
+def _crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None, source: str,
+                       progress: Progress | None,
+                       on_written: Callable[[CrowdImportResult], None] | None) -> CrowdImportResult:
     check_source(source)
     report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
@@ -182,9 +232,11 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
         first_line.setdefault(row.answer.item_id, row.line)
     with transaction.atomic():
         Project.objects.select_for_update().filter(pk=project.pk).first()
-        report(0.0, "building items")
-        items = {i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(first_line))}
-        missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in items}
+        report(0.0, f"building items: {len(first_line):,} named in the file")
+        project_items = Item.objects.filter(project=project)
+        existing = dict(project_items.filter(external_id__in=list(first_line)).values_list("external_id", "pk")
+                        if project_items.exists() else {})
+        missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in existing}
         try:
             built = task.crowd_items(missing) if missing else {}
             for item_id, clean in built.items():
@@ -194,114 +246,126 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
                     raise CrowdItemError(item_id, exc.field, exc.message) from None
         except CrowdItemError as exc:
             raise ImportFailed([RowError(first_line.get(exc.item_id), exc.field, exc.message, unit=unit)]) from None
-        position = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0
-        new_items = []
-        for item_id, clean in built.items():
-            position += 1
-            new_items.append(Item(project=project, external_id=item_id, payload=clean.payload, gold=clean.gold,
-                                  position=position, redundancy=project.redundancy))
-        Item.objects.bulk_create(new_items, batch_size=2000)
-        items.update({i.external_id: i for i in Item.objects.filter(project=project, external_id__in=list(built))})
+        answers = Counter(row.answer.item_id for row in rows)
+        items = {**existing, **_items_create(project, built, answers)}
 
-        report(0.15, "creating worker accounts")
-        workers, workers_created = _workers(sorted({r.worker for r in rows}), source=source)
+        report(0.15, f"creating worker accounts: {len({r.worker for r in rows}):,} workers in the file")
+        known, new = _workers(sorted({r.worker for r in rows}), source=source)
+        workers = {**known, **new}
+        # New items and new accounts hold no assignment yet: only the known pairs can clash.
         clashes = set(
-            Assignment.objects.filter(item__in=[i.pk for i in items.values()], worker__in=list(workers.values()))
+            Assignment.objects.filter(item__in=list(existing.values()), worker__in=list(known.values()))
             .values_list("item_id", "worker_id")
-        )
+        ) if existing and known else set()
         errors = [
             RowError(r.line, "worker", f"{r.worker!r} already has an assignment on {r.answer.item_id!r} in this project", unit=unit)
-            for r in rows if (items[r.answer.item_id].pk, workers[r.worker].pk) in clashes
+            for r in rows if (items[r.answer.item_id], workers[r.worker]) in clashes
         ]
         if errors:
             raise ImportFailed(errors[:MAX_REPORTED_ERRORS], total=len(errors))
-        _write(project, rows, items, workers, filename, progress=lambda f: report(0.3 + 0.65 * f, "writing annotations"))
+        _write(project, rows, items, workers, filename, existing=existing,
+               progress=lambda done: report(0.3 + 0.65 * done / len(rows), f"writing annotations: {done:,} of {len(rows):,}"))
         if connection.vendor == "postgresql":
             # A bulk import changes the tables' sizes by orders of magnitude; fresh statistics keep
             # the planner from choosing a nested loop over a million rows before autovacuum runs.
             with connection.cursor() as cursor:
                 cursor.execute(f"ANALYZE {Item._meta.db_table}, {Assignment._meta.db_table}, {Annotation._meta.db_table}")
-        result = CrowdImportResult(annotations=len(rows), items_created=len(new_items),
-                                   items_existing=len(first_line) - len(new_items),
-                                   workers_created=workers_created, workers_existing=len(workers) - workers_created)
+        result = CrowdImportResult(annotations=len(rows), items_created=len(built),
+                                   items_existing=len(existing), workers_created=len(new),
+                                   workers_existing=len(known))
         if on_written is not None:
             on_written(result)
     return result
 
 
-def _workers(ids: list[str], *, source: str) -> tuple[dict[str, Any], int]:
-    """The accounts of these platform worker ids, created in bulk where missing."""
+def _items_create(project: Project, built: Mapping[str, CleanItem], answers: Counter[str]) -> dict[str, int]:
+    """Store the items built for a results file after the project's last one, each holding as
+    many slots as it has answers (N grows where more were collected); their pks by id."""
+    if not built:
+        return {}
+    position = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0
+    rows_insert(
+        model=Item, columns=("project_id", "external_id", "payload", "gold", "position", "redundancy", "n_active"),
+        rows=((project.pk, item_id, clean.payload, clean.gold, position + n, max(project.redundancy, answers[item_id]),
+               answers[item_id]) for n, (item_id, clean) in enumerate(built.items(), start=1)),
+    )
+    # Read back by position: they come after the last one.
+    stored = Item.objects.filter(project=project, position__gt=position).values_list("external_id", "pk")
+    return {item_id: pk for item_id, pk in stored if item_id in built}
+
+
+def _workers(ids: list[str], *, source: str) -> tuple[dict[str, int], dict[str, int]]:
+    """The user pks of these platform worker ids: those with an account, and those given one now
+    (in bulk)."""
     User = get_user_model()
     # Found by external_id__in=ids, so no external_id here is None.
-    profiles = cast(dict[str, int], dict(
+    known = cast(dict[str, int], dict(
         WorkerProfile.objects.filter(source=source, external_id__in=ids).values_list("external_id", "user_id")
     ))
-    new_ids = [w for w in ids if w not in profiles]
-    if new_ids:
-        # Named as marketplace links name their accounts, so both kinds of arrival read alike;
-        # a name someone already holds (an account made by hand) gets a suffix.
-        usernames = {w: marketplace_username(source=source, external_id=w) for w in new_ids}
-        taken = set(User.objects.filter(username__in=usernames.values()).values_list("username", flat=True))
-        for w in new_ids:
-            while usernames[w] in taken:
-                usernames[w] = f"{marketplace_username(source=source, external_id=w)}+{secrets.token_hex(3)}"
-        users = [User(username=usernames[w]) for w in new_ids]
-        for u in users:
-            u.set_unusable_password()
-        User.objects.bulk_create(users, batch_size=2000)
-        created = dict(User.objects.filter(username__in=usernames.values()).values_list("username", "pk"))
-        WorkerProfile.objects.bulk_create(
-            [WorkerProfile(user_id=created[usernames[w]], source=source, external_id=w) for w in new_ids], batch_size=2000
-        )
-        group = Group.objects.filter(name=WorkerProfile.Role.ANNOTATOR).first()
-        if group is not None:
-            Through = User.groups.through
-            Through.objects.bulk_create([Through(user_id=pk, group_id=group.pk) for pk in created.values()], batch_size=2000)
-        profiles.update({w: created[usernames[w]] for w in new_ids})
-    by_pk = {u.pk: u for u in User.objects.filter(pk__in=profiles.values())}
-    return {w: by_pk[pk] for w, pk in profiles.items()}, len(new_ids)
+    new_ids = [w for w in ids if w not in known]
+    if not new_ids:
+        return known, {}
+    # Named as marketplace links name their accounts, so both kinds of arrival read alike;
+    # a name someone already holds (an account made by hand) gets a suffix.
+    usernames = {w: marketplace_username(source=source, external_id=w) for w in new_ids}
+    taken = set(User.objects.filter(username__in=usernames.values()).values_list("username", flat=True))
+    for w in new_ids:
+        while usernames[w] in taken:
+            usernames[w] = f"{marketplace_username(source=source, external_id=w)}+{secrets.token_hex(3)}"
+    # Unusable passwords, as set_unusable_password makes them: these workers arrive by link.
+    rows_insert(model=User, columns=("username", "password"),
+                rows=((usernames[w], make_password(None)) for w in new_ids))
+    created = dict(User.objects.filter(username__in=usernames.values()).values_list("username", "pk"))
+    rows_insert(model=WorkerProfile, columns=("user_id", "source", "external_id"),
+                rows=((created[usernames[w]], source, w) for w in new_ids))
+    group = Group.objects.filter(name=WorkerProfile.Role.ANNOTATOR).first()
+    if group is not None:
+        rows_insert(model=User.groups.through, columns=("user_id", "group_id"),
+                    rows=((pk, group.pk) for pk in created.values()))
+    return known, {w: created[usernames[w]] for w in new_ids}
 
 
-def _write(project: Project, rows: list[CrowdRow], items: dict[str, Item], workers: dict[str, Any], filename: str,
-           *, progress: Callable[[float], None]) -> None:
+def _write(project: Project, rows: list[CrowdRow], items: dict[str, int], workers: dict[str, int], filename: str,
+           *, existing: Mapping[str, int], progress: Callable[[int], None]) -> None:
     now = timezone.now()
-    assignments = []
-    for r in rows:
-        submitted = r.submitted_at or r.accepted_at or now
-        accepted = r.accepted_at or submitted
-        assignments.append(Assignment(
-            item=items[r.answer.item_id], project=project, worker=workers[r.worker],
-            status=Assignment.Status.SUBMITTED, assigned_at=accepted,
-            expires_at=max(accepted + timedelta(minutes=project.lease_minutes), submitted + timedelta(seconds=1)),
-            submitted_at=submitted,
-        ))
-    # Items get as many slots as they have answers, so the N-per-item check holds for imports
-    # that collected more than the project's N.
-    per_item: dict[int, int] = {}
-    for r in rows:
-        pk = items[r.answer.item_id].pk
-        per_item[pk] = per_item.get(pk, 0) + 1
-    locked = list(Item.objects.filter(pk__in=list(per_item)).order_by("pk").select_for_update().only("pk", "n_active", "redundancy"))
+    lease, second = timedelta(minutes=project.lease_minutes), timedelta(seconds=1)
+    # Items that were there get as many more slots as they have answers, so the N-per-item
+    # check holds for imports that collected more than the project's N.
+    per_item = Counter(existing[r.answer.item_id] for r in rows if r.answer.item_id in existing)
+    locked = (Item.objects.filter(pk__in=list(per_item)).order_by("pk").select_for_update()
+              .values_list("pk", "n_active", "redundancy"))
     # Few distinct (slots, redundancy) pairs occur, so one UPDATE per pair and chunk is enough.
     by_values: dict[tuple[int, int], list[int]] = {}
-    for item in locked:
-        n_active = item.n_active + per_item[item.pk]
-        by_values.setdefault((n_active, max(item.redundancy, n_active)), []).append(item.pk)
+    for pk, n_active, redundancy in locked:
+        n_active += per_item[pk]
+        by_values.setdefault((n_active, max(redundancy, n_active)), []).append(pk)
     for (n_active, redundancy), pks in by_values.items():
         for start in range(0, len(pks), 900):
             Item.objects.filter(pk__in=pks[start : start + 900]).update(n_active=n_active, redundancy=redundancy)
-    # Assignments first, then their annotations, in chunks that report progress.
-    total = 2 * len(rows)
+    imported_from = scrubbed(filename)
+    last = Assignment.objects.order_by("-pk").values_list("pk", flat=True).first() or 0
+    # A chunk's assignments, then their annotations, whose assignment ids are read back by item
+    # and worker (one assignment per pair).
+    status = Assignment.Status.SUBMITTED
     for start in range(0, len(rows), WRITE_CHUNK):
-        Assignment.objects.bulk_create(assignments[start : start + WRITE_CHUNK], batch_size=2000)
-        progress((start + WRITE_CHUNK) / total)
-    for start in range(0, len(rows), WRITE_CHUNK):
-        Annotation.objects.bulk_create([
-            Annotation(
-                assignment=a, answer=r.answer.answer, reason=r.answer.reason,
-                seconds=(r.submitted_at - r.accepted_at).total_seconds() if r.accepted_at and r.submitted_at else None,
-                client=scrubbed({"imported_from": filename, "hit": r.hit, "assignment": r.assignment}),
-            )
-            for a, r in zip(assignments[start : start + WRITE_CHUNK], rows[start : start + WRITE_CHUNK], strict=True)
-        ], batch_size=2000)
-        progress((len(rows) + start + WRITE_CHUNK) / total)
+        chunk = rows[start : start + WRITE_CHUNK]
+        assignments = []
+        for r in chunk:
+            submitted = r.submitted_at or r.accepted_at or now
+            accepted = r.accepted_at or submitted
+            assignments.append((items[r.answer.item_id], project.pk, workers[r.worker], status, accepted,
+                                max(accepted + lease, submitted + second), submitted))
+        rows_insert(model=Assignment, rows=assignments, columns=(
+            "item_id", "project_id", "worker_id", "status", "assigned_at", "expires_at", "submitted_at"))
+        ids = {}
+        for pk, item, worker in (Assignment.objects.filter(project=project, pk__gt=last).order_by()
+                                 .values_list("pk", "item_id", "worker_id")):
+            ids[item, worker] = pk
+            last = max(last, pk)
+        rows_insert(model=Annotation, columns=("assignment_id", "answer", "reason", "seconds", "client"), rows=(
+            (ids[a[0], a[2]], r.answer.answer, r.answer.reason,
+             (r.submitted_at - r.accepted_at).total_seconds() if r.accepted_at and r.submitted_at else None,
+             {"imported_from": imported_from, "hit": scrubbed(r.hit), "assignment": scrubbed(r.assignment)})
+            for a, r in zip(assignments, chunk, strict=True)
+        ))
+        progress(start + len(chunk))

@@ -281,7 +281,9 @@ class TaskType(ABC):
 
     @abstractmethod
     def export_row(self, ctx: ExportContext, answer: Mapping[str, Any], reason: str) -> dict[str, Any]:
-        """Task-specific export columns (``export_columns``) for one annotation."""
+        """Task-specific export columns (``export_columns``) for one annotation, from plain
+        values. It must not change ``ctx`` or ``answer``: the export hands the same ones to
+        answers of one item and to equal answers."""
 
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return str(answer)

@@ -2,6 +2,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_file, existing_project
+from annotation.management.progress import ProgressLog
 from annotation.services.crowd_results import crowd_import, parse_column_spec
 
 
@@ -24,7 +25,8 @@ class Command(BaseCommand):
             mapping = parse_column_spec(columns)
             labels = parse_column_spec(label_map)
             result = crowd_import(project=project, data=file.read_bytes(), filename=file.name, fmt=format,
-                                  columns=mapping, label_map=labels, source=source)
+                                  columns=mapping, label_map=labels, source=source,
+                                  progress=ProgressLog(self.stdout.write))
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
         self.stdout.write(

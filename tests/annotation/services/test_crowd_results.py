@@ -115,3 +115,18 @@ def test_imported_workers_are_named_like_marketplace_arrivals_and_found_by_their
     Project.objects.filter(pk=project.pk).update(external_entry=True)
     project.refresh_from_db()
     assert worker_from_marketplace(project=project, source="mturk", external_id="W2") == w2
+
+
+def test_a_second_file_adds_answers_to_items_already_there(project):
+    first = crowd_import(project=project, data=(HEADER + row(worker="W1")).encode(), filename="r.tsv")
+    assert (first.items_created, first.items_existing, first.workers_created) == (1, 0, 1)
+    more = [row(worker=w) for w in ("W1x", "W2", "W3")] + [row(pair="x3_x1", worker="W1")]
+    second = crowd_import(project=project, data=(HEADER + "".join(more)).encode(), filename="r2.tsv")
+    assert (second.annotations, second.items_created, second.items_existing) == (4, 1, 1)
+    assert (second.workers_created, second.workers_existing) == (3, 1)
+    old, new = Item.objects.get(external_id="x1_x2"), Item.objects.get(external_id="x3_x1")
+    assert (old.n_active, old.redundancy) == (4, 4) and (new.n_active, new.redundancy) == (1, 3)
+    assert new.position == old.position + 1
+    pairs = set(Assignment.objects.values_list("item__external_id", "worker__profile__external_id"))
+    assert pairs == {("x1_x2", "W1"), ("x1_x2", "W1x"), ("x1_x2", "W2"), ("x1_x2", "W3"), ("x3_x1", "W1")}
+    assert all(a.annotation.client["imported_from"] in ("r.tsv", "r2.tsv") for a in Assignment.objects.all())

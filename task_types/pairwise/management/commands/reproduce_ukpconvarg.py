@@ -12,6 +12,7 @@ from django.core.management.base import BaseCommand, CommandError
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.importers import ImportFailed
+from annotation.management.progress import ProgressLog
 from annotation.models import Annotation, Project
 from annotation.services.crowd_results import crowd_import
 from annotation.services.projects import project_create
@@ -50,7 +51,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{path} is missing: give the folder of UKPConvArg1 (see shared/data/README.md)")
         params = dict(p.split("=", 1) for p in param if "=" in p)
         started = time.perf_counter()
+        log = ProgressLog(self.stdout.write)
         try:
+            log.note(f"importing the arguments of {arguments}")
             arguments_import(rows=parse_arguments(arguments.read_bytes()))
             target = Project.objects.filter(slug=project).first() or project_create(
                 name="UKPConvArg1 crowd labels", slug=project, task_type="pairwise", redundancy=5,
@@ -62,7 +65,8 @@ class Command(BaseCommand):
             if Annotation.objects.filter(assignment__project=target).exists():
                 self.stdout.write(f"project {project!r} already holds its crowd labels; not importing again")
             else:
-                result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name)
+                log.note(f"importing the crowd labels of {labels}")
+                result = crowd_import(project=target, data=labels.read_bytes(), filename=labels.name, progress=log)
                 self.stdout.write(f"imported {result.annotations} labels on {result.items_created} pairs by "
                                   f"{result.workers_created} workers in {time.perf_counter() - started:.1f} s")
         except (ImportFailed, ValidationError) as exc:
@@ -71,6 +75,7 @@ class Command(BaseCommand):
             run = analysis_run_create(project=target, kind="pairwise_gold", params=params, enqueue=False)
         except ValueError as exc:
             raise CommandError(str(exc)) from None
+        log.note("running the gold pipeline (MACE, transitivity filter, PageRank)")
         run = analysis_run_execute(run_id=run.pk)
         if run.status != AnalysisRun.Status.DONE:
             raise CommandError(f"the pipeline failed: {run.error}")
