@@ -91,7 +91,7 @@ class CrowdImportResult:
     workers_existing: int
 
 
-def parse_column_spec(spec: str) -> dict[str, str]:
+def parse_column_spec(*, spec: str) -> dict[str, str]:
     """``field=Column,field=Column`` (e.g. ``label=Answer.choice,pair_id=Input.pair``); the word
     ``mturk`` stands for the worker, time, HIT and assignment columns of MTurk batch results."""
     mapping = {}
@@ -129,7 +129,7 @@ def _no_cycle_collection() -> Iterator[None]:
             gc.enable()
 
 
-def parse_crowd_rows(data: bytes | IO[bytes], *, filename: str, task_type, fmt: str | None = None,
+def parse_crowd_rows(*, data: bytes | IO[bytes], filename: str, task_type, fmt: str | None = None,
                      columns: Mapping[str, str] | None = None, label_map: Mapping[str, str] | None = None,
                      progress: Progress | None = None) -> list[CrowdRow]:
     with _no_cycle_collection():
@@ -194,17 +194,17 @@ def crowd_import(*, project: Project, data: bytes, filename: str, fmt: str | Non
     """Import a results file; items the project lacks are built by the task type (pairwise:
     from imported arguments). Refuses the file if a worker already answered one of its items.
     ``progress`` hears how far reading (up to 40%) and writing got."""
-    check_source(source)
+    check_source(source=source)
     report = progress or (lambda fraction, stage: None)
     with _no_cycle_collection():
-        rows = parse_crowd_rows(data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
+        rows = parse_crowd_rows(data=data, filename=filename, task_type=get_task_type(project.task_type), fmt=fmt,
                                 columns=columns, label_map=label_map,
                                 progress=lambda fraction, stage: report(0.4 * fraction, stage))
         return crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source,
                                  progress=lambda fraction, stage: report(0.4 + 0.6 * fraction, stage))
 
 
-def check_source(source: str) -> None:
+def check_source(*, source: str) -> None:
     if not SOURCE_RE.match(source):
         raise ImportFailed([RowError(None, "source", f"{source[:50]!r} is not a platform name "
                                      "(up to 40 lower-case letters, digits, _ . -)")])
@@ -223,7 +223,7 @@ def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, 
 def _crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None, source: str,
                        progress: Progress | None,
                        on_written: Callable[[CrowdImportResult], None] | None) -> CrowdImportResult:
-    check_source(source)
+    check_source(source=source)
     report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
     unit = "record" if detect_format(filename, fmt) == "json" else "line"

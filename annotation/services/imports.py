@@ -74,8 +74,8 @@ def _clean_options(kind: str, options: Mapping[str, Any]) -> dict[str, Any]:
         return {"format": options.get("format"), "on_duplicate": on_duplicate}
     if kind == Kind.CROWD:
         # Parsed now so that a bad spec is refused at once; stored as given.
-        parse_column_spec(options.get("columns", ""))
-        parse_column_spec(options.get("label_map", ""))
+        parse_column_spec(spec=options.get("columns", ""))
+        parse_column_spec(spec=options.get("label_map", ""))
         return {"format": options.get("format"), "columns": options.get("columns", ""),
                 "label_map": options.get("label_map", ""), "source": (options.get("source") or "mturk").strip()}
     raise ImportFailed([RowError(None, "kind", f"unknown import kind {kind!r}; known: {', '.join(Kind.values)}")])
@@ -92,9 +92,9 @@ def _parse(project: Project, kind: str, data: bytes | IO[bytes], filename: str, 
     task = get_task_type(project.task_type)
     if kind == Kind.ITEMS:
         return parse_items(data, fmt=fmt, task_type=task, progress=parsing)
-    return parse_crowd_rows(data, filename=filename, task_type=task, fmt=fmt,
-                            columns=parse_column_spec(options["columns"]),
-                            label_map=parse_column_spec(options["label_map"]), progress=parsing)
+    return parse_crowd_rows(data=data, filename=filename, task_type=task, fmt=fmt,
+                            columns=parse_column_spec(spec=options["columns"]),
+                            label_map=parse_column_spec(spec=options["label_map"]), progress=parsing)
 
 
 def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: Mapping[str, Any], *,

@@ -22,8 +22,8 @@ class Command(BaseCommand):
 
     def handle(self, *args, project, file, format, columns, label_map, source, **options):
         try:
-            mapping = parse_column_spec(columns)
-            labels = parse_column_spec(label_map)
+            mapping = parse_column_spec(spec=columns)
+            labels = parse_column_spec(spec=label_map)
             result = crowd_import(project=project, data=file.read_bytes(), filename=file.name, fmt=format,
                                   columns=mapping, label_map=labels, source=source,
                                   progress=ProgressLog(self.stdout.write))

@@ -89,16 +89,16 @@ def test_mturk_batch_results_with_a_column_spec(project):
         b'"HITId","AssignmentId","WorkerId","AcceptTime","SubmitTime","Input.topic","Input.arg1","Input.arg2","Answer.choice","Answer.why"\n'
         b'"H9","AS1","A2XYZ","Sun Jan 31 08:53:19 PST 2016","Sun Jan 31 08:55:00 PST 2016","uni_good","x2","x3","A2","it has more detail"\n'
     )
-    columns = parse_column_spec("mturk,topic=Input.topic,arg1=Input.arg1,arg2=Input.arg2,label=Answer.choice,reason=Answer.why")
+    columns = parse_column_spec(spec="mturk,topic=Input.topic,arg1=Input.arg1,arg2=Input.arg2,label=Answer.choice,reason=Answer.why")
     result = crowd_import(project=project, data=csv_data, filename="Batch_1_batch_results.csv", columns=columns,
-                          label_map=parse_column_spec("A1=a1,A2=a2,Same=equal"))
+                          label_map=parse_column_spec(spec="A1=a1,A2=a2,Same=equal"))
     assert result.annotations == 1
     a = Assignment.objects.get()
     assert a.item.external_id == "x2_x3" and a.annotation.answer["label"] == "a2"
     assert a.assigned_at.isoformat() == "2016-01-31T16:53:19+00:00" and a.annotation.seconds == 101.0
     assert a.annotation.client["hit"] == "H9"
     with pytest.raises(ImportFailed, match="'label=' is not field=Column"):
-        parse_column_spec("label=")
+        parse_column_spec(spec="label=")
 
 
 def test_imported_workers_are_named_like_marketplace_arrivals_and_found_by_their_links(project):
