@@ -1,8 +1,8 @@
 """Request limits: throttles on the API, logins, join codes and marketplace links, and what a
 locked-out login (django-axes) gets back.
 
-Every count lives in the default cache, which settings point at Redis or a database table, so
-the limits hold across web processes. Rates are read from ``REST_FRAMEWORK`` when a throttle is
+Every count lives in the default cache, which settings point at Redis or (the embedded default)
+at SQLite files that expire their entries, so the limits hold across web processes. Rates are read from ``REST_FRAMEWORK`` when a throttle is
 made (not when this module is imported), so they follow the settings.
 """
 
@@ -14,7 +14,9 @@ from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import caches
-from django.core.cache.backends.redis import RedisCache
+from django_redis import get_redis_connection
+from django_redis.cache import RedisCache
+from redis.commands.core import Script
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import get_urlconf, reverse
@@ -66,10 +68,9 @@ class _RatesFromSettings(throttling.SimpleRateThrottle):
 def _count(cache, key: str, timeout: int) -> int:
     """Add one to a counter that lives ``timeout`` seconds from its first count; returns it."""
     if isinstance(cache, RedisCache):
-        # One round trip, and atomic: Django's incr asks whether the key exists first, then adds,
-        # and setting the expiry apart could leave a counter without one.
-        full = cache.make_and_validate_key(key)
-        return _incr_with_expiry(cache._cache.get_client(full, write=True))(keys=[full], args=[timeout])
+        # One round trip, and atomic: incr then expire, as two calls, could leave a counter
+        # without an expiry if the second were lost.
+        return _incr_with_expiry()(keys=[cache.make_key(key)], args=[timeout], client=get_redis_connection())
     try:
         return cache.incr(key)
     except ValueError:  # the window's first request
@@ -81,14 +82,15 @@ local n = redis.call('INCR', KEYS[1])
 if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
 return n
 """
+_script: Script | None = None
 
 
-def _incr_with_expiry(client):
-    """The script, registered once per Redis client (the cache keeps one per connection pool)."""
-    script = getattr(client, "_argcrowd_incr", None)
-    if script is None:
-        script = client._argcrowd_incr = client.register_script(_INCR_WITH_EXPIRY)
-    return script
+def _incr_with_expiry() -> Script:
+    """The script, made once per process; it loads itself into Redis when Redis lacks it."""
+    global _script
+    if _script is None:
+        _script = get_redis_connection().register_script(_INCR_WITH_EXPIRY)
+    return _script
 
 
 class AnonThrottle(_RatesFromSettings, throttling.AnonRateThrottle):

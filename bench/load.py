@@ -45,11 +45,16 @@ import statistics
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import server_cpu  # noqa: E402
+
 SLUG = "bench-load"
 TOKENS = Path(os.environ.get("BENCH_LOAD_TOKENS", "/tmp/argcrowd-load-tokens.json"))
 PEER_TOKENS = Path(os.environ.get("BENCH_LOAD_PEER_TOKENS", "/tmp/argcrowd-load-label-studio.json"))
@@ -167,10 +172,11 @@ class Annotator(threading.Thread):
         self.rng = random.Random(seed)
         self.times: dict[str, list[float]] = {"next": [], "submit": []}
         self.errors: list[str] = []
+        # Answers the server said it stored (201); a repeat of a stored answer (200) is not one.
         self.submits = 0
 
     def request(self, conn: http.client.HTTPConnection, kind: str, path: str, body: dict | None,
-                method: str = "POST") -> dict | None:
+                method: str = "POST") -> tuple[int, dict] | None:
         data = json.dumps(body or {}).encode() if method == "POST" else None
         headers = {"Authorization": f"Token {self.token}"}
         if data is not None:
@@ -188,25 +194,26 @@ class Annotator(threading.Thread):
         if response.status >= 400:
             self.errors.append(f"{kind}: HTTP {response.status}")
             return None
-        return json.loads(payload)
+        return response.status, json.loads(payload)
 
     def run(self) -> None:
         conn = http.client.HTTPConnection(self.url.hostname, self.url.port or 80, timeout=30)
         nxt = None
         while time.perf_counter() < self.stop_at:
             if nxt is None:
-                nxt = self.request(conn, "next", f"/api/projects/{self.slug}/assignments/next/", None)
-                if nxt is None:
+                got = self.request(conn, "next", f"/api/projects/{self.slug}/assignments/next/", None)
+                if got is None:
                     continue
+                nxt = got[1]
             if nxt.get("assignment") is None:
                 break  # nothing left for this annotator
             answer = {"label": self.rng.choice(["a1", "a2", "equal"]), "standpoint": "none", "reason": REASON}
             path = f"/api/assignments/{nxt['assignment']['id']}/submit/" + ("?next=1" if self.combined else "")
             done = self.request(conn, "submit", path, answer)
-            if done is not None:
+            if done is not None and done[0] == 201:
                 self.submits += 1
             # One request per item: the answer to a submit carries the next assignment.
-            nxt = done.get("next") if (self.combined and done is not None) else None
+            nxt = done[1].get("next") if (self.combined and done is not None) else None
         conn.close()
 
 
@@ -227,7 +234,8 @@ class LabelStudioAnnotator(Annotator):
             body = {"lead_time": 10.0, "result": [
                 {"from_name": "label", "to_name": "arg1", "type": "choices", "value": {"choices": [label]}},
                 {"from_name": "reason", "to_name": "arg1", "type": "textarea", "value": {"text": [REASON]}}]}
-            if self.request(conn, "submit", f"/api/tasks/{task['id']}/annotations/", body) is not None:
+            done = self.request(conn, "submit", f"/api/tasks/{task[1]['id']}/annotations/", body)
+            if done is not None and done[0] == 201:
                 self.submits += 1
         conn.close()
 
@@ -239,35 +247,121 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def drive(cls: type[Annotator], url: str, tokens: list[str], place: str, args, combined: bool) -> dict:
-    """N annotators for T seconds against one server; prints and returns what they measured."""
+def stored_count(database_url: str, sql: str, param: object) -> int:
+    """Rows the server stored, counted in its own database (PostgreSQL or a SQLite file)."""
+    parsed = urlparse(database_url)
+    if parsed.scheme.startswith("postgres"):
+        import psycopg
+
+        with psycopg.connect(database_url) as conn:
+            return conn.execute(sql.replace("?", "%s"), [param]).fetchone()[0]
+    import sqlite3
+
+    with sqlite3.connect(f"file:{parsed.path}?mode=ro", uri=True) as conn:
+        return conn.execute(sql, [param]).fetchone()[0]
+
+
+OURS_STORED = ("SELECT count(*) FROM annotation_annotation n JOIN annotation_assignment a ON a.id = n.assignment_id "
+               "JOIN annotation_project p ON p.id = a.project_id WHERE p.slug = ?")
+PEER_STORED = "SELECT count(*) FROM task_completion WHERE project_id = ?"
+
+
+@dataclass
+class Server:
+    """A server under test: its URL, its database (to count what it stored) and the processes
+    whose CPU time is its cost: the web server's and, for PostgreSQL, the database server's."""
+
+    name: str
+    url: str
+    database_url: str
+    count_sql: str
+    place: object
+    redis_url: str = ""
+
+    def processes(self) -> dict[str, list[int]]:
+        """The roots of the server's process trees: the web server's, and the PostgreSQL server's."""
+        found = {"web": server_cpu.listening_pids(urlparse(self.url).port or 80)}
+        parsed = urlparse(self.database_url)
+        if parsed.scheme.startswith("postgres"):
+            found["database"] = server_cpu.listening_pids(parsed.port or 5432)
+        if self.redis_url:
+            found["cache"] = server_cpu.listening_pids(urlparse(self.redis_url).port or 6379)
+        return found
+
+
+def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combined: bool) -> dict:
+    """N annotators for T seconds against one server, after ``--warmup`` seconds of the same
+    load; prints and returns what they measured, with the server's CPU time per stored item."""
+    place = str(server.place)
+    if args.warmup:
+        warm = [cls(server.url, t, place, time.perf_counter() + args.warmup, seed=1000 + i, combined=combined)
+                for i, t in enumerate(tokens)]
+        for w in warm:
+            w.start()
+        for w in warm:
+            w.join()
+    roots = server.processes()
+    if not all(roots.values()):
+        raise SystemExit(f"no process of {server.name} found listening for {', '.join(roots)}: its CPU cannot be measured")
+    windows = {part: server_cpu.Window(pids) for part, pids in roots.items()}
+    stored_before = stored_count(server.database_url, server.count_sql, server.place)
     start = time.perf_counter()
-    workers = [cls(url, t, place, start + args.seconds, seed=i, combined=combined) for i, t in enumerate(tokens)]
+    for window in windows.values():
+        window.start()
+    workers = [cls(server.url, t, place, start + args.seconds, seed=i, combined=combined) for i, t in enumerate(tokens)]
     for w in workers:
         w.start()
     for w in workers:
         w.join()
+    for window in windows.values():
+        window.stop()
     elapsed = time.perf_counter() - start
+    stored = stored_count(server.database_url, server.count_sql, server.place) - stored_before
     submits = sum(w.submits for w in workers)
     errors = [e for w in workers for e in w.errors]
     mode = "submit?next=1" if combined else "next, then submit"
-    print(f"{args.annotators} annotators ({mode}), {elapsed:.1f} s: {submits} submits, {submits / elapsed:.1f} submits/s, "
-          f"{len(errors)} errors{(' (' + ', '.join(sorted(set(errors))) + ')') if errors else ''}")
+    cpu_by_part = {part: window.cpu() for part, window in windows.items()}
+    cpu = sum(cpu_by_part.values())
+    cores = len(os.sched_getaffinity(0))
+    print(f"{server.name}: {args.annotators} annotators ({mode}), {elapsed:.1f} s: {stored} items stored "
+          f"({submits} acknowledged), {len(errors)} errors"
+          f"{(' (' + ', '.join(sorted(set(errors))) + ')') if errors else ''}")
+    if stored != submits:
+        raise SystemExit(f"  refused: the server acknowledged {submits} new answers but stored {stored}")
+    if not stored:
+        raise SystemExit("  refused: nothing was stored")
+    per_item = cpu / stored
+    rate = stored / elapsed
+    # The server cannot spend more CPU than the machine has: a rate above cores / CPU per item
+    # means that part of the server's work was not seen, and the figure would overstate.
+    if rate > 1.02 * cores / per_item:
+        raise SystemExit(f"  refused: {rate:.1f} items/s would need {rate * per_item:.2f} of the {cores} cores; "
+                         f"the server's CPU was not fully measured (processes {roots})")
+    parts = ""
+    if "database" in windows:
+        name = urlparse(server.database_url).path.lstrip("/")
+        # A backend's command line names its database: "postgres: USER DATABASE HOST(PORT) STATE".
+        connections = windows["database"].cpu(match=f" {name} ")
+        parts = f" (web {1000 * cpu_by_part['web'] / stored:.2f} ms, database {1000 * cpu_by_part['database'] / stored:.2f}"
+        parts += f" ms, of which its open connections to {name} {1000 * connections / stored:.2f} ms"
+        if "cache" in windows:
+            parts += f", Redis {1000 * cpu_by_part['cache'] / stored:.2f} ms"
+        parts += ")"
+    print(f"  {rate:.1f} items/s; server CPU {1000 * per_item:.2f} ms per stored item{parts}; "
+          f"{cpu / elapsed:.2f} of {cores} cores busy")
     for kind in ("next", "submit"):
         times = [t for w in workers for t in w.times[kind]]
         print(f"  {kind:<6} {len(times):>7} requests  p50 {1000 * statistics.median(times) if times else float('nan'):6.1f} ms"
               f"  p95 {1000 * percentile(times, 0.95):6.1f} ms  max {1000 * max(times, default=float('nan')):7.1f} ms")
     # The annotator's wait per item: next and submit, or the one submit that brings the next item.
-    per_item = ([t for w in workers for t in w.times["submit"]] if combined else
-                [a + b for w in workers for a, b in zip(w.times["next"], w.times["submit"], strict=False)])
-    p95 = percentile(per_item, 0.95)
-    print(f"  per item p95 {1000 * p95:.1f} ms")
-    if submits:
-        # Annotators who never pause keep one request each in flight, so the mean wait per item
-        # is annotators / throughput (Little's law), whatever the server does with its time.
-        print(f"  mean wait per item {1000 * statistics.mean(per_item):.1f} ms; annotators / throughput = "
-              f"{1000 * args.annotators * elapsed / submits:.1f} ms")
-    return {"rate": submits / elapsed, "p95": p95, "errors": len(errors)}
+    waits = ([t for w in workers for t in w.times["submit"]] if combined else
+             [a + b for w in workers for a, b in zip(w.times["next"], w.times["submit"], strict=False)])
+    p95 = percentile(waits, 0.95)
+    # Annotators who never pause keep one request each in flight, so the mean wait per item
+    # is annotators / throughput (Little's law), whatever the server does with its time.
+    print(f"  per item p95 {1000 * p95:.1f} ms; mean wait per item {1000 * statistics.mean(waits):.1f} ms; "
+          f"annotators / throughput = {1000 * args.annotators / rate:.1f} ms")
+    return {"rate": rate, "p95": p95, "cpu": per_item, "errors": len(errors)}
 
 
 def run(args) -> None:
@@ -280,16 +374,22 @@ def run(args) -> None:
         peer = json.loads(PEER_TOKENS.read_text())
         if len(peer["tokens"]) < args.annotators:
             raise SystemExit(f"only {len(peer['tokens'])} Label Studio annotators prepared")
-    print(f"this platform at {args.url}:")
-    ours = drive(Annotator, args.url, tokens, setup["slug"], args, args.combined)
+        if not args.label_studio_database_url:
+            raise SystemExit("--label-studio needs --label-studio-database-url (to count what it stored)")
+    speed = server_cpu.calibration()
+    print(f"machine: {len(os.sched_getaffinity(0))} cores; a 10-million-iteration Python loop takes {speed:.2f} s")
+    ours = drive(Annotator, Server("this platform", args.url, args.database_url, OURS_STORED, setup["slug"],
+                        args.redis_url),
+                 tokens, args, args.combined)
     if peer is None:
         return
-    print(f"Label Studio at {args.label_studio} (its next, then its annotation):")
-    theirs = drive(LabelStudioAnnotator, args.label_studio, peer["tokens"][: args.annotators], str(peer["project"]),
-                   args, combined=False)
-    if theirs["rate"]:
-        print(f"submits/s: {ours['rate'] / theirs['rate']:.1f}× Label Studio's; "
-              f"p95 per item: {theirs['p95'] / ours['p95']:.1f}× shorter")
+    theirs = drive(LabelStudioAnnotator,
+                   Server("Label Studio (its next, then its annotation)", args.label_studio,
+                          args.label_studio_database_url, PEER_STORED, peer["project"]),
+                   peer["tokens"][: args.annotators], args, combined=False)
+    print(f"machine after: the same loop takes {server_cpu.calibration():.2f} s")
+    print(f"items/s: {ours['rate'] / theirs['rate']:.1f}× Label Studio's; server CPU per item: "
+          f"{theirs['cpu'] / ours['cpu']:.1f}× less; p95 per item: {theirs['p95'] / ours['p95']:.1f}× shorter")
 
 
 def check(args) -> None:
@@ -330,7 +430,14 @@ def main() -> None:
     r.add_argument("--seconds", type=float, default=30)
     r.add_argument("--combined", action="store_true",
                    help="one request per item: each submit asks for the next assignment (?next=1)")
+    r.add_argument("--database-url", default=os.environ.get("DATABASE_URL", ""),
+                   help="the server's database (default $DATABASE_URL; a SQLite file as sqlite:///PATH): "
+                        "what it stored is counted there, and a PostgreSQL server's CPU is counted with the web's")
+    r.add_argument("--redis-url", default=os.environ.get("REDIS_URL", ""),
+                   help="the server's Redis (default $REDIS_URL), whose CPU is counted with the server's")
+    r.add_argument("--warmup", type=float, default=2.0, help="seconds of the same load before each measured run")
     r.add_argument("--label-studio", metavar="URL", help="then drive Label Studio at URL the same way")
+    r.add_argument("--label-studio-database-url", metavar="URL", help="Label Studio's PostgreSQL database")
     sub.add_parser("check")
     lp = sub.add_parser("prepare-label-studio")
     lp.add_argument("--annotators", type=int, default=50)

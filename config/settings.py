@@ -146,10 +146,14 @@ else:
     # In-memory databases cannot use WAL; the test runner creates one.
     DATABASES["default"]["TEST"] = {"NAME": os.environ.get("SQLITE_TEST_PATH") or None}
 
-# PostgreSQL: the annotator's hot path (annotation.raw_sql.fetchone) prepares its few statements on
-# each connection, so the server plans them once. Set DATABASE_PREPARED=0 behind a connection
-# pooler in transaction mode that does not track prepared statements.
+# PostgreSQL: statements are sent with their parameters apart (server-side binding), and psycopg
+# prepares each one that a connection runs a fifth time, so the server plans the annotator's
+# loop once per connection rather than on every request. Set DATABASE_PREPARED=0 behind a
+# connection pooler in transaction mode that does not track prepared statements.
 DATABASE_PREPARED = env_bool("DATABASE_PREPARED", True)
+if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        server_side_binding=True, prepare_threshold=5 if DATABASE_PREPARED else None)
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -310,21 +314,23 @@ def embedded_job_settings(var_dir: Path) -> dict:
             "data_folder_in": str(queue), "data_folder_out": str(queue),
             "processed_folder": str(processed), "control_folder": str(var_dir / "broker"),
         },
+        # SQLite files apart from the database (an import holding the database's write lock must
+        # not stall throttled requests or progress reports), which drop expired entries as they
+        # write: a write costs the same however long the platform has run.
         "CACHES": {"default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "diskcache.DjangoCache",
             "LOCATION": str(var_dir / "cache"),
-            # Culling drops random entries; a live job's heartbeat must not be one of them.
-            "OPTIONS": {"MAX_ENTRIES": 100_000},
+            # Seconds a write waits for another process's (diskcache's default, 10 ms, gives up
+            # too soon when a web process and the job worker write at once).
+            "DATABASE_TIMEOUT": 5,
         }},
     }
 
 
-# The cache also counts throttles and login attempts for every process (gunicorn workers, the job
-# worker); on the embedded default a folder rather than a database table, because a long import
-# holds SQLite's write lock and must not stall progress reports or throttled requests meanwhile.
+# The cache also counts throttled requests for every process (gunicorn workers, the job worker).
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CACHES = {"default": {"BACKEND": "annotation.cache.RedisCache", "LOCATION": REDIS_URL,
+    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL,
                           "KEY_PREFIX": "argcrowd"}}
 else:
     CELERY_BROKER_URL = "filesystem://"

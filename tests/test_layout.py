@@ -254,11 +254,6 @@ def test_no_template_or_static_file_is_too_long():
 SERVICES_AND_SELECTORS = ("annotation/services/*.py", "annotation/selectors/*.py", "analysis/services.py",
                           "analysis/selectors.py", "jobs/services.py", "jobs/selectors.py",
                           "task_types/*/services.py", "task_types/*/selectors.py")
-# Converted to keyword-only in this other commits, which rewrite these files at the same
-# time; remove this list when they are merged.
-NOT_YET_KEYWORD_ONLY = {
-    "annotation/services/engine.py", "annotation/services/submission.py",
-}
 
 
 def test_services_and_selectors_are_keyword_only():
@@ -273,7 +268,7 @@ def test_services_and_selectors_are_keyword_only():
             checked += 1
             positional = [a.arg for a in node.args.posonlyargs + node.args.args]
             positional += [f"*{node.args.vararg.arg}"] if node.args.vararg else []
-            if positional and not {relative, f"{relative}:{node.name}"} & NOT_YET_KEYWORD_ONLY:
+            if positional:
                 wrong.append((relative, node.name, positional))
     assert checked > 100  # the patterns still find the modules
     assert wrong == []

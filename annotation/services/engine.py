@@ -21,7 +21,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import raw_sql
+from annotation import hand_sql
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
 
@@ -29,7 +29,7 @@ Status = Assignment.Status
 SLOT = set(Assignment.SLOT_STATUSES)
 
 
-def set_status(assignments: Sequence[Assignment] | Any, new: str, *, now: datetime, **fields: Any) -> int:
+def set_status(*, assignments: Sequence[Assignment] | Any, new: str, now: datetime, **fields: Any) -> int:
     """Move assignments to ``new`` and their items' slot counters with them.
 
     Items are locked in id order so that concurrent callers cannot deadlock.
@@ -70,7 +70,7 @@ def leases_expire(*, project: Project | None = None, now: datetime | None = None
         rows = list(
             stale.order_by("pk").select_for_update(skip_locked=True).only("id", "item_id", "status")[:limit]
         )
-        return set_status(rows, Status.EXPIRED, now=now)
+        return set_status(assignments=rows, new=Status.EXPIRED, now=now)
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ def can_work_on(*, project: Project, worker: User) -> bool:
     return project.open_to_all or project.members.filter(pk=worker.pk).exists()
 
 
-def worker_profile(worker: User, *, lock: bool = False) -> WorkerProfile:
+def worker_profile(*, worker: User, lock: bool = False) -> WorkerProfile:
     """The worker's profile (made on first use); with ``lock``, held until the transaction ends."""
     rows = WorkerProfile.objects.filter(user=worker)
     if lock:
@@ -128,33 +128,66 @@ def assignment_next(*, project: Project, worker: User, now: datetime | None = No
 
 
 def _assignment_next_locked(*, project: Project, worker: User, now: datetime) -> NextResult:
-    # The worker's profile is locked: one request per worker at a time.
-    read = _profile_and_open_sql if connection.vendor == "postgresql" else _profile_and_open_orm
-    blocked, open_one = read(project=project, worker=worker)
+    blocked, open_one = _profile_and_open(project=project, worker=worker)
     if blocked:
         return NextResult(None, reason="blocked")
     if open_one is not None:
         if open_one.expires_at > now:
             return NextResult(open_one, resumed=True)
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
-        set_status([open_one], Status.EXPIRED, now=now)
+        set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
     if project.max_items_per_worker is not None:
         done = Assignment.objects.filter(
             project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
         ).count()
         if done >= project.max_items_per_worker:
             return NextResult(None, reason="quota")
-    claim = _claim_sql if connection.vendor == "postgresql" else _claim_orm
-    assignment = claim(project=project, worker=worker, now=now)
+    assignment = _claim(project=project, worker=worker, now=now)
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
 
 
-# In index order the claim reads a few candidates: OFFSET 0 keeps the check a probe of the
-# (item, worker) index for each, where an anti-join would read all of the worker's assignments
-# on every claim. In random order every candidate is read, and the anti-join's one pass is cheaper.
-# Keyed by str: ``assignment_order`` reads back as the plain value, which the members equal.
-_EXCLUDE_FENCE: dict[str, str] = {Project.Order.SEQUENTIAL: "OFFSET 0", Project.Order.SPREAD: "OFFSET 0", Project.Order.RANDOM: ""}
+def _for_update(*, of: str, skip_locked: bool = False) -> str:
+    """The row-lock clause where the database has row locks (PostgreSQL); SQLite has none and
+    needs none: its transactions take the write lock when they start (``IMMEDIATE``)."""
+    if not connection.features.has_select_for_update:
+        return ""
+    return " " + connection.ops.for_update_sql(skip_locked=skip_locked, of=(of,))
 
+
+def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
+    """Lock the worker's profile (one request per worker at a time) and read whether they are
+    blocked and their open assignment in the project, with its item.
+
+    Hand-written: one statement where the ORM takes two (the profile, then the assignment with
+    its item), whose compilation cost more than running them."""
+    quote = connection.ops.quote_name
+    sql = (f"SELECT p.blocked, {hand_sql.columns(Assignment, 'a')}, {hand_sql.columns(Item, 'i')} "
+           f"FROM {quote(WorkerProfile._meta.db_table)} p "
+           f"LEFT JOIN {quote(Assignment._meta.db_table)} a "
+           f"ON a.worker_id = p.user_id AND a.project_id = %s AND a.status = %s "
+           f"LEFT JOIN {quote(Item._meta.db_table)} i ON i.id = a.item_id "
+           f"WHERE p.user_id = %s{_for_update(of='p')}")
+    params = [project.pk, Status.ASSIGNED, worker.pk]
+    row = hand_sql.fetchone(sql, params)
+    if row is None:  # no profile yet: made on first use, then read (and locked) as usual
+        worker_profile(worker=worker)
+        row = hand_sql.fetchone(sql, params)
+    if row is None:
+        raise WorkerProfile.DoesNotExist(f"no profile for worker {worker.pk}")
+    if row[1] is None:  # no open assignment (its id is NULL)
+        return bool(row[0]), None
+    width = hand_sql.width(Assignment)
+    assignment = hand_sql.instance(Assignment, row[1:1 + width], "a")
+    assignment.item, assignment.project = hand_sql.instance(Item, row[1 + width:], "i"), project
+    return bool(row[0]), assignment
+
+
+# In index order the claim reads a few candidates: a fenced subquery (PostgreSQL does not pull
+# one with an OFFSET up into a join) keeps the check a probe of the (item, worker) index for
+# each, where an anti-join would read all of the worker's assignments on every claim. In random
+# order every candidate is read, and the anti-join's one pass is cheaper.
+_FENCE: dict[str, str] = {Project.Order.SEQUENTIAL: " LIMIT 1 OFFSET 0", Project.Order.SPREAD: " LIMIT 1 OFFSET 0",
+                          Project.Order.RANDOM: ""}
 _ORDER_SQL: dict[str, str] = {
     Project.Order.SEQUENTIAL: "i.position, i.id",
     Project.Order.SPREAD: "i.n_active, i.position, i.id",
@@ -162,89 +195,34 @@ _ORDER_SQL: dict[str, str] = {
 }
 
 
-def _profile_and_open_orm(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
-    blocked = worker_profile(worker, lock=True).blocked
-    open_one = Assignment.objects.select_related("item").filter(project=project, worker=worker,
-                                                                status=Status.ASSIGNED).first()
-    return blocked, open_one
+def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | None:
+    """Pick an item with a free slot that this worker never had, take its slot and open the
+    assignment. On PostgreSQL the candidate is locked with ``SKIP LOCKED``, so that concurrent
+    requests pick different items; SQLite serialises writers. The slot is taken by an update
+    that holds only while one is free, so no item is ever over-filled.
 
-
-def _profile_and_open_sql(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
-    """PostgreSQL: lock the worker's profile and read whether they are blocked and their open
-    assignment with its item, in one statement."""
-    sql = f"""
-        SELECT p.blocked, {raw_sql.columns(Assignment, "a")}, {raw_sql.columns(Item, "i")} FROM {WorkerProfile._meta.db_table} p
-        LEFT JOIN {Assignment._meta.db_table} a
-          ON a.worker_id = p.user_id AND a.project_id = %(project)s AND a.status = %(status)s
-        LEFT JOIN {Item._meta.db_table} i ON i.id = a.item_id
-        WHERE p.user_id = %(worker)s
-        FOR UPDATE OF p
-    """
-    row = raw_sql.fetchone(sql, {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED})
-    if row is None:  # no profile yet
-        return _profile_and_open_orm(project=project, worker=worker)
-    if row[1] is None:
-        return row[0], None
-    return row[0], _assignment_from_row(row[1:], project, ("a", "i"))
-
-
-def _assignment_from_row(row: Sequence[Any], project: Project, aliases: tuple[str, str]) -> Assignment:
-    """An assignment and its item from a raw row of both tables' columns (as raw_sql.columns lists them)."""
-    a_values, item_values, _ = raw_sql.split(row, Assignment, Item)
-    assignment = raw_sql.instance(Assignment, a_values, aliases[0])
-    assignment.item, assignment.project = raw_sql.instance(Item, item_values, aliases[1]), project
-    return assignment
-
-
-def _claim_sql(*, project: Project, worker: User, now: datetime) -> Assignment | None:
-    """PostgreSQL: pick an item with a free slot this worker never had, take its slot and open
-    the assignment, in one statement. ``SKIP LOCKED`` lets concurrent requests pick different
-    items; the slot condition is checked again on the locked row, so no item is over-filled."""
-    item_table, a_table = Item._meta.db_table, Assignment._meta.db_table
-    sql = f"""
-        WITH picked AS (
-            SELECT i.id FROM {item_table} i
-            WHERE i.project_id = %(project)s AND i.n_active < i.redundancy
-              AND NOT EXISTS (SELECT 1 FROM {a_table} s WHERE s.item_id = i.id AND s.worker_id = %(worker)s
-                              {_EXCLUDE_FENCE[project.assignment_order]})
-            ORDER BY {_ORDER_SQL[project.assignment_order]}
-            LIMIT 1 FOR UPDATE OF i SKIP LOCKED
-        ), bumped AS (
-            UPDATE {item_table} SET n_active = n_active + 1 FROM picked
-            WHERE {item_table}.id = picked.id RETURNING {item_table}.*
-        ), made AS (
-            INSERT INTO {a_table} (item_id, project_id, worker_id, status, assigned_at, expires_at, review_note)
-            SELECT bumped.id, %(project)s, %(worker)s, %(status)s, %(now)s, %(expires)s, '' FROM bumped
-            RETURNING *
-        )
-        SELECT {raw_sql.columns(Assignment, "made")}, {raw_sql.columns(Item, "bumped")}
-        FROM made JOIN bumped ON bumped.id = made.item_id
-    """
-    params = {"project": project.pk, "worker": worker.pk, "status": Status.ASSIGNED, "now": now,
-              "expires": now + timedelta(minutes=project.lease_minutes)}
-    row = raw_sql.fetchone(sql, params)
-    return None if row is None else _assignment_from_row(row, project, ("made", "bumped"))
-
-
-def _claim_orm(*, project: Project, worker: User, now: datetime) -> Assignment | None:
-    """Other databases (SQLite serialises writers, so no row locks are needed)."""
-    seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
-    candidates = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen)
-    orders: dict[str, tuple[str, ...]] = {
-        Project.Order.SEQUENTIAL: ("position", "pk"),
-        Project.Order.SPREAD: ("n_active", "position", "pk"),
-        Project.Order.RANDOM: ("?",),
-    }
-    order = orders[project.assignment_order]
-    item = candidates.order_by(*order).select_for_update(skip_locked=True, of=("self",)).first()
-    if item is None:
-        return None
-    Item.objects.filter(pk=item.pk).update(n_active=F("n_active") + 1)
-    item.n_active += 1
-    return Assignment.objects.create(
-        item=item, project=project, worker=worker, status=Status.ASSIGNED,
-        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
-    )
+    The pick is hand-written: the ORM's compilation of it cost more than running it."""
+    quote = connection.ops.quote_name
+    order = project.assignment_order
+    sql = (f"SELECT {hand_sql.columns(Item, 'i')} FROM {quote(Item._meta.db_table)} i "
+           f"WHERE i.project_id = %s AND i.n_active < i.redundancy "
+           f"AND NOT EXISTS (SELECT 1 FROM {quote(Assignment._meta.db_table)} s "
+           f"WHERE s.item_id = i.id AND s.worker_id = %s{_FENCE[order]}) "
+           f"ORDER BY {_ORDER_SQL[order]} LIMIT 1{_for_update(of='i', skip_locked=True)}")
+    # The slot condition holds on the locked row (PostgreSQL checks a locked row's WHERE again),
+    # so the conditional update takes it at the first try; it is the guard, not the plan.
+    for _ in range(3):
+        row = hand_sql.fetchone(sql, [project.pk, worker.pk])
+        if row is None:
+            return None
+        item = hand_sql.instance(Item, row, "i")
+        if Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
+            item.n_active += 1
+            return Assignment.objects.create(
+                item=item, project=project, worker=worker, status=Status.ASSIGNED,
+                assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
+            )
+    return None
 
 
 def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:
@@ -254,7 +232,7 @@ def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:
         if a.worker_id != worker.pk:
             raise WorkflowError("This assignment belongs to someone else.")
         if a.status == Status.ASSIGNED:
-            set_status([a], Status.RETURNED, now=timezone.now())
+            set_status(assignments=[a], new=Status.RETURNED, now=timezone.now())
         elif a.status not in (Status.RETURNED, Status.EXPIRED):
             raise WorkflowError("This item was already submitted.")
     return a

@@ -36,7 +36,7 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "") 
             Assignment.objects.filter(pk=a.pk).update(status=target, reviewed_at=now, review_note=note)
             a.status = target
         else:
-            set_status([a], target, now=now, reviewed_at=now, review_note=note)
+            set_status(assignments=[a], new=target, now=now, reviewed_at=now, review_note=note)
         if target == Status.REJECTED:
             bonus_revoke_for(assignment=a)
         else:

@@ -71,7 +71,7 @@ def annotation_revise(
         try:
             task = get_task_type(a.project.task_type)
             clean = task.clean_answer(data, payload=a.item.payload,
-                                      context=answer_context(task, a, revising=True))
+                                      context=answer_context(task=task, assignment=a, revising=True))
         except AnswerInvalid:
             # Fixing the fields would not help when the answer cannot be changed at all.
             if refusal:

@@ -6,14 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import raw_sql
+from annotation import hand_sql
 from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
 from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
@@ -46,7 +46,7 @@ class SubmitResult:
 def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapping[str, Any]) -> bool:
     """Whether ``data`` is the answer already stored for ``a`` (an invalid one is not)."""
     try:
-        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a))
+        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task=task, assignment=a))
     except AnswerInvalid:
         return False
     return clean.answer == existing.answer and clean.reason == existing.reason
@@ -64,7 +64,7 @@ def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
     return round(client, 3)
 
 
-def answer_context(task: TaskType, assignment: Assignment, *, revising: bool = False,
+def answer_context(*, task: TaskType, assignment: Assignment, revising: bool = False,
                    now: datetime | None = None) -> AnswerContext:
     """The project's options and the worker's variant, as the task type validates with them, and
     what the server saw: when the item was handed out, when the answer arrived (``now``), and
@@ -91,52 +91,41 @@ def _refusals(assignment_id: int) -> list[dict[str, Any]]:
     return [{"at": at.isoformat(), "errors": errors} for at, errors in rows]
 
 
-def _locked_read(pk: int) -> tuple[Assignment, bool]:
-    """The assignment with its item, project and stored answer (if any), its own row locked, and
-    whether its worker is blocked. Hand-written: the ORM's compilation of this four-table read
-    cost more than running it, on every submit."""
+def _locked_read(*, assignment_id: int, project: Project | None) -> tuple[Assignment, bool, bool]:
+    """The assignment with its item, project and stored answer (if any), its own row locked on
+    PostgreSQL (SQLite serialises writers), so that answers to other items of the project never
+    wait on each other; with whether its worker is blocked and whether answers were refused for
+    it before. With ``project``, only an assignment of that project is found.
+
+    Hand-written: one statement, whose compilation by the ORM cost more than running it."""
     quote = connection.ops.quote_name
-    lock = " FOR UPDATE OF a" if connection.features.has_select_for_update_of else ""
-    sql = (f"SELECT {raw_sql.columns(Assignment, 'a')}, {raw_sql.columns(Item, 'i')}, {raw_sql.columns(Project, 'p')}, "
-           f"{raw_sql.columns(Annotation, 'n')}, EXISTS(SELECT 1 FROM {quote(WorkerProfile._meta.db_table)} w "
-           f"WHERE w.user_id = a.worker_id AND w.blocked) "
+    lock = (" " + connection.ops.for_update_sql(of=("a",))) if connection.features.has_select_for_update else ""
+    sql = (f"SELECT {hand_sql.columns(Assignment, 'a')}, {hand_sql.columns(Item, 'i')}, "
+           f"{hand_sql.columns(Project, 'p')}, {hand_sql.columns(Annotation, 'n')}, "
+           f"EXISTS(SELECT 1 FROM {quote(WorkerProfile._meta.db_table)} w WHERE w.user_id = a.worker_id AND w.blocked), "
+           f"EXISTS(SELECT 1 FROM {quote(RefusedAnswer._meta.db_table)} r WHERE r.assignment_id = a.id) "
            f"FROM {quote(Assignment._meta.db_table)} a "
            f"JOIN {quote(Item._meta.db_table)} i ON i.id = a.item_id "
            f"JOIN {quote(Project._meta.db_table)} p ON p.id = a.project_id "
            f"LEFT JOIN {quote(Annotation._meta.db_table)} n ON n.assignment_id = a.id "
-           f"WHERE a.id = %s{lock}")
-    row = raw_sql.fetchone(sql, [pk])
+           f"WHERE a.id = %s{'' if project is None else ' AND a.project_id = %s'}{lock}")
+    row = hand_sql.fetchone(sql, [assignment_id] if project is None else [assignment_id, project.pk])
     if row is None:
-        raise Assignment.DoesNotExist(f"no assignment {pk}")
-    a_values, item_values, project_values, stored_values, (blocked,) = raw_sql.split(row, Assignment, Item, Project,
-                                                                                  Annotation)
-    a = raw_sql.instance(Assignment, a_values, "a")
-    Assignment.item.field.set_cached_value(a, raw_sql.instance(Item, item_values, "i"))
-    Assignment.project.field.set_cached_value(a, raw_sql.instance(Project, project_values, "p"))
+        raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
+    start, parts = 0, []
+    for model in (Assignment, Item, Project, Annotation):
+        parts.append(row[start:start + hand_sql.width(model)])
+        start += hand_sql.width(model)
+    a = hand_sql.instance(Assignment, parts[0], "a")
+    Assignment.item.field.set_cached_value(a, hand_sql.instance(Item, parts[1], "i"))
+    Assignment.project.field.set_cached_value(a, hand_sql.instance(Project, parts[2], "p"))
     stored = None
-    if stored_values[0] is not None:  # the annotation's id: NULL when nothing is stored
-        stored = raw_sql.instance(Annotation, stored_values, "n")
+    if parts[3][0] is not None:  # the annotation's id: NULL when nothing is stored
+        stored = hand_sql.instance(Annotation, parts[3], "n")
         Annotation.assignment.field.set_cached_value(stored, a)
     Assignment.annotation.related.set_cached_value(a, stored)
-    return a, bool(blocked)
-
-
-def _submit_sql(a: Assignment, annotation: Annotation, *, now: datetime) -> None:
-    """PostgreSQL: mark the assignment submitted and insert its annotation in one statement.
-    The annotation's columns and values are the ones ``save()`` would write (each field's
-    ``pre_save`` and ``get_db_prep_save``), so the row is the same either way."""
-    quote = connection.ops.quote_name
-    fields = [f for f in Annotation._meta.concrete_fields if not f.primary_key]
-    values = [f.get_db_prep_save(f.pre_save(annotation, add=True), connection) for f in fields]
-    sql = (f"WITH moved AS (UPDATE {quote(Assignment._meta.db_table)} SET status = %s, submitted_at = %s "
-           f"WHERE id = %s) "
-           f"INSERT INTO {quote(Annotation._meta.db_table)} ({', '.join(quote(cast(str, f.column)) for f in fields)}) "
-           f"VALUES ({', '.join(['%s'] * len(fields))}) RETURNING id")
-    # INSERT … RETURNING gives the inserted row (concrete fields always have a column).
-    row = cast(tuple, raw_sql.fetchone(sql, [Status.SUBMITTED, now, a.pk, *values]))
-    annotation.pk = row[0]
-    annotation._state.adding, annotation._state.db = False, connection.alias
-    a.status, a.submitted_at = Status.SUBMITTED, now
+    blocked, refused_before = row[start:]
+    return a, bool(blocked), bool(refused_before)
 
 
 def annotation_submit(
@@ -145,29 +134,29 @@ def annotation_submit(
     worker: User,
     data: Mapping[str, Any],
     client: Mapping[str, Any] | None = None,
+    project: Project | None = None,
     now: datetime | None = None,
 ) -> SubmitResult:
     """Validate and store an answer. Idempotent: a repeated submission returns the first one.
 
-    Only ``assignment.pk`` is read: the row is read again under a lock (``Assignment(pk=…)``
-    will do). Raises ``Assignment.DoesNotExist`` for an unknown one, ``NotYours`` for another
-    worker's."""
+    Only ``assignment.pk`` is read (``Assignment(pk=…)`` will do): the row is read here, once,
+    under a lock, with its item and its project (``project`` when given: then only an
+    assignment of that project is found). Raises ``Assignment.DoesNotExist`` for an unknown
+    one, ``NotYours`` for another worker's."""
     now = now or timezone.now()
     try:
-        return _submit(assignment=assignment, worker=worker, data=data, client=client, now=now)
+        return _submit(assignment_id=assignment.pk, worker=worker, data=data, client=client, project=project,
+                       now=now)
     except AnswerInvalid as exc:
         # Kept outside the refused answer's transaction, which rolled back.
         answer_refusal_record(assignment_id=assignment.pk, errors=exc.errors, now=now)
         raise
 
 
-def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], client: Mapping[str, Any] | None,
-            now: datetime) -> SubmitResult:
+def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client: Mapping[str, Any] | None,
+            project: Project | None, now: datetime) -> SubmitResult:
     with transaction.atomic():
-        # One statement reads the assignment (locked: only its own row, so that answers to other
-        # items of the project never wait on each other), its item and project, any answer
-        # already stored and whether the worker is blocked.
-        a, worker_blocked = _locked_read(assignment.pk)
+        a, worker_blocked, refused_before = _locked_read(assignment_id=assignment_id, project=project)
         if a.worker_id != worker.pk:
             raise NotYours("This assignment belongs to someone else.")
         existing = getattr(a, "annotation", None)
@@ -180,7 +169,7 @@ def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], cl
         if worker_blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
         task = get_task_type(a.project.task_type)
-        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task, a, now=now))
+        clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task=task, assignment=a, now=now))
         # What is stored obeys one rule on both databases (annotation.value_checks): an answer that
         # breaks it is refused naming the field; client details are our own record, so cleaned.
         problems = field_problems({**clean.answer, "reason": clean.reason, **clean.metrics})
@@ -189,7 +178,7 @@ def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], cl
         recorded: dict[str, Any] = scrubbed(dict(client or {}))
         if clean.metrics:
             recorded["metrics"] = clean.metrics
-        refused = _refusals(a.pk)
+        refused = _refusals(a.pk) if refused_before else []
         if refused:
             # The answers refused before this one stay with it, in exports too.
             recorded["refused"] = refused
@@ -197,12 +186,9 @@ def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], cl
         counted = True
         annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,
                                 client=recorded)
-        if a.status == Status.ASSIGNED and connection.vendor == "postgresql":
-            # The usual case in one prepared statement: the slot stays held (assigned and
-            # submitted both hold it), so no item row is touched.
-            _submit_sql(a, annotation, now=now)
-        elif a.status == Status.ASSIGNED:
-            set_status([a], Status.SUBMITTED, now=now, submitted_at=now)
+        if a.status == Status.ASSIGNED:
+            # The slot stays held (assigned and submitted both hold it): no item row is touched.
+            set_status(assignments=[a], new=Status.SUBMITTED, now=now, submitted_at=now)
         elif a.status == Status.EXPIRED:
             # A late answer still counts if a slot is free; otherwise it is kept but not counted.
             took = Item.objects.filter(pk=a.item_id, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1)
@@ -214,8 +200,7 @@ def _submit(*, assignment: Assignment, worker: User, data: Mapping[str, Any], cl
                 counted = False
         else:
             raise WorkflowError(f"This assignment is {a.status} and takes no answer.")
-        if annotation.pk is None:
-            annotation.save(force_insert=True)
+        annotation.save(force_insert=True)
         # In the same transaction: an answer is never stored without the bonus it earned.
         if counted:
             bonus_grant_new(annotation=annotation, assignment=a, task=task)

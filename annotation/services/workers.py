@@ -16,13 +16,13 @@ def worker_block(*, worker: User, reason: str = "") -> int:
     """Block a worker: they get no more items and their open assignments return to the pool."""
     now = timezone.now()
     with transaction.atomic():
-        profile = worker_profile(worker, lock=True)
+        profile = worker_profile(worker=worker, lock=True)
         profile.blocked, profile.blocked_reason, profile.blocked_at = True, reason, now
         profile.save(update_fields=["blocked", "blocked_reason", "blocked_at"])
         open_ones = list(
             Assignment.objects.select_for_update().filter(worker=worker, status=Status.ASSIGNED).order_by("pk")
         )
-        return set_status(open_ones, Status.RETURNED, now=now)
+        return set_status(assignments=open_ones, new=Status.RETURNED, now=now)
 
 
 def worker_unblock(*, worker: User) -> None:

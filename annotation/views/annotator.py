@@ -13,7 +13,7 @@ from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
@@ -49,6 +49,7 @@ from annotation.services.accounts import (
     project_join,
 )
 from annotation.services.media_uses import media_use_fetched
+from annotation.services.errors import NotYours
 from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
@@ -225,13 +226,15 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
 @require_POST
 def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    assignment = get_object_or_404(
-        Assignment.objects.select_related("item"), pk=assignment_id, project=project, worker=request.user
-    )
     try:
-        outcome = annotation_submit(assignment=assignment, worker=request.user, data=request.POST,
-                                    client=client_meta(request))
+        # The service reads the assignment (of this project) once, under its lock.
+        outcome = annotation_submit(assignment=Assignment(pk=assignment_id), project=project, worker=request.user,
+                                    data=request.POST, client=client_meta(request))
+    except (Assignment.DoesNotExist, NotYours):
+        raise Http404 from None
     except AnswerInvalid as exc:
+        # The form again, with the messages: read the assignment for it (a refusal's path only).
+        assignment = Assignment.objects.select_related("item").get(pk=assignment_id)
         values = get_task_type(project.task_type).form_values(request.POST)
         ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=values)
         return _render_task(request, ctx)

@@ -1,19 +1,21 @@
-"""The annotator's hot path reads and writes with hand-written, prepared SQL: the rows it makes
-and the instances it reads are the ORM's own, and token authentication fails as DRF's does."""
+"""The annotator's hot path: its few hand-written reads give the ORM's own instances, each
+request reads its rows once, the statements are prepared on PostgreSQL, token authentication
+fails as DRF's does, and throttles count in one atomic step on Redis and on the embedded cache."""
 
 import uuid
 
 import pytest
 from django.conf import settings as django_settings
 from django.core.cache import caches
-from django.db import connection
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation import raw_sql
-from annotation.cache import RedisCache
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation import hand_sql
+from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
 from annotation.services import annotation_submit, assignment_next
+from annotation.services.engine import _claim, _profile_and_open
 from annotation.services.submission import _locked_read
 from annotation.throttles import UserThrottle, _count
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
@@ -26,38 +28,72 @@ def field_values(instance) -> dict:
     return {f.attname: getattr(instance, f.attname) for f in type(instance)._meta.concrete_fields}
 
 
+def same_as_orms(instance) -> None:
+    """The instance equals, field by field, the one the ORM reads for its primary key."""
+    orm = type(instance).objects.get(pk=instance.pk)
+    assert field_values(instance) == field_values(orm), type(instance).__name__
+    assert not instance._state.adding and instance._state.db == "default"
+
+
 def read(model, pk):
     table = connection.ops.quote_name(model._meta.db_table)
-    row = raw_sql.fetchone(f"SELECT {raw_sql.columns(model, 'x')} FROM {table} x WHERE x.id = %s", [pk])
-    return raw_sql.instance(model, row, "x")
+    row = hand_sql.fetchone(f"SELECT {hand_sql.columns(model, 'x')} FROM {table} x WHERE x.id = %s", [pk])
+    return hand_sql.instance(model, row, "x")
 
 
 def test_instances_read_by_hand_equal_the_orms():
-    project = ProjectFactory(options={"nested": {"list": [1, "two", None]}})
-    item = ItemFactory(project=project, payload={"topic": "ü ✓", "arg1": {"id": "a", "text": "x"}, "n": [1.5]})
+    project = ProjectFactory(options={"nested": {"list": [1, "two", None]}}, max_items_per_worker=3)
+    item = ItemFactory(project=project, payload={"topic": "ü ✓", "arg1": {"id": "a", "text": "x"}, "n": [1.5]},
+                       gold={"label": "a1"})
     worker = UserFactory()
     a = assignment_next(project=project, worker=worker).assignment
     done = annotation_submit(assignment=a, worker=worker, data=answer("a2"), client={"elapsed_ms": 1200})
-    for model, pk in ((Project, project.pk), (Item, item.pk), (Assignment, a.pk), (Annotation, done.annotation.pk)):
-        by_hand, orm = read(model, pk), model.objects.get(pk=pk)
-        assert field_values(by_hand) == field_values(orm), model.__name__
-        assert not by_hand._state.adding and by_hand._state.db == "default"
+    for model, pk in ((Project, project.pk), (Item, item.pk), (Assignment, a.pk), (Annotation, done.annotation.pk),
+                      (WorkerProfile, WorkerProfile.objects.get(user=worker).pk)):
+        same_as_orms(read(model, pk))
 
 
-def test_the_locked_read_brings_item_project_answer_and_block_flag():
+def test_the_locked_read_brings_item_project_answer_and_flags_as_the_orm_reads_them():
     project = ProjectFactory()
-    ItemFactory(project=project)
+    ItemFactory(project=project, payload={"topic": "t", "n": [1, 2]})
     worker = UserFactory()
     a = assignment_next(project=project, worker=worker).assignment
-    fresh, blocked = _locked_read(a.pk)
-    assert fresh.item == a.item and fresh.item.payload == Item.objects.get(pk=a.item_id).payload
-    assert fresh.project.options == project.options and blocked is False
-    assert getattr(fresh, "annotation", None) is None
+    with transaction.atomic():
+        fresh, blocked, refused = _locked_read(assignment_id=a.pk, project=None)
+    for instance in (fresh, fresh.item, fresh.project):
+        same_as_orms(instance)
+    assert (blocked, refused) == (False, False) and getattr(fresh, "annotation", None) is None
+    RefusedAnswer.objects.create(assignment=a, at=a.assigned_at, errors={"label": "x"})
+    WorkerProfile.objects.filter(user=worker).update(blocked=True)
+    _, blocked, refused = _locked_read(assignment_id=a.pk, project=project)
+    assert (blocked, refused) == (True, True)
+    WorkerProfile.objects.filter(user=worker).update(blocked=False)
     stored = annotation_submit(assignment=a, worker=worker, data=answer()).annotation
-    again, _ = _locked_read(a.pk)
-    assert again.annotation == stored and field_values(again.annotation) == field_values(stored)
+    again, _, _ = _locked_read(assignment_id=a.pk, project=project)
+    same_as_orms(again.annotation)
+    assert again.annotation == stored and again.annotation.assignment is again
+    # Only an assignment of the project named, when one is named.
     with pytest.raises(Assignment.DoesNotExist):
-        _locked_read(a.pk + 10_000)
+        _locked_read(assignment_id=a.pk, project=ProjectFactory())
+    with pytest.raises(Assignment.DoesNotExist):
+        _locked_read(assignment_id=a.pk + 10_000, project=None)
+
+
+def test_the_profile_read_and_the_claim_give_the_orms_instances():
+    project = ProjectFactory(redundancy=2)
+    ItemFactory.create_batch(2, project=project)
+    worker = UserFactory()
+    with transaction.atomic():
+        # A worker without a profile gets one, and nothing open yet.
+        assert _profile_and_open(project=project, worker=worker) == (False, None)
+        claimed = _claim(project=project, worker=worker, now=project.created_at)
+    same_as_orms(claimed)
+    same_as_orms(claimed.item)
+    assert claimed.item.n_active == 1 and claimed.project is project
+    blocked, open_one = _profile_and_open(project=project, worker=worker)
+    assert blocked is False and open_one.pk == claimed.pk and open_one.project is project
+    same_as_orms(open_one)
+    same_as_orms(open_one.item)
 
 
 def test_a_submit_writes_the_row_the_orm_writes():
@@ -103,42 +139,57 @@ def test_token_authentication_accepts_and_refuses_as_drf_does():
     assert spaced.status_code == 403 and "should not contain spaces" in spaced.json()["detail"]
 
 
+def statements_on(table: str, queries: list[dict], verb: str = "SELECT") -> list[str]:
+    quoted = connection.ops.quote_name(table)
+    return [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(verb) and
+            (f"FROM {quoted}" in q["sql"] or f"FROM {table}" in q["sql"])]
+
+
+def test_each_request_reads_the_assignment_once():
+    project = ProjectFactory(open_to_all=True, redundancy=1)
+    ItemFactory.create_batch(2, project=project)
+    worker = UserFactory(role="annotator")
+    client = token_client(Token.objects.create(user=worker).key)
+    with CaptureQueriesContext(connection) as seen:
+        nxt = client.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    # The worker's open assignment is looked for once; the claim opens a new one.
+    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 1
+    with CaptureQueriesContext(connection) as seen:
+        done = client.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json")
+    assert done.status_code == 201 and done.json()["next"]["assignment"]["id"] != nxt["assignment"]["id"]
+    # The submit's locked read, then the next assignment's look for an open one: one each.
+    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 2
+    # The web page's submit too: the service reads the row, the view does not read it first.
+    client.force_login(worker)
+    page = client.post(f"/projects/{project.slug}/annotate/{done.json()['next']['assignment']['id']}/submit/",
+                       {"label": "a1", "standpoint": "none", "reason": "A reason long enough to be accepted here."})
+    assert page.status_code in (200, 302)
+    with CaptureQueriesContext(connection) as seen:
+        client.post(f"/projects/{project.slug}/annotate/{done.json()['next']['assignment']['id']}/submit/",
+                    {"label": "a1", "standpoint": "none", "reason": "A reason long enough to be accepted here."})
+    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 1
+
+
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
-def test_the_hot_path_statements_are_prepared_once_per_connection():
+def test_the_loop_statements_are_prepared_once_per_connection():
     project = ProjectFactory(redundancy=1)
-    ItemFactory.create_batch(3, project=project)
+    ItemFactory.create_batch(8, project=project)
     worker = UserFactory()
-    for _ in range(3):
+    for _ in range(8):
         a = assignment_next(project=project, worker=worker).assignment
         annotation_submit(assignment=a, worker=worker, data=answer())
     with connection.cursor() as cursor:
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [s for (s,) in cursor.fetchall()]
-    assert any("WITH picked AS" in s for s in prepared)  # the claim
-    assert any("WITH moved AS" in s for s in prepared)  # the submit's write
-    assert any("FOR UPDATE OF a" in s for s in prepared)  # the submit's locked read
-    # Only the hot path's statements: the ORM's are neither prepared nor counted towards it.
-    assert not any("annotation_project" in s and "FOR UPDATE" not in s and "WITH" not in s for s in prepared)
-    assert connection.connection.prepare_threshold is None
-    assert len(connection.connection._prepared._counts) == 0
-
-
-@pytest.mark.skipif(connection.vendor != "postgresql", reason="prepared statements are PostgreSQL's")
-def test_nothing_is_prepared_when_turned_off(settings):
-    settings.DATABASE_PREPARED = False
-    project = ProjectFactory(redundancy=1)
-    ItemFactory(project=project)
-    worker = UserFactory()
-    a = assignment_next(project=project, worker=worker).assignment
-    annotation_submit(assignment=a, worker=worker, data=answer())
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT count(*) FROM pg_prepared_statements")
-        assert cursor.fetchone() == (0,)
+    # The hand-written reads and the ORM's own statements alike, once each.
+    assert any("NOT EXISTS" in s and "SKIP LOCKED" in s for s in prepared)  # the claim's pick
+    assert any('FOR UPDATE OF "a"' in s or "FOR UPDATE OF a" in s for s in prepared)  # the locked read
+    assert any(s.startswith('INSERT INTO "annotation_annotation"') for s in prepared)  # the ORM's insert
+    assert len(prepared) == len(set(prepared))
+    assert connection.connection.prepare_threshold == 5
 
 
 def test_hot_path_statements_are_seen_by_django_query_logging():
-    from django.test.utils import CaptureQueriesContext
-
     project = ProjectFactory(redundancy=1)
     ItemFactory(project=project)
     worker = UserFactory()
@@ -146,17 +197,18 @@ def test_hot_path_statements_are_seen_by_django_query_logging():
         a = assignment_next(project=project, worker=worker).assignment
         annotation_submit(assignment=a, worker=worker, data=answer())
     logged = " ".join(q["sql"] for q in seen.captured_queries)
-    assert "annotation_annotation" in logged and "annotation_item" in logged
+    assert "annotation_annotation" in logged and "annotation_item" in logged and "NOT EXISTS" in logged
 
 
 redis_only = pytest.mark.skipif(not django_settings.REDIS_URL, reason="the Redis cache needs REDIS_URL")
 
 
 @redis_only
-def test_the_redis_cache_reuses_one_client_and_behaves_as_djangos():
+def test_the_redis_cache_is_django_redis_with_one_client_per_pool():
+    from django_redis import get_redis_connection
+
     cache = caches["default"]
-    assert isinstance(cache, RedisCache)
-    assert cache._cache.get_client("a", write=True) is cache._cache.get_client("b")
+    assert get_redis_connection() is get_redis_connection()
     cache.set("hot-path-value", {"n": [1, 2]}, 30)
     assert cache.get("hot-path-value") == {"n": [1, 2]}
     cache.set("hot-path-count", 5, 30)
@@ -168,21 +220,42 @@ def test_the_redis_cache_reuses_one_client_and_behaves_as_djangos():
 
 @redis_only
 def test_a_throttle_count_is_one_atomic_round_trip_that_expires():
+    from django_redis import get_redis_connection
+
     cache = caches["default"]
     key = f"hot-path-throttle-{uuid.uuid4().hex}"
-    full = cache.make_and_validate_key(key)
-    client = cache._cache.get_client(full, write=True)
+    client = get_redis_connection()
     assert [_count(cache, key, 7) for _ in range(3)] == [1, 2, 3]
-    assert 0 < client.ttl(full) <= 7
+    assert 0 < client.ttl(cache.make_key(key)) <= 7
     # Redis forgot its scripts (a restart, SCRIPT FLUSH): the script is loaded again.
     client.script_flush()
     assert _count(cache, key, 7) == 4
-    # A throttle counts in the backend itself, not through Django's proxy for it.
     assert UserThrottle().cache is cache
 
 
 def test_a_throttle_count_on_the_embedded_cache(tmp_path):
-    from django.core.cache.backends.filebased import FileBasedCache
+    from diskcache import DjangoCache
 
-    cache = FileBasedCache(str(tmp_path), {})
+    cache = DjangoCache(str(tmp_path), {})
     assert [_count(cache, "k", 60) for _ in range(3)] == [1, 2, 3]
+
+
+def test_the_embedded_cache_forgets_expired_counters_as_it_writes(tmp_path, monkeypatch):
+    """A window's counters expire, and the embedded cache drops expired entries as it writes:
+    what it holds stays the live windows' counters, however many windows have passed (a file
+    cache kept every counter until it held 100,000, and listed them all on every write)."""
+    import time
+
+    from diskcache import DjangoCache, FanoutCache
+
+    cache = DjangoCache(str(tmp_path), {"DATABASE_TIMEOUT": 5})
+    clock = [1_000_000.0]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    for window in range(200):
+        for user in range(50):  # 50 annotators, each counted once or twice per window
+            _count(cache, f"throttle_user_{user}:{window}", 61)
+            _count(cache, f"throttle_user_{user}:{window}", 61)
+        clock[0] += 60
+    # 10,000 counters were written; the cache holds about one window's worth (the expired ones
+    # of the last windows wait for the next writes).
+    assert len(FanoutCache(str(tmp_path))) <= 50 * 3
