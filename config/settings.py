@@ -202,7 +202,7 @@ else:
 STORAGES = {
     "default": _default_storage,
     "staticfiles": {
-        "BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"
+        "BACKEND": "config.staticfiles.StaticFilesStorage"
         if DEPLOYED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -94,7 +94,39 @@ def test_files_go_to_media_root_unless_an_s3_bucket_is_named(tmp_path):
 
 
 def test_prepared_statements_are_on_unless_turned_off():
-    show = "import config.settings as s; print(s.DATABASE_PREPARED)"
-    on = run(["-c", show], DJANGO_DEBUG="1", DATABASE_URL="postgres://postgres@127.0.0.1:5432/unused")
-    off = run(["-c", show], DJANGO_DEBUG="1", DATABASE_PREPARED="0")
-    assert (on.stdout.strip(), off.stdout.strip()) == ("True", "False"), on.stderr + off.stderr
+    show = ("import config.settings as s; o = s.DATABASES['default'].get('OPTIONS', {}); "
+            "print(s.DATABASE_PREPARED, o.get('server_side_binding'), o.get('prepare_threshold'))")
+    url = "postgres://postgres@127.0.0.1:5432/unused"
+    on = run(["-c", show], DJANGO_DEBUG="1", DATABASE_URL=url)
+    off = run(["-c", show], DJANGO_DEBUG="1", DATABASE_URL=url, DATABASE_PREPARED="0")
+    assert on.stdout.split() == ["True", "True", "5"], on.stderr
+    assert off.stdout.split() == ["False", "True", "None"], off.stderr
+
+
+PAGES = """
+import django, os
+os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
+django.setup()
+from django.test import Client
+client = Client(raise_request_exception=False, HTTP_HOST="127.0.0.1")
+login = client.get("/accounts/login/")
+print(client.get("/no-such-page/").status_code, login.status_code)
+print([line for line in login.content.decode().splitlines() if "app." in line and "css" in line][0].strip())
+"""
+
+
+def test_an_unknown_address_is_404_in_a_deployment_with_or_without_collectstatic(tmp_path):
+    env = {"DJANGO_SECRET_KEY": random_key(), "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
+           "ARGCROWD_VAR_DIR": str(tmp_path / "var"), "STATIC_ROOT": str(tmp_path / "static")}
+    # Not collected: the page names the file as it is, and still renders.
+    done = run(["-c", PAGES], **env)
+    assert done.returncode == 0, done.stderr
+    statuses, link = done.stdout.splitlines()
+    assert statuses == "404 200" and 'href="/static/css/app.css"' in link
+    assert "not in the manifest: run `manage.py collectstatic`" in done.stderr
+    # Collected: the hashed names of the manifest.
+    collected = run(["manage.py", "collectstatic", "--noinput", "-v0"], **env)
+    assert collected.returncode == 0, collected.stderr
+    done = run(["-c", PAGES], **env)
+    statuses, link = done.stdout.splitlines()
+    assert statuses == "404 200" and re.search(r'href="/static/css/app\.[0-9a-f]{12}\.css"', link), link
