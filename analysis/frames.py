@@ -125,6 +125,7 @@ def _in_submission_order(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _bulk_available() -> bool:
+    # The bulk path aggregates columns with PostgreSQL's own functions (int8send), not SQLite's.
     return connection.vendor == "postgresql"
 
 

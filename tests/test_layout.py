@@ -194,6 +194,28 @@ def test_no_module_imports_private_names_of_another_app():
     assert wrong == []
 
 
+# Libraries whose private names (a leading underscore, or a private module) no module may import:
+# they change without notice between releases.
+LIBRARIES = {"django", "psycopg", "rest_framework", "redis", "django_redis", "diskcache", "celery", "kombu"}
+
+
+def test_no_module_imports_private_names_of_django_or_the_database_drivers():
+    wrong = []
+    for name, path in modules().items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                targets = [(node.module, alias.name) for alias in node.names]
+            elif isinstance(node, ast.Import):
+                targets = [(alias.name, "") for alias in node.names]
+            else:
+                continue
+            for module, imported in targets:
+                parts = [*module.split("."), imported]
+                if parts[0] in LIBRARIES and any(p.startswith("_") and p != "__init__" for p in parts):
+                    wrong.append((name, node.lineno, ".".join(filter(None, parts))))
+    assert wrong == []
+
+
 def test_pure_methods_import_no_framework():
     for name, path in modules().items():
         if layer(name) == "methods":

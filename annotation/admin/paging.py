@@ -30,6 +30,7 @@ class LargeTablePaginator(Paginator):
 
 def _estimate(queryset) -> int:
     connection = connections[queryset.db]
+    # A row estimate without counting is PostgreSQL's planner's (EXPLAIN); SQLite has none.
     if connection.vendor != "postgresql":
         return 0
     sql, params = queryset.order_by().query.sql_with_params()
