@@ -197,32 +197,29 @@ _ORDER_SQL: dict[str, str] = {
 
 def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | None:
     """Pick an item with a free slot that this worker never had, take its slot and open the
-    assignment. On PostgreSQL the candidate is locked with ``SKIP LOCKED``, so that concurrent
-    requests pick different items; SQLite serialises writers. The slot is taken by an update
-    that holds only while one is free, so no item is ever over-filled.
+    assignment. On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
+    requests pick different items; SQLite serialises writers. The slot is taken only while one
+    is free (checked again on the locked row), so no item is ever over-filled.
 
-    The pick is hand-written: the ORM's compilation of it cost more than running it."""
+    The pick and the slot are one hand-written statement (``UPDATE … RETURNING``): the ORM's
+    pick, then its update, cost more than a quarter of the loop's throughput (see
+    ``docs/benchmarks.md``); the assignment is made by the ORM."""
     quote = connection.ops.quote_name
+    table = quote(Item._meta.db_table)
     order = project.assignment_order
-    sql = (f"SELECT {hand_sql.columns(Item, 'i')} FROM {quote(Item._meta.db_table)} i "
-           f"WHERE i.project_id = %s AND i.n_active < i.redundancy "
+    sql = (f"UPDATE {table} SET n_active = n_active + 1 WHERE id = ("
+           f"SELECT i.id FROM {table} i WHERE i.project_id = %s AND i.n_active < i.redundancy "
            f"AND NOT EXISTS (SELECT 1 FROM {quote(Assignment._meta.db_table)} s "
            f"WHERE s.item_id = i.id AND s.worker_id = %s{_FENCE[order]}) "
-           f"ORDER BY {_ORDER_SQL[order]} LIMIT 1{_for_update(of='i', skip_locked=True)}")
-    # The slot condition holds on the locked row (PostgreSQL checks a locked row's WHERE again),
-    # so the conditional update takes it at the first try; it is the guard, not the plan.
-    for _ in range(3):
-        row = hand_sql.fetchone(sql, [project.pk, worker.pk])
-        if row is None:
-            return None
-        item = hand_sql.instance(Item, row, "i")
-        if Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
-            item.n_active += 1
-            return Assignment.objects.create(
-                item=item, project=project, worker=worker, status=Status.ASSIGNED,
-                assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
-            )
-    return None
+           f"ORDER BY {_ORDER_SQL[order]} LIMIT 1{_for_update(of='i', skip_locked=True)}"
+           f") AND n_active < redundancy RETURNING {hand_sql.columns(Item, table)}")
+    row = hand_sql.fetchone(sql, [project.pk, worker.pk])
+    if row is None:
+        return None
+    return Assignment.objects.create(
+        item=hand_sql.instance(Item, row, table), project=project, worker=worker, status=Status.ASSIGNED,
+        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
+    )
 
 
 def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:

@@ -2,6 +2,7 @@
 request reads its rows once, the statements are prepared on PostgreSQL, token authentication
 fails as DRF's does, and throttles count in one atomic step on Redis and on the embedded cache."""
 
+import re
 import uuid
 
 import pytest
@@ -139,10 +140,10 @@ def test_token_authentication_accepts_and_refuses_as_drf_does():
     assert spaced.status_code == 403 and "should not contain spaces" in spaced.json()["detail"]
 
 
-def statements_on(table: str, queries: list[dict], verb: str = "SELECT") -> list[str]:
-    quoted = connection.ops.quote_name(table)
-    return [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith(verb) and
-            (f"FROM {quoted}" in q["sql"] or f"FROM {table}" in q["sql"])]
+def statements_on(table: str, queries: list[dict]) -> list[str]:
+    """The SELECT statements that read ``table`` (named after FROM or JOIN)."""
+    reads = re.compile(rf'\b(FROM|JOIN) "?{table}"?[ ,)\n]')
+    return [q["sql"] for q in queries if q["sql"].lstrip().upper().startswith("SELECT") and reads.search(q["sql"])]
 
 
 def test_each_request_reads_the_assignment_once():
