@@ -14,12 +14,12 @@ from functools import lru_cache, wraps
 
 from django.conf import settings
 from django.core.cache import caches
-from django_redis import get_redis_connection
-from django_redis.cache import RedisCache
-from redis.commands.core import Script
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import get_urlconf, reverse
+from django_redis import get_redis_connection
+from django_redis.cache import RedisCache
+from redis.commands.core import Script
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 

@@ -48,8 +48,8 @@ from annotation.services.accounts import (
     password_changed,
     project_join,
 )
-from annotation.services.media_uses import media_use_fetched
 from annotation.services.errors import NotYours
+from annotation.services.media_uses import media_use_fetched
 from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
