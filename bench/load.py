@@ -257,7 +257,9 @@ def stored_count(database_url: str, sql: str, param: object) -> int:
             return conn.execute(sql.replace("?", "%s"), [param]).fetchone()[0]
     import sqlite3
 
-    with sqlite3.connect(f"file:{parsed.path}?mode=ro", uri=True) as conn:
+    # sqlite:////absolute/path, as DATABASE_URL spells a SQLite file (or the path itself).
+    path = database_url.removeprefix("sqlite:///")
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
         return conn.execute(sql, [param]).fetchone()[0]
 
 
