@@ -21,7 +21,6 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation import hand_sql
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
 
@@ -156,30 +155,17 @@ def _for_update(*, of: str, skip_locked: bool = False) -> str:
 
 def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
     """Lock the worker's profile (one request per worker at a time) and read whether they are
-    blocked and their open assignment in the project, with its item.
-
-    Hand-written: one statement where the ORM takes two (the profile, then the assignment with
-    its item), whose compilation cost more than running them."""
-    quote = connection.ops.quote_name
-    sql = (f"SELECT p.blocked, {hand_sql.columns(Assignment, 'a')}, {hand_sql.columns(Item, 'i')} "
-           f"FROM {quote(WorkerProfile._meta.db_table)} p "
-           f"LEFT JOIN {quote(Assignment._meta.db_table)} a "
-           f"ON a.worker_id = p.user_id AND a.project_id = %s AND a.status = %s "
-           f"LEFT JOIN {quote(Item._meta.db_table)} i ON i.id = a.item_id "
-           f"WHERE p.user_id = %s{_for_update(of='p')}")
-    params = [project.pk, Status.ASSIGNED, worker.pk]
-    row = hand_sql.fetchone(sql, params)
-    if row is None:  # no profile yet: made on first use, then read (and locked) as usual
+    blocked, then their open assignment in the project, with its item."""
+    locked = WorkerProfile.objects.select_for_update().filter(user_id=worker.pk).values_list("blocked", flat=True)
+    blocked = list(locked)
+    if not blocked:  # no profile yet: made on first use, then read (and locked) as usual
         worker_profile(worker=worker)
-        row = hand_sql.fetchone(sql, params)
-    if row is None:
-        raise WorkerProfile.DoesNotExist(f"no profile for worker {worker.pk}")
-    if row[1] is None:  # no open assignment (its id is NULL)
-        return bool(row[0]), None
-    width = hand_sql.width(Assignment)
-    assignment = hand_sql.instance(Assignment, row[1:1 + width], "a")
-    assignment.item, assignment.project = hand_sql.instance(Item, row[1 + width:], "i"), project
-    return bool(row[0]), assignment
+        blocked = list(locked.all())
+    open_one = (Assignment.objects.select_related("item")
+                .filter(project=project, worker=worker, status=Status.ASSIGNED).first())
+    if open_one is not None:
+        open_one.project = project
+    return bool(blocked[0]), open_one
 
 
 # In index order the claim reads a few candidates: a fenced subquery (PostgreSQL does not pull
@@ -201,9 +187,10 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
     requests pick different items; SQLite serialises writers. The slot is taken only while one
     is free (checked again on the locked row), so no item is ever over-filled.
 
-    The pick and the slot are one hand-written statement (``UPDATE … RETURNING``): the ORM's
-    pick, then its update, cost more than a quarter of the loop's throughput (see
-    ``docs/benchmarks.md``); the assignment is made by the ORM."""
+    The pick and the slot are one hand-written statement (``UPDATE … RETURNING``, read into an
+    ``Item`` by ``Manager.raw``): the ORM's pick, then its conditional update, cost 59% more
+    server CPU per stored item and 36% of the loop's throughput (``docs/benchmarks.md``, "Which
+    statements are written by hand"); the assignment is made by the ORM."""
     quote = connection.ops.quote_name
     table = quote(Item._meta.db_table)
     order = project.assignment_order
@@ -212,12 +199,12 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
            f"AND NOT EXISTS (SELECT 1 FROM {quote(Assignment._meta.db_table)} s "
            f"WHERE s.item_id = i.id AND s.worker_id = %s{_FENCE[order]}) "
            f"ORDER BY {_ORDER_SQL[order]} LIMIT 1{_for_update(of='i', skip_locked=True)}"
-           f") AND n_active < redundancy RETURNING {hand_sql.columns(Item, table)}")
-    row = hand_sql.fetchone(sql, [project.pk, worker.pk])
-    if row is None:
+           f") AND n_active < redundancy RETURNING *")
+    item = next(iter(Item.objects.raw(sql, [project.pk, worker.pk])), None)
+    if item is None:
         return None
     return Assignment.objects.create(
-        item=hand_sql.instance(Item, row, table), project=project, worker=worker, status=Status.ASSIGNED,
+        item=item, project=project, worker=worker, status=Status.ASSIGNED,
         assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
     )
 

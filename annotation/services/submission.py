@@ -9,11 +9,10 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.db.models import F
+from django.db import transaction
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation import hand_sql
 from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
 from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
@@ -95,37 +94,16 @@ def _locked_read(*, assignment_id: int, project: Project | None) -> tuple[Assign
     """The assignment with its item, project and stored answer (if any), its own row locked on
     PostgreSQL (SQLite serialises writers), so that answers to other items of the project never
     wait on each other; with whether its worker is blocked and whether answers were refused for
-    it before. With ``project``, only an assignment of that project is found.
-
-    Hand-written: one statement, whose compilation by the ORM cost more than running it."""
-    quote = connection.ops.quote_name
-    lock = (" " + connection.ops.for_update_sql(of=("a",))) if connection.features.has_select_for_update else ""
-    sql = (f"SELECT {hand_sql.columns(Assignment, 'a')}, {hand_sql.columns(Item, 'i')}, "
-           f"{hand_sql.columns(Project, 'p')}, {hand_sql.columns(Annotation, 'n')}, "
-           f"EXISTS(SELECT 1 FROM {quote(WorkerProfile._meta.db_table)} w WHERE w.user_id = a.worker_id AND w.blocked), "
-           f"EXISTS(SELECT 1 FROM {quote(RefusedAnswer._meta.db_table)} r WHERE r.assignment_id = a.id) "
-           f"FROM {quote(Assignment._meta.db_table)} a "
-           f"JOIN {quote(Item._meta.db_table)} i ON i.id = a.item_id "
-           f"JOIN {quote(Project._meta.db_table)} p ON p.id = a.project_id "
-           f"LEFT JOIN {quote(Annotation._meta.db_table)} n ON n.assignment_id = a.id "
-           f"WHERE a.id = %s{'' if project is None else ' AND a.project_id = %s'}{lock}")
-    row = hand_sql.fetchone(sql, [assignment_id] if project is None else [assignment_id, project.pk])
-    if row is None:
-        raise Assignment.DoesNotExist(f"no assignment {assignment_id}")
-    start, parts = 0, []
-    for model in (Assignment, Item, Project, Annotation):
-        parts.append(row[start:start + hand_sql.width(model)])
-        start += hand_sql.width(model)
-    a = hand_sql.instance(Assignment, parts[0], "a")
-    Assignment.item.field.set_cached_value(a, hand_sql.instance(Item, parts[1], "i"))
-    Assignment.project.field.set_cached_value(a, hand_sql.instance(Project, parts[2], "p"))
-    stored = None
-    if parts[3][0] is not None:  # the annotation's id: NULL when nothing is stored
-        stored = hand_sql.instance(Annotation, parts[3], "n")
-        Annotation.assignment.field.set_cached_value(stored, a)
-    Assignment.annotation.related.set_cached_value(a, stored)
-    blocked, refused_before = row[start:]
-    return a, bool(blocked), bool(refused_before)
+    it before. With ``project``, only an assignment of that project is found."""
+    found = (Assignment.objects.select_related("item", "project", "annotation")
+             .select_for_update(of=("self",))
+             .annotate(worker_blocked=Exists(WorkerProfile.objects.filter(user_id=OuterRef("worker_id"), blocked=True)),
+                       refused_before=Exists(RefusedAnswer.objects.filter(assignment_id=OuterRef("pk")))))
+    if project is not None:
+        found = found.filter(project=project)
+    a = found.get(pk=assignment_id)
+    # The two flags are read once, here; the instance keeps only its fields.
+    return a, bool(a.__dict__.pop("worker_blocked")), bool(a.__dict__.pop("refused_before"))
 
 
 def annotation_submit(
