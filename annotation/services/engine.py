@@ -17,8 +17,8 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db import IntegrityError, connection, transaction
-from django.db.models import F
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
 from annotation.models import Assignment, Item, Project, WorkerProfile
@@ -145,14 +145,6 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
 
 
-def _for_update(*, of: str, skip_locked: bool = False) -> str:
-    """The row-lock clause where the database has row locks (PostgreSQL); SQLite has none and
-    needs none: its transactions take the write lock when they start (``IMMEDIATE``)."""
-    if not connection.features.has_select_for_update:
-        return ""
-    return " " + connection.ops.for_update_sql(skip_locked=skip_locked, of=(of,))
-
-
 def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
     """Lock the worker's profile (one request per worker at a time) and read whether they are
     blocked, then their open assignment in the project, with its item."""
@@ -168,16 +160,10 @@ def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignme
     return bool(blocked[0]), open_one
 
 
-# In index order the claim reads a few candidates: a fenced subquery (PostgreSQL does not pull
-# one with an OFFSET up into a join) keeps the check a probe of the (item, worker) index for
-# each, where an anti-join would read all of the worker's assignments on every claim. In random
-# order every candidate is read, and the anti-join's one pass is cheaper.
-_FENCE: dict[str, str] = {Project.Order.SEQUENTIAL: " LIMIT 1 OFFSET 0", Project.Order.SPREAD: " LIMIT 1 OFFSET 0",
-                          Project.Order.RANDOM: ""}
-_ORDER_SQL: dict[str, str] = {
-    Project.Order.SEQUENTIAL: "i.position, i.id",
-    Project.Order.SPREAD: "i.n_active, i.position, i.id",
-    Project.Order.RANDOM: "random()",
+_ORDER: dict[str, tuple[str, ...]] = {
+    Project.Order.SEQUENTIAL: ("position", "id"),
+    Project.Order.SPREAD: ("n_active", "position", "id"),
+    Project.Order.RANDOM: ("?",),
 }
 
 
@@ -185,24 +171,17 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
     """Pick an item with a free slot that this worker never had, take its slot and open the
     assignment. On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
     requests pick different items; SQLite serialises writers. The slot is taken only while one
-    is free (checked again on the locked row), so no item is ever over-filled.
-
-    The pick and the slot are one hand-written statement (``UPDATE … RETURNING``, read into an
-    ``Item`` by ``Manager.raw``): the ORM's pick, then its conditional update, cost 59% more
-    server CPU per stored item and 36% of the loop's throughput (``docs/benchmarks.md``, "Which
-    statements are written by hand"); the assignment is made by the ORM."""
-    quote = connection.ops.quote_name
-    table = quote(Item._meta.db_table)
-    order = project.assignment_order
-    sql = (f"UPDATE {table} SET n_active = n_active + 1 WHERE id = ("
-           f"SELECT i.id FROM {table} i WHERE i.project_id = %s AND i.n_active < i.redundancy "
-           f"AND NOT EXISTS (SELECT 1 FROM {quote(Assignment._meta.db_table)} s "
-           f"WHERE s.item_id = i.id AND s.worker_id = %s{_FENCE[order]}) "
-           f"ORDER BY {_ORDER_SQL[order]} LIMIT 1{_for_update(of='i', skip_locked=True)}"
-           f") AND n_active < redundancy RETURNING *")
-    item = next(iter(Item.objects.raw(sql, [project.pk, worker.pk])), None)
+    is free (a conditional update on the locked row), so no item is ever over-filled."""
+    never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker=worker))
+    item = (Item.objects.filter(never_had, project=project, n_active__lt=F("redundancy"))
+            .order_by(*_ORDER[project.assignment_order])
+            .select_for_update(skip_locked=True, of=("self",))
+            .first())
     if item is None:
         return None
+    if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
+        return None
+    item.n_active += 1
     return Assignment.objects.create(
         item=item, project=project, worker=worker, status=Status.ASSIGNED,
         assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
