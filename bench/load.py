@@ -1,7 +1,8 @@
 """Benchmark: the annotator's round trip under load, through the public API of a running server.
 
 It starts nothing by itself. Three steps, the first and last with the server's own settings
-(the same DATABASE_URL), the middle one only over HTTP:
+(the same DATABASE_URL), the middle one only over HTTP (the simulated annotators are in
+``load_annotators.py``; the peer's preparation and check in ``load_peer.py``):
 
     # a load project with ITEMS pairwise items (N distinct answers each) and N annotators with tokens
     DJANGO_SECRET_KEY=… DATABASE_URL=… .venv/bin/python bench/load.py prepare --annotators 50 --items 4000
@@ -37,13 +38,10 @@ Label Studio lives in a virtualenv of its own, on a PostgreSQL database of its o
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
-import random
 import statistics
 import sys
-import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -53,21 +51,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
+import load_peer  # noqa: E402
 import server_cpu  # noqa: E402
+from load_annotators import Annotator, LabelStudioAnnotator  # noqa: E402
 
 SLUG = "bench-load"
 TOKENS = Path(os.environ.get("BENCH_LOAD_TOKENS", "/tmp/argcrowd-load-tokens.json"))
-PEER_TOKENS = Path(os.environ.get("BENCH_LOAD_PEER_TOKENS", "/tmp/argcrowd-load-label-studio.json"))
-PEER_TITLE = "Load benchmark"
-PEER_CONFIG = """<View>
-  <Text name="arg1" value="$arg1"/>
-  <Text name="arg2" value="$arg2"/>
-  <Choices name="label" toName="arg1" choice="single" required="true">
-    <Choice value="a1"/><Choice value="a2"/><Choice value="equal"/>
-  </Choices>
-  <TextArea name="reason" toName="arg1" required="true" maxSubmissions="1"/>
-</View>"""
-REASON = "A1 names a concrete cost of the policy, A2 repeats the claim."  # 60 characters
+
 
 
 def _django():
@@ -106,140 +96,6 @@ def prepare(args) -> None:
     print(f"project {SLUG}: {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; tokens in {TOKENS}")
 
 
-def prepare_label_studio(args) -> None:
-    """With Label Studio's Python and settings: an organisation, N annotators with API tokens, and
-    a project of ITEMS tasks of the same texts with N answers each (``maximum_annotations``)."""
-    import django
-
-    django.setup()
-    from organizations.functions import create_organization
-    from organizations.models import Organization
-    from projects.models import Project
-    from rest_framework.authtoken.models import Token
-    from tasks.models import Task
-    from users.models import User
-
-    owner = User.objects.filter(email="load-owner@example.org").first() or User.objects.create_superuser(
-        email="load-owner@example.org", password="load-owner-pw")
-    org = Organization.objects.filter(created_by=owner).first() or create_organization(
-        title="Load", created_by=owner, legacy_api_tokens_enabled=True)
-    owner.active_organization = org
-    owner.save()
-    Project.objects.filter(organization=org, title=PEER_TITLE).delete()
-    project = Project.objects.create(title=PEER_TITLE, organization=org, created_by=owner, label_config=PEER_CONFIG,
-                                     maximum_annotations=args.redundancy, overlap_cohort_percentage=100,
-                                     show_skip_button=False)
-    Task.objects.bulk_create([
-        Task(project=project, overlap=args.redundancy, data={"arg1": f"Argument {n} says load tests find slow paths.",
-                                    "arg2": f"Argument {n} says they find lock contention."})
-        for n in range(args.items)], batch_size=2000)
-    tokens = []
-    for i in range(args.annotators):
-        email = f"load{i}@example.org"
-        user = User.objects.filter(email=email).first() or User.objects.create_user(email=email, password="load-pw")
-        org.add_user(user)
-        user.active_organization = org
-        user.save()
-        tokens.append(Token.objects.get_or_create(user=user)[0].key)
-    PEER_TOKENS.write_text(json.dumps({"project": project.pk, "tokens": tokens}))
-    print(f"Label Studio project {project.pk}: {args.items} tasks × {args.redundancy} answers; "
-          f"{len(tokens)} annotators; tokens in {PEER_TOKENS}")
-
-
-def check_label_studio(args) -> None:
-    """With Label Studio's Python and settings: its invariants after a run (none over-filled,
-    nobody twice on a task)."""
-    import django
-
-    django.setup()
-    from django.db.models import Count
-    from tasks.models import Annotation, Task
-
-    project = json.loads(PEER_TOKENS.read_text())["project"]
-    answers = Annotation.objects.filter(project_id=project)
-    over = Task.objects.filter(project_id=project).annotate(n=Count("annotations")).filter(n__gt=args.redundancy)
-    twice = answers.values("task", "completed_by").annotate(n=Count("id")).filter(n__gt=1)
-    print(f"{answers.count()} annotations; tasks over-filled: {over.count()}; workers twice on a task: {twice.count()}")
-    if over.exists() or twice.exists():
-        raise SystemExit(1)
-
-
-class Annotator(threading.Thread):
-    def __init__(self, url: str, token: str, slug: str, stop_at: float, seed: int, combined: bool) -> None:
-        super().__init__(daemon=True)
-        self.combined = combined
-        self.url, self.token, self.slug, self.stop_at = urlparse(url), token, slug, stop_at
-        self.rng = random.Random(seed)
-        self.times: dict[str, list[float]] = {"next": [], "submit": []}
-        self.errors: list[str] = []
-        # Answers the server said it stored (201); a repeat of a stored answer (200) is not one.
-        self.submits = 0
-
-    def request(self, conn: http.client.HTTPConnection, kind: str, path: str, body: dict | None,
-                method: str = "POST") -> tuple[int, dict] | None:
-        data = json.dumps(body or {}).encode() if method == "POST" else None
-        headers = {"Authorization": f"Token {self.token}"}
-        if data is not None:
-            headers["Content-Type"] = "application/json"
-        start = time.perf_counter()
-        try:
-            conn.request(method, path, body=data, headers=headers)
-            response = conn.getresponse()
-            payload = response.read()
-        except (OSError, http.client.HTTPException) as exc:
-            self.errors.append(f"{kind}: {type(exc).__name__}")
-            conn.close()
-            return None
-        self.times[kind].append(time.perf_counter() - start)
-        if response.status >= 400:
-            self.errors.append(f"{kind}: HTTP {response.status}")
-            return None
-        return response.status, json.loads(payload)
-
-    def run(self) -> None:
-        conn = http.client.HTTPConnection(self.url.hostname, self.url.port or 80, timeout=30)
-        nxt = None
-        while time.perf_counter() < self.stop_at:
-            if nxt is None:
-                got = self.request(conn, "next", f"/api/projects/{self.slug}/assignments/next/", None)
-                if got is None:
-                    continue
-                nxt = got[1]
-            if nxt.get("assignment") is None:
-                break  # nothing left for this annotator
-            answer = {"label": self.rng.choice(["a1", "a2", "equal"]), "standpoint": "none", "reason": REASON}
-            path = f"/api/assignments/{nxt['assignment']['id']}/submit/" + ("?next=1" if self.combined else "")
-            done = self.request(conn, "submit", path, answer)
-            if done is not None and done[0] == 201:
-                self.submits += 1
-            # One request per item: the answer to a submit carries the next assignment.
-            nxt = done[1].get("next") if (self.combined and done is not None) else None
-        conn.close()
-
-
-class LabelStudioAnnotator(Annotator):
-    """The same annotator against Label Studio: its next task, then an annotation of it (the
-    choice and the reason), as its editor does; the project is the slug's place."""
-
-    def run(self) -> None:
-        conn = http.client.HTTPConnection(self.url.hostname, self.url.port or 80, timeout=30)
-        while time.perf_counter() < self.stop_at:
-            task = self.request(conn, "next", f"/api/projects/{self.slug}/next/", None, method="GET")
-            if task is None:
-                if self.errors and self.errors[-1] == "next: HTTP 404":
-                    self.errors.pop()  # no task left for this annotator
-                    break
-                continue
-            label = self.rng.choice(["a1", "a2", "equal"])
-            body = {"lead_time": 10.0, "result": [
-                {"from_name": "label", "to_name": "arg1", "type": "choices", "value": {"choices": [label]}},
-                {"from_name": "reason", "to_name": "arg1", "type": "textarea", "value": {"text": [REASON]}}]}
-            done = self.request(conn, "submit", f"/api/tasks/{task[1]['id']}/annotations/", body)
-            if done is not None and done[0] == 201:
-                self.submits += 1
-        conn.close()
-
-
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -265,7 +121,6 @@ def stored_count(database_url: str, sql: str, param: object) -> int:
 
 OURS_STORED = ("SELECT count(*) FROM annotation_annotation n JOIN annotation_assignment a ON a.id = n.assignment_id "
                "JOIN annotation_project p ON p.id = a.project_id WHERE p.slug = ?")
-PEER_STORED = "SELECT count(*) FROM task_completion WHERE project_id = ?"
 
 
 @dataclass
@@ -373,7 +228,7 @@ def run(args) -> None:
         raise SystemExit(f"only {len(tokens)} annotators prepared; run prepare --annotators {args.annotators}")
     peer = None
     if args.label_studio:
-        peer = json.loads(PEER_TOKENS.read_text())
+        peer = json.loads(load_peer.PEER_TOKENS.read_text())
         if len(peer["tokens"]) < args.annotators:
             raise SystemExit(f"only {len(peer['tokens'])} Label Studio annotators prepared")
         if not args.label_studio_database_url:
@@ -387,7 +242,7 @@ def run(args) -> None:
         return
     theirs = drive(LabelStudioAnnotator,
                    Server("Label Studio (its next, then its annotation)", args.label_studio,
-                          args.label_studio_database_url, PEER_STORED, peer["project"]),
+                          args.label_studio_database_url, load_peer.STORED, peer["project"]),
                    peer["tokens"][: args.annotators], args, combined=False)
     print(f"machine after: the same loop takes {server_cpu.calibration():.2f} s")
     print(f"items/s: {ours['rate'] / theirs['rate']:.1f}× Label Studio's; server CPU per item: "
@@ -448,8 +303,8 @@ def main() -> None:
     lc = sub.add_parser("check-label-studio")
     lc.add_argument("--redundancy", type=int, default=5)
     args = parser.parse_args()
-    {"prepare": prepare, "run": run, "check": check, "prepare-label-studio": prepare_label_studio,
-     "check-label-studio": check_label_studio}[args.step](args)
+    {"prepare": prepare, "run": run, "check": check, "prepare-label-studio": load_peer.prepare_label_studio,
+     "check-label-studio": load_peer.check_label_studio}[args.step](args)
 
 
 if __name__ == "__main__":
