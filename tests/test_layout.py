@@ -173,24 +173,28 @@ def test_task_types_import_only_the_types_they_build_on():
     assert wrong == []
 
 
+def absolute_imports(path) -> list[tuple[int, str, str]]:
+    """(line, module, name) of each absolute import in a file; ``import a.b`` gives ("a.b", "")."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found += [(node.lineno, node.module, alias.name) for alias in node.names]
+        elif isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, "") for alias in node.names]
+    return found
+
+
 def test_no_module_imports_private_names_of_another_app():
     """Apps share only their public names: nothing named with a leading underscore (nor a name
     in a private module) is imported across apps."""
     wrong = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                targets = [(node.module, alias.name) for alias in node.names]
-            elif isinstance(node, ast.Import):
-                targets = [(alias.name, "") for alias in node.names]
-            else:
+        for lineno, module, imported in absolute_imports(path):
+            if module.split(".")[0] not in PACKAGES or app_of(module) == app_of(name):
                 continue
-            for module, imported in targets:
-                if module.split(".")[0] not in PACKAGES or app_of(module) == app_of(name):
-                    continue
-                parts = [*module.split("."), imported]
-                if any(part.startswith("_") and part != "__init__" for part in parts):
-                    wrong.append((name, node.lineno, ".".join(filter(None, parts))))
+            parts = [*module.split("."), imported]
+            if any(part.startswith("_") and part != "__init__" for part in parts):
+                wrong.append((name, lineno, ".".join(filter(None, parts))))
     assert wrong == []
 
 
@@ -202,17 +206,10 @@ LIBRARIES = {"django", "psycopg", "rest_framework", "redis", "django_redis", "di
 def test_no_module_imports_private_names_of_django_or_the_database_drivers():
     wrong = []
     for name, path in modules().items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and not node.level and node.module:
-                targets = [(node.module, alias.name) for alias in node.names]
-            elif isinstance(node, ast.Import):
-                targets = [(alias.name, "") for alias in node.names]
-            else:
-                continue
-            for module, imported in targets:
-                parts = [*module.split("."), imported]
-                if parts[0] in LIBRARIES and any(p.startswith("_") and p != "__init__" for p in parts):
-                    wrong.append((name, node.lineno, ".".join(filter(None, parts))))
+        for lineno, module, imported in absolute_imports(path):
+            parts = [*module.split("."), imported]
+            if parts[0] in LIBRARIES and any(p.startswith("_") and p != "__init__" for p in parts):
+                wrong.append((name, lineno, ".".join(filter(None, parts))))
     assert wrong == []
 
 
