@@ -158,6 +158,39 @@ def paired_shares_svg(labels: Sequence[str], series: Mapping[str, Sequence[float
     return _svg(fig)
 
 
+# Rows of the position-bias figure besides "all answers": the workers furthest from what the shown
+# orders predict (a figure of thousands of rows reads as nothing).
+FIRST_SHOWN_ROWS = 30
+
+
+def first_shown_svg(overall: Mapping[str, Any] | None, workers: Sequence[Mapping[str, Any]]) -> str:
+    """Position bias: per row (all answers, then the workers furthest from the expectation), the
+    share that chose the option shown first with its interval (a line), and the share the shown
+    orders predict with no bias (an open diamond). Flagged rows are red."""
+    if not overall or not overall.get("answers"):
+        return _empty("No answer to an item that someone else answered too: nothing to show yet.")
+    ranked = sorted((w for w in workers if w.get("answers")),
+                    key=lambda w: -abs((w["share"] or 0) - (w["expected"] or 0)))[:FIRST_SHOWN_ROWS]
+    rows = [{**overall, "worker": f"all answers ({overall['answers']})"}] + [
+        {**w, "worker": f"{w['worker']} ({w['answers']})"} for w in ranked]
+    fig, ax = plt.subplots(figsize=(7, 0.32 * len(rows) + 1.2))
+    for y, row in enumerate(rows):
+        colour = COLOURS[3] if row.get("flagged") else COLOURS[0]
+        ax.plot([row["low"], row["high"]], [y, y], color=colour, linewidth=2, solid_capstyle="butt")
+        ax.plot([row["share"]], [y], "o", color=colour, markersize=5)
+        ax.plot([row["expected"]], [y], "D", markerfacecolor="none", markeredgecolor=COLOURS[5], markersize=6)
+    ax.set_yticks(range(len(rows)), [str(row["worker"]) for row in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of answers that chose the option shown first (dot: observed, line: interval, "
+                  "diamond: expected with no bias)", fontsize=8)
+    if len(workers) > len(ranked):
+        ax.set_title(f"all answers and the {len(ranked)} of {len(workers)} workers furthest from the expectation",
+                     fontsize=9)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 FIGURES = {
     "curve": lambda result: curve_svg(result.get("curve", [])),
     "votes": lambda result: votes_svg(result.get("label_votes", {})),

@@ -14,6 +14,7 @@ from django.db import transaction
 
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
+from analysis.presentation import shown_first_frame
 from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
 from annotation.models import Project
 from annotation.task_types import get_task_type
@@ -127,8 +128,11 @@ def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
     project = run.project
     attempt.progress(0.01, "loading annotations")
     loaded = annotation_frame(project=project, reasons=report.reads_reasons)
+    frame = loaded.frame
+    if report.reads_shown_order and not frame.empty:
+        frame = frame.merge(shown_first_frame(project=project), on="annotation", how="left")
     attempt.progress(0.05, "computing")
-    data = report_input(project=project, frame=loaded.frame, report=report, params=run.params)
+    data = report_input(project=project, frame=frame, report=report, params=run.params)
     result = report.run(data, run.params, attempt.progress)
     parts = result.pop(PARTS, []) if isinstance(result, dict) else []
 

@@ -27,13 +27,15 @@ from annotation.models import Annotation, Assignment, Item, Project
 from annotation.selectors.bonuses import bonuses_of
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
-from annotation.task_types.base import ExportContext
+from annotation.task_types.base import ExportContext, TaskType
 
 # ``version`` counts the answers the worker gave for the assignment (1 unless they changed it);
-# the export holds the latest, given at ``revised_at`` when it was changed.
+# the export holds the latest, given at ``revised_at`` when it was changed. ``shown_order`` is the
+# order the worker saw the item's options in, as compact JSON ({part: [option ids]}; the import
+# order where none was drawn), empty for a type that shows no options in a drawn order.
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
-    "accepted_at", "submitted_at", "seconds", "version", "revised_at",
+    "accepted_at", "submitted_at", "seconds", "version", "revised_at", "shown_order",
 )
 # Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
 # assignment and item are empty (None) for bonuses granted by hand, paid_at while unpaid.
@@ -99,7 +101,7 @@ def _as_text(path: str) -> Cast:
 def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tuple]:
     """The export's raw values, one tuple per annotation in submission order: item pk, item id,
     payload, gold, assignment, worker name, source, external id, status, accepted, submitted,
-    seconds, version, revised, answer, reason, client (JSON and times as text)."""
+    seconds, version, revised, answer, reason, client, shown order (JSON and times as text)."""
     qs = Annotation.objects.filter(assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
@@ -112,6 +114,7 @@ def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tupl
             "assignment__worker__profile__source", "assignment__worker__profile__external_id", "assignment__status",
             _as_text("assignment__assigned_at"), _as_text("assignment__submitted_at"), "seconds", "version",
             _as_text("revised_at"), _as_text("answer"), "reason", _as_text("client"),
+            _as_text("assignment__shown_order"),
         )
         .iterator(chunk_size=CHUNK_ROWS)
     )
@@ -120,7 +123,8 @@ def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tupl
 def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[dict]:
     """One dict per annotation, in submission order. ``counted_only`` leaves out rejected work and
     late answers that did not count."""
-    export_row = get_task_type(project.task_type).export_row
+    task = get_task_type(project.task_type)
+    export_row = task.export_row
     payload_of, gold_of = _json_reader(Item, "payload"), _json_reader(Item, "gold")
     answer_of, client_of = _json_reader(Annotation, "answer"), _json_reader(Annotation, "client")
     slug = project.slug
@@ -130,7 +134,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     previous: dict[int, ExportContext] = {}
     answers: dict[str, Any] = {}
     for n, (item_pk, item, payload, gold, assignment, worker, source, external_id, status, accepted, submitted,
-            seconds, version, revised, answer, reason, client) in enumerate(
+            seconds, version, revised, answer, reason, client, shown) in enumerate(
                 _annotation_values(project=project, counted_only=counted_only), start=1):
         if n % CHUNK_ROWS == 0:
             contexts, previous = {}, contexts
@@ -144,6 +148,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             "worker_source": source or "", "worker_external_id": external_id or "", "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "version": version, "revised_at": iso_time(revised),
+            "shown_order": _shown_order_text(task, shown, ctx) if task.shown_order_parts else "",
         }
         # Most annotations record no metrics and no refused answers: their client data is not
         # decoded, and they share their item's context.
@@ -158,6 +163,13 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             decoded = answers[answer] = answer_of(answer)
         row.update(export_row(ctx, decoded, reason))
         yield row
+
+
+def _shown_order_text(task: TaskType, stored: str | None, ctx: ExportContext) -> str:
+    """The stored order as compact JSON; the import order for an answer that has none (given
+    before orders were drawn, or collected elsewhere)."""
+    order = json.loads(stored) if stored not in (None, "null") else task.order_parts(ctx.payload)
+    return json.dumps(order, separators=(",", ":"), ensure_ascii=False)
 
 
 def _pieces(lines: Iterable[str]) -> Iterator[str]:

@@ -129,6 +129,9 @@ class Report(ABC):
     # Whether the report reads the annotators' reasons: the frame of a run leaves them out
     # (an empty column) otherwise, since on a large project they are most of its memory.
     reads_reasons: ClassVar[bool] = False
+    # Whether the report reads which option each worker was shown first: the frame of a run then
+    # has a ``first`` column (``analysis.presentation.shown_first_frame``).
+    reads_shown_order: ClassVar[bool] = False
 
     def applies_to(self, task_type: str) -> bool:
         return self.task_types is None or task_type in self.task_types
@@ -167,7 +170,7 @@ _REPORTS: dict[str, Report] = {}
 # Reports named by their class's dotted path, imported when the registry is first read: a report
 # brings its methods (numpy, pandas, scikit-learn), which a process that never reads the
 # registry (a management command, a worker of imports) should not load at start-up.
-_PENDING: list[str] = ["analysis.reports.agreement.AgreementReport"]
+_PENDING: list[str] = ["analysis.reports.agreement.AgreementReport", "analysis.reports.position_bias.PositionBiasReport"]
 
 
 def register(cls: type[Report]) -> type[Report]:

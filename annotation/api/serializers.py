@@ -13,7 +13,7 @@ class ProjectSerializer(serializers.ModelSerializer):
     class Meta:
         model = Project
         fields = ["slug", "name", "task_type", "redundancy", "state", "lease_minutes",
-                  "max_items_per_worker", "guidelines", "created_at"]
+                  "max_items_per_worker", "keep_import_order", "guidelines", "created_at"]
 
 
 class ItemSerializer(serializers.ModelSerializer):
@@ -33,9 +33,10 @@ def _when(value):
 # serializer instance per response costs more than the rest of the request's Python.
 def assignment_data(a: Assignment, *, payload: Mapping[str, Any]) -> dict:
     """An assignment as the annotator sees it: the item's ``payload`` as the task type lets this
-    worker see it (``TaskType.worker_payload``), never its gold answer."""
+    worker see it (``TaskType.worker_payload``), its options already in the order drawn for the
+    assignment, which ``shown_order`` states (None: import order); never its gold answer."""
     return {"id": a.pk, "status": a.status, "assigned_at": _when(a.assigned_at), "expires_at": _when(a.expires_at),
-            "submitted_at": _when(a.submitted_at),
+            "submitted_at": _when(a.submitted_at), "shown_order": a.shown_order,
             "item": {"external_id": a.item.external_id, "payload": payload}}
 
 

@@ -46,11 +46,12 @@ def consent_pending(*, project: Project, worker: User, session) -> bool:
 
 
 def presentation(*, project: Project, worker: User | None, item: Item | None = None,
-                 assignment: Assignment | None = None) -> dict:
+                 assignment: Assignment | None = None, media: bool = False) -> dict:
     """The project's options and the worker's variant, for the task type's template, with the
     keyboard shortcuts of that variant; with an ``item``, the part of its payload the worker
-    may receive (``payload``); with an ``assignment``, what the server saw of the item's media
-    for it (``media``: MediaFacts in the order the type names the files)."""
+    may receive (``payload``), its options in the order the ``assignment`` drew (import order
+    without one: a preview); with ``media``, what the server saw of the item's media for the
+    assignment (``media``: MediaFacts in the order the type names the files)."""
     task = get_task_type(project.task_type)
     options = task.clean_options(project.options)
     # A preview (no worker) shows what the first worker would get.
@@ -59,7 +60,11 @@ def presentation(*, project: Project, worker: User | None, item: Item | None = N
     shown = {"options": {k: options[k] for k in task.option_defaults()}, "variant": variant,
              "shortcuts": [s for s in task.shortcuts if s.applies_to(variant)]}
     if item is not None:
-        shown["payload"] = task.worker_payload(item.payload, options=options, variant=variant)
-        if assignment is not None:
+        payload = task.worker_payload(item.payload, options=options, variant=variant)
+        if task.shown_order_parts:
+            drawn = assignment.shown_order if assignment is not None else None
+            payload = task.apply_order(payload, drawn or task.order_parts(payload))
+        shown["payload"] = payload
+        if assignment is not None and media:
             shown["media"] = list(media_facts(assignment=assignment, keys=task.media_keys(item.payload)).values())
     return shown

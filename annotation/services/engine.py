@@ -23,6 +23,8 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
+from annotation.task_types import get_task_type
+from annotation.task_types.shown_order import order_for
 
 Status = Assignment.Status
 SLOT = set(Assignment.SLOT_STATUSES)
@@ -182,10 +184,17 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
     if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
         return None
     item.n_active += 1
-    return Assignment.objects.create(
+    assignment = Assignment.objects.create(
         item=item, project=project, worker=worker, status=Status.ASSIGNED,
         assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
     )
+    # The order is drawn from the assignment's id, known once the row exists.
+    parts = get_task_type(project.task_type).order_parts(item.payload)
+    order = order_for(parts=parts, seed=assignment.pk, keep_import_order=project.keep_import_order)
+    if order is not None:
+        assignment.shown_order = order
+        Assignment.objects.filter(pk=assignment.pk).update(shown_order=order)
+    return assignment
 
 
 def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:

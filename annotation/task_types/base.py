@@ -161,6 +161,16 @@ class TaskType(ABC):
     # A form (django.forms.Form) whose fields are the project's options with their initial
     # values as defaults; the admin shows it instead of a raw JSON box.
     options_form: ClassVar[type[forms.Form] | None] = None
+    # Parts of an item whose options may be shown in a drawn order: payload keys that hold a list
+    # of options, each with an ``id`` (candidates, key points, titles). The engine draws an order
+    # per assignment and stores it (``Assignment.shown_order``); pages and API payloads show the
+    # options in it, and answers keep naming options by their ids, so an answer means the same
+    # whatever order it was given in. The first part holds the options an answer chooses among
+    # (the position-bias report reads it). A type whose options are not such a list (pairwise:
+    # two keys) overrides ``order_parts`` and ``apply_order``.
+    shown_order_parts: ClassVar[tuple[str, ...]] = ()
+    # What the position-bias report calls the option shown first of that part.
+    first_shown: ClassVar[str] = "the option shown first"
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -211,6 +221,25 @@ class TaskType(ABC):
         answer and re-shown form that carries an item to a worker goes through this (e.g. no
         transcript for a worker who is to hear the speech). The default is the whole payload."""
         return payload
+
+    # --- presentation order -----------------------------------------------------------------
+
+    def order_parts(self, payload: Mapping[str, Any]) -> dict[str, list[Any]]:
+        """Each part's option ids in import order (``shown_order_parts``)."""
+        return {part: [option["id"] for option in payload.get(part) or ()] for part in self.shown_order_parts}
+
+    def apply_order(self, payload: Mapping[str, Any], order: Mapping[str, list[Any]]) -> Mapping[str, Any]:
+        """The payload with each part's options in ``order`` (a new mapping; ``payload`` is left
+        as it is). Options the order does not name keep their import order after those it
+        does, so an item edited after the draw still shows every option."""
+        shown = dict(payload)
+        for part in self.shown_order_parts:
+            options, wanted = payload.get(part), order.get(part)
+            if not options or not wanted:
+                continue
+            rank = {option_id: n for n, option_id in enumerate(wanted)}
+            shown[part] = sorted(options, key=lambda o: rank.get(o["id"], len(rank)))
+        return shown
 
     def admin_tools(self) -> frozenset[str]:
         """The platform's project tools this type needs, as its declarations say: ``"media"``

@@ -167,7 +167,8 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
         # The page gets the payload as the type lets this worker see it (``presentation``).
         ctx.update(assignment=assignment, values=values if values is not None else initial,
                    lease_seconds=left,
-                   **presentation(project=project, worker=request.user, item=assignment.item, assignment=assignment))
+                   **presentation(project=project, worker=request.user, item=assignment.item, assignment=assignment,
+                                   media=True))
     return ctx
 
 
@@ -183,7 +184,7 @@ def _edit_context(request: AuthenticatedRequest, project: Project, annotation: A
         "errors": errors or {}, "assignment": assignment,
         "values": values if values is not None else stored, "editing": annotation,
         "item_held": holds_open_assignment(project=project, worker=request.user),
-        **presentation(project=project, worker=request.user, item=assignment.item),
+        **presentation(project=project, worker=request.user, item=assignment.item, assignment=assignment),
     }
 
 

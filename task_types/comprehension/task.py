@@ -96,6 +96,9 @@ class Comprehension(TaskType):
     styles = ("comprehension/comprehension.css",)
     media = ("audio",)
     level = "set"
+    # The titles are listed in an order drawn per assignment; answers name them by id.
+    shown_order_parts = ("titles",)
+    first_shown = "the argument title listed first"
     long_rows_use_payload = True
     options_form = ComprehensionOptions
     answer_fields = (

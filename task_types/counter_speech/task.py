@@ -129,6 +129,9 @@ class CounterSpeech(TaskType):
     template = "counter_speech/item.html"
     default_guidelines = GUIDELINES
     level = "nominal"
+    # The candidates are shown in an order drawn per assignment; the answer names its speech by id.
+    shown_order_parts = ("candidates",)
+    first_shown = "the candidate speech shown first"
     options_form = CounterSpeechOptions
     styles = ("counter_speech/counter_speech.css",)
     media = ("audio",)

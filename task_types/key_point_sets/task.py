@@ -98,6 +98,9 @@ class KeyPointSets(TaskType):
     template = "key_point_sets/item.html"
     default_guidelines = GUIDELINES
     level = "nominal"
+    # The sets are shown in an order drawn per assignment; the answer names its set by id.
+    shown_order_parts = ("sets",)
+    first_shown = "the set shown first"
     styles = ("key_point_sets/key_point_sets.css",)
     commands = ("key_point_sets_build",)
     item_tools = (("admin:annotation_project_key_point_sets", "Build key-point set comparisons"),)

@@ -122,6 +122,9 @@ class KeyPoints(TaskType):
     default_guidelines = GUIDELINES
     styles = ("key_points/key_points.css",)
     level = "set"
+    # The key points are listed in an order drawn per assignment; answers name them by id.
+    shown_order_parts = ("key_points",)
+    first_shown = "the key point listed first"
     long_rows_use_payload = True
     options_form = KeyPointOptions
     item_tools = (("admin:annotation_project_key_points", "Import key-point data"),

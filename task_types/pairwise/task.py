@@ -131,6 +131,10 @@ class PairwiseConvincingness(TaskType):
     )
     level = "nominal"
     categories = tuple(LABELS.items())
+    # Which argument is shown on the left (as A1) is drawn per assignment; the answer names the
+    # argument by its import side (a1: the item's arg1), whichever side it was shown on.
+    shown_order_parts = ("sides",)
+    first_shown = "the argument shown on the left (A1)"
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         topic = _text(record, "topic")
@@ -187,6 +191,17 @@ class PairwiseConvincingness(TaskType):
             if prev_payload.get("topic") == payload.get("topic"):
                 return {"standpoint": prev_answer.get("standpoint", "")}
         return {}
+
+    def order_parts(self, payload: Mapping[str, Any]) -> dict[str, list[Any]]:
+        return {"sides": ["a1", "a2"]}
+
+    def apply_order(self, payload: Mapping[str, Any], order: Mapping[str, list[Any]]) -> Mapping[str, Any]:
+        """The payload with ``sides``: the two arguments as shown, left (A1) first, each with
+        the answer value that names it (``a1`` for the item's arg1, wherever it is shown)."""
+        sides = [side for side in order.get("sides") or ("a1", "a2") if side in ("a1", "a2")]
+        if sorted(sides) != ["a1", "a2"]:
+            sides = ["a1", "a2"]
+        return {**payload, "sides": [{"id": side, "argument": payload[f"arg{side[1]}"]} for side in sides]}
 
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]

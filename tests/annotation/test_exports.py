@@ -58,6 +58,8 @@ def _reference_rows(project, *, counted_only: bool) -> list[dict]:
             "submitted_at": assignment.submitted_at.isoformat() if assignment.submitted_at else "",
             "seconds": annotation.seconds, "version": annotation.version,
             "revised_at": annotation.revised_at.isoformat() if annotation.revised_at else "",
+            "shown_order": json.dumps(assignment.shown_order or task.order_parts(item.payload), separators=(",", ":"),
+                                      ensure_ascii=False) if task.shown_order_parts else "",
         }
         client = annotation.client or {}
         context = ExportContext(item_external_id=item.external_id, payload=item.payload, gold=item.gold,

@@ -136,7 +136,9 @@ def test_the_page_offers_to_change_the_last_answer_and_saves_the_change(client, 
     assert f'hx-post="{reverse("revise", args=[project.slug, first.pk])}"' in body
     assert 'name="version" value="1"' in body and "Save changes" in body
     assert "Your current item stays reserved for you." in body
-    assert 'value="a1" required data-shortcut="1"' in body and "checked" in body
+    # The stored answer is checked, in the order the assignment drew (the same as when it was given).
+    key = first.shown_order["sides"].index("a1") + 1
+    assert f'value="a1"{" required" if key == 1 else ""} data-shortcut="{key}" data-then-focus="reason-{first.pk}" checked' in body
     saved = client.post(reverse("revise", args=[project.slug, first.pk]),
                         {**answer("a2", "same", CHANGED), "version": "1", "client_elapsed_ms": "2500"}, **HTMX)
     body = saved.content.decode()

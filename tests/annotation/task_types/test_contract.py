@@ -20,9 +20,10 @@ from analysis.frames import annotation_frame
 from analysis.reports import get_report, page_url, report_kinds
 from analysis.services import analysis_run_create, analysis_run_execute, report_input
 from annotation.exports import export_columns
-from annotation.models import Annotation, Item
+from annotation.models import Annotation, Assignment, Item
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
+from annotation.task_types.shown_order import order_for
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -108,6 +109,12 @@ def test_whole_workflow(slug, client):
     # The item reaches the worker as the type lets this worker's variant see it.
     held = Item.objects.get(project=project, external_id=nxt["assignment"]["item"]["external_id"])
     shown = task.worker_payload(held.payload, options=task.clean_options(project.options), variant=nxt["variant"])
+    # ... with its options in the order drawn from the assignment's id, which the assignment stores.
+    drawn = order_for(parts=task.order_parts(held.payload), seed=nxt["assignment"]["id"], keep_import_order=False)
+    assert nxt["assignment"]["shown_order"] == drawn
+    assert Assignment.objects.get(pk=nxt["assignment"]["id"]).shown_order == drawn
+    if drawn is not None:
+        shown = task.apply_order(shown, drawn)
     assert nxt["assignment"]["item"]["payload"] == json.loads(json.dumps(shown))
     url = f"/api/assignments/{nxt['assignment']['id']}/submit/"
     r = api_worker.post(url, example.invalid, format="json")

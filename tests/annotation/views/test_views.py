@@ -50,7 +50,9 @@ def test_validation_errors_rerender_the_same_item_with_the_input(client, annotat
     body = response.content.decode()
     assert response.context["assignment"].pk == a.pk
     assert "The reason needs at least 30 characters (it has 9)." in body
-    assert f'value="a2" data-shortcut="2" data-then-focus="reason-{a.pk}" checked' in body
+    # a2 keeps its place in the order drawn for the assignment, and its key.
+    key = a.shown_order["sides"].index("a2") + 1
+    assert f'value="a2"{" required" if key == 1 else ""} data-shortcut="{key}" data-then-focus="reason-{a.pk}" checked' in body
     assert ">too short</textarea>" in body
     assert not Annotation.objects.exists()
 

@@ -43,14 +43,16 @@ def test_choose_the_counter_and_say_why_with_the_keyboard(live_server, browser):
     page.keyboard.press("Control+Enter")
     expect(page.get_by_test_id("done-count")).to_have_text("1")
     annotation = Annotation.objects.get()
-    assert annotation.answer == {"choice": "c1", "reasons": ["quote", "other"]}
+    # Key 1 chose the first candidate on screen, in the order drawn for the assignment.
+    assert annotation.answer == {"choice": annotation.assignment.shown_order["candidates"][0], "reasons": ["quote", "other"]}
     assert annotation.reason == "It answers the helmet point" and annotation.client["input"] == "keyboard"
     # The second question: a guess, said so.
     page.keyboard.press("2")
     page.keyboard.press("g")
     page.keyboard.press("Control+Enter")
     expect(page.get_by_test_id("nothing-left")).to_be_visible()
-    assert Annotation.objects.order_by("pk").last().answer == {"choice": "c4", "reasons": ["guess"]}
+    last = Annotation.objects.order_by("pk").last()
+    assert last.answer == {"choice": last.assignment.shown_order["candidates"][1], "reasons": ["guess"]}
     assert page.errors == []
     page.close()
 

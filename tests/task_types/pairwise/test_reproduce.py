@@ -13,6 +13,8 @@ from django.urls import reverse
 from scipy.stats import spearmanr
 
 from analysis.models import AnalysisRun
+from analysis.presentation import shown_first_frame
+from annotation.models import Assignment
 from task_types.pairwise.published import PAPER_TABLE1, RANKING_FOLDER, STRICT_FOLDER
 from tests.factories import UserFactory
 from tests.task_types.pairwise.test_gold_page import _table1_cells
@@ -57,6 +59,11 @@ def test_reproduce_ukpconvarg(shared_data, tmp_path, client):
     counts = run.result["counts"]
     assert (counts["all"], counts["strict"], counts["rank"]) == (16081, 11675, 1052)
     assert "16,081" in text and "11,675" in text
+    # The release's answers keep their recorded order: its A1, the pair's first argument, was on
+    # the left for every worker, so nothing was drawn and every reader takes the import order.
+    project = run.project
+    assert not Assignment.objects.filter(project=project, shown_order__isnull=False).exists()
+    assert set(shown_first_frame(project=project)["first"]) == {"a1"}
 
     # Table 1: ours per configuration, and the paper's printed beside it.
     mean = {(r["scenario"], r["strategy"]): r for r in run.result["table1"]["mean"]}

@@ -1,0 +1,99 @@
+"""Position bias: how often answers chose the option shown first, against what the shown order
+predicts when position plays no part.
+
+Each answer ``a`` to item ``i`` was shown some option ``f(a)`` first and either chose it or not
+(``hit``). With no position bias, whether ``a`` chose ``f(a)`` depends on the item alone, so its
+chance is the share of the item's *other* answers that chose ``f(a)`` (leaving ``a`` out keeps the
+estimate from counting the answer it predicts). The expected share is the mean of those chances;
+it equals the observed share when every worker saw the same order, where position and content
+cannot be told apart, and is what the observed share should be near when orders were drawn.
+An answer alone on its item predicts nothing and is left out.
+
+The observed share gets a Wilson score interval; a share whose interval leaves out the expected
+share is flagged. Per worker, the same figures over the worker's own answers, the expectation
+still from everyone else's answers to the same items: a worker who picks the left-hand argument
+whatever it says shows a share near 1 against an expectation near one half.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+Z95 = 1.959963984540054
+
+
+@dataclass(frozen=True)
+class FirstShare:
+    answers: int  # answers counted (each with at least one other answer to its item)
+    chose_first: int  # of them, those that chose the option shown first
+    share: float  # chose_first / answers (NaN without answers)
+    low: float  # Wilson interval of the share at ``level``
+    high: float
+    expected: float  # the share the shown orders predict with no position bias
+
+    @property
+    def flagged(self) -> bool:
+        """The interval leaves out the expected share."""
+        return self.answers > 0 and not (self.low <= self.expected <= self.high)
+
+
+@dataclass(frozen=True)
+class PositionBias:
+    overall: FirstShare
+    workers: dict[str, FirstShare]  # per worker, in the order of their names
+    level: float
+    orders_varied: bool  # whether some item was shown with different options first
+
+
+def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a binomial proportion (0–1 without observations)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def _z(level: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(0.5 + level / 2)
+
+
+def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float = 0.95) -> PositionBias:
+    """``answers``: one row per answer with ``answer``, ``item``, ``worker`` and ``first`` (the id
+    of the option shown first); ``chosen``: one row per option an answer chose, with ``answer``
+    and ``option`` (none for an answer that chose no option, e.g. "equal" or "None")."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+    z = _z(level)
+    frame = answers[["answer", "item", "worker", "first"]].drop_duplicates("answer")
+    picked = chosen[["answer", "option"]].drop_duplicates()
+    picked = picked.merge(frame[["answer", "item"]], on="answer", how="inner")
+    # How many answers to each item chose each option, and how many answers each item has.
+    per_option = picked.groupby(["item", "option"], sort=False).size().rename("chose").reset_index()
+    per_item = frame.groupby("item", sort=False).size().rename("n").reset_index()
+    frame = frame.merge(per_item, on="item", how="left")
+    hits = picked.rename(columns={"option": "first"})[["answer", "first"]].assign(hit=1)
+    frame = frame.merge(hits, on=["answer", "first"], how="left")
+    frame["hit"] = frame["hit"].fillna(0).astype(int)
+    frame = frame.merge(per_option.rename(columns={"option": "first"}), on=["item", "first"], how="left")
+    frame["chose"] = frame["chose"].fillna(0).astype(int)
+    frame = frame[frame["n"] >= 2].copy()
+    # Leave-one-out: the other answers' share that chose what this answer was shown first.
+    frame["expected"] = (frame["chose"] - frame["hit"]) / (frame["n"] - 1)
+    varied = bool((frame.groupby("item")["first"].nunique() > 1).any()) if len(frame) else False
+
+    def share(rows: pd.DataFrame) -> FirstShare:
+        n, k = len(rows), int(rows["hit"].sum())
+        low, high = wilson(k, n, z=z)
+        return FirstShare(answers=n, chose_first=k, share=k / n if n else float("nan"), low=low, high=high,
+                          expected=float(np.mean(rows["expected"])) if n else float("nan"))
+
+    workers = {str(worker): share(rows) for worker, rows in sorted(frame.groupby("worker", sort=False), key=lambda kv: str(kv[0]))}
+    return PositionBias(overall=share(frame), workers=workers, level=level, orders_varied=varied)
