@@ -20,8 +20,12 @@ Rules that the paper leaves open, fixed here:
 - kappas are averaged over worker pairs sharing at least ``min_overlap`` binary questions (a
   pair's shared questions may span several speeches); pairs whose kappa is 0/0 are left out.
 
-- "positive at least once" (of a title, of a speech) is the paper's count: at least one
-  annotator ticked it; the majority-based shares are separate figures (``*_majority*``).
+- a title "labeled as positive at least once" (the paper's 248, ~56%) is one whose label, the
+  majority of the speech's annotators, is positive in at least one speech that offered it
+  (``titles_labelled_positive_once``); a title that at least one annotator ticked somewhere is
+  its own figure (``titles_ticked_once``). Over speeches, ``speeches_with_positive`` counts a
+  speech where some annotator ticked a title, ``speeches_with_majority`` one with a pair
+  labelled positive.
 
 Intervals come from a bootstrap over **speeches**: a speech is drawn with all its questions,
 since questions of one speech share the listener and the speech and are not independent. Every
@@ -102,8 +106,8 @@ class ComprehensionFigures:
     titles_per_speech: Figure
     speeches_with_positive: Figure  # speeches where some annotator ticked a title (the paper's)
     speeches_with_majority: Figure  # speeches with at least one question positive by majority
-    titles_positive_once: Figure  # titles some annotator ticked in a speech that asked them
-    titles_majority_once: Figure  # titles positive by majority in a speech that asked them
+    titles_ticked_once: Figure  # titles some annotator ticked in a speech that asked them
+    titles_labelled_positive_once: Figure  # titles labelled positive (majority) in a speech that asked them: the paper's
     high_confidence_share: Figure  # over questions with m >= high_confidence_min_annotators
     cohen_kappa: PairwiseKappa
     cohen_kappa_pro: PairwiseKappa  # questions of supporting speeches only
@@ -242,8 +246,8 @@ def comprehension_figures(
         titles_per_speech=figure("titles_per_speech", n_speeches),
         speeches_with_positive=figure("speeches_with_positive", n_speeches),
         speeches_with_majority=figure("speeches_with_majority", n_speeches),
-        titles_positive_once=figure("titles_positive_once", len(titles)),
-        titles_majority_once=figure("titles_majority_once", len(titles)),
+        titles_ticked_once=figure("titles_ticked_once", len(titles)),
+        titles_labelled_positive_once=figure("titles_labelled_positive_once", len(titles)),
         high_confidence_share=figure("high_confidence_share", eligible),
         cohen_kappa=kappa("cohen_kappa"),
         cohen_kappa_pro=kappa("cohen_kappa_pro"),

@@ -1,8 +1,8 @@
 """What the comprehension study counts over speeches and over titles, as bootstrap statistics.
 
 Figures over speeches (positive pairs, titles per speech, speeches where a title was found) are
-ratios of per-speech sums: the bootstrap draws speeches. Figures over titles ("titles positive at
-least once") are not: whether a title was positive somewhere depends on every speech that asked
+ratios of per-speech sums: the bootstrap draws speeches. Figures over titles ("titles labelled
+positive at least once") are not: whether a title was positive somewhere depends on every speech that asked
 it, and drawing speeches loses a title's positive speech more often than the title itself, which
 biases every resample downward. Titles are therefore drawn by **title group**: a connected
 component of the graph linking each speech to the titles it was asked. In the paper's design a
@@ -11,8 +11,12 @@ are sums over groups, and groups share no speech, so they resample independently
 
 Two readings of "positive" coexist:
 
-- *found* (the paper's count): at least one annotator ticked the title in that speech;
-- *majority*: more than half of the speech's annotators ticked it.
+- *labelled positive*: the pair's label is positive, more than half of the speech's annotators
+  ticked it. The paper's "248 (~56%) of the iDebate arguments were labeled as positive at least
+  once" counts titles so (its labels are the majority of five annotators, as in "354 (40.3%) are
+  labeled as positive"): ``titles_labelled_positive_once``;
+- *ticked*: at least one annotator ticked the title in that speech (``titles_ticked_once``, and
+  ``speeches_with_positive`` over speeches).
 """
 
 from __future__ import annotations
@@ -75,8 +79,8 @@ def title_statistics(
     questions: pd.DataFrame, title: np.ndarray, group: np.ndarray
 ) -> dict[str, ItemAdditive]:
     """Shares of titles positive in at least one speech that asked them, as ratios of per-group
-    sums. Cells per group: titles, titles positive by majority somewhere, titles some annotator
-    ticked somewhere."""
+    sums. Cells per group: titles, titles labelled positive (by majority) somewhere (the paper's
+    count), titles some annotator ticked somewhere."""
     n_titles = group.size
     majority = np.zeros(n_titles, dtype=bool)
     found = np.zeros(n_titles, dtype=bool)
@@ -98,8 +102,8 @@ def title_statistics(
         return matrix
 
     return {
-        "titles_majority_once": ItemAdditive(totals, build, _ratio(1, 0)),
-        "titles_positive_once": ItemAdditive(totals, build, _ratio(2, 0)),
+        "titles_labelled_positive_once": ItemAdditive(totals, build, _ratio(1, 0)),
+        "titles_ticked_once": ItemAdditive(totals, build, _ratio(2, 0)),
     }
 
 

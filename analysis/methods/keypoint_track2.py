@@ -4,8 +4,11 @@ A system gives its own ``key_points.csv`` (key_point_id, key_point, topic, stanc
 ``{arg_id: {key_point_id: score}}`` for the arguments (``arguments.csv``: arg_id, argument, topic,
 stance). This module
 
-- checks the key points: 5 to 10 per topic and stance of the arguments (the shared task's rule),
-  and each with a topic and stance that the arguments have;
+- checks the key points (``counts``): by default the shared task's rule, "at least 5 key points
+  and at most 10 per topic, with their stance towards the topic" (its README: 5 to 10 per topic,
+  the two stances together); ``counts="stance"`` asks 5 to 10 for each topic and stance,
+  ``counts="any"`` checks no count. Each key point needs a topic and stance that the arguments
+  have (``any`` lifts that too). A refusal names the setting that lifts it (``lift``);
 - pairs each argument with its highest-scoring key point of the same topic and stance (a random
   one among tied scores, seeded), takes the top half of the pairs by score per topic and stance
   (⌊0.5·n⌋ of the group's ``n`` arguments, as the track 1 evaluation keeps; ties at the cut drawn
@@ -29,6 +32,9 @@ import pandas as pd
 Predictions = Mapping[str, Mapping[str, float]]
 MIN_KEY_POINTS = 5
 MAX_KEY_POINTS = 10
+# What the counts are checked over: the README's rule (per topic) first, the default.
+COUNTS = ("topic", "stance", "any")
+LIFT = "counts='any'"
 PAIR_COLUMNS = ["arg_id", "key_point_id", "score", "topic", "stance"]
 
 
@@ -48,10 +54,14 @@ def _stance(value: object) -> int:
     return int(float(str(value)))
 
 
-def check_key_points(key_points: pd.DataFrame, arguments: pd.DataFrame, *, minimum: int = MIN_KEY_POINTS,
-                     maximum: int = MAX_KEY_POINTS) -> None:
-    """Refuse a key-point set without ``minimum``–``maximum`` key points for every topic and
-    stance of the arguments, or with key points of a topic and stance the arguments lack."""
+def check_key_points(key_points: pd.DataFrame, arguments: pd.DataFrame, *, counts: str = "topic",
+                     minimum: int = MIN_KEY_POINTS, maximum: int = MAX_KEY_POINTS, lift: str = LIFT) -> None:
+    """Refuse a key-point set without ``minimum``–``maximum`` key points for every topic of the
+    arguments (``counts="topic"``, the shared task's rule) or every topic and stance
+    (``counts="stance"``), or with key points of a topic and stance the arguments lack. A refusal
+    ends by naming ``lift``, the setting that lifts the check; ``counts="any"`` checks neither."""
+    if counts not in COUNTS:
+        raise Track2Error(f"counts must be one of {', '.join(COUNTS)}, got {counts!r}")
     missing = [c for c in ("key_point_id", "key_point", "topic", "stance") if c not in key_points.columns]
     if missing:
         raise Track2Error(f"key_points.csv lacks the column(s) {', '.join(missing)}")
@@ -60,18 +70,32 @@ def check_key_points(key_points: pd.DataFrame, arguments: pd.DataFrame, *, minim
         row = int(np.flatnonzero(duplicated.to_numpy())[0]) + 2
         raise Track2Error(f"key_points.csv row {row}: key_point_id {key_points['key_point_id'].iloc[row - 2]!r} "
                           "appears twice")
-    counts = key_points.groupby([key_points["topic"].astype(str), key_points["stance"].map(_stance)]).size()
+    if counts == "any":
+        return
+    topics = key_points["topic"].astype(str)
+    stances = key_points["stance"].map(_stance)
     groups = sorted({(str(t), _stance(s)) for t, s in zip(arguments["topic"], arguments["stance"], strict=True)})
     problems = []
-    for topic, stance in groups:
-        n = int(counts.get((topic, stance), 0))
-        if not minimum <= n <= maximum:
-            problems.append(f"topic {topic!r}, stance {stance}: {n} key points (needs {minimum} to {maximum})")
-    for topic, stance in counts.index:
-        if (topic, stance) not in set(groups):
+    if counts == "topic":
+        per_topic = topics.value_counts()
+        for topic in sorted({topic for topic, _ in groups}):
+            n = int(per_topic.get(topic, 0))
+            if not minimum <= n <= maximum:
+                problems.append(f"topic {topic!r}: {n} key points (the shared task asks for {minimum} to {maximum} "
+                                "per topic, both stances together)")
+    else:
+        per_group = key_points.groupby([topics, stances]).size()
+        for topic, stance in groups:
+            n = int(per_group.get((topic, stance), 0))
+            if not minimum <= n <= maximum:
+                problems.append(f"topic {topic!r}, stance {stance}: {n} key points (needs {minimum} to "
+                                f"{maximum} per topic and stance)")
+    known = set(groups)
+    for topic, stance in sorted(set(zip(topics, stances, strict=True))):
+        if (topic, stance) not in known:
             problems.append(f"topic {topic!r}, stance {stance}: key points of a topic and stance without arguments")
     if problems:
-        raise Track2Error("; ".join(problems))
+        raise Track2Error("; ".join(problems) + f". {lift} lifts this check")
 
 
 def best_pairs(arguments: pd.DataFrame, key_points: pd.DataFrame, predictions: Predictions, *,

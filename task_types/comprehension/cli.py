@@ -11,6 +11,10 @@ release judged; motions split with ``--dev-share`` and ``--split-seed``):
 
     python -m task_types.comprehension.cli reference ../shared/data/ibm_recorded_debating_v4
 
+and the release's own counts of titles found at least once (``titles``; see ``ibm_title_counts``):
+
+    python -m task_types.comprehension.cli titles ../shared/data/ibm_recorded_debating_v4
+
 Speeches have ``id``, ``motion_id``, ``motion``, ``speaker``, ``stance`` (pro or con), ``audio``,
 ``transcript``, ``asr_transcript`` and ``sentences`` (a JSON list; default: split from the
 transcript); titles have ``id``, ``motion_id``, ``stance``, ``title`` and ``text``. A command-line
@@ -62,6 +66,38 @@ def ibm_reference(folder: Path, *, dev_share: float = 0.5, split_seed: int = 0) 
     return reference(pd.DataFrame(), pd.DataFrame(rows), params)
 
 
+def ibm_title_counts(folder: Path) -> dict[str, Any]:
+    """The paper's "labeled as positive at least once" on the release's own annotation, beside the
+    one-annotator reading. The release labels each (speech, iDebate point, sentence) with its
+    annotators' votes and a label (``is-claim-mentioned-in-sentence``); a pair is *labelled
+    positive* when some sentence of the speech has the positive label, *ticked* when some sentence
+    has at least one positive vote. A title (a motion's point on one side) counts once, over the
+    speeches that the release judged it in: ``titles``, ``labelled_positive_once``,
+    ``ticked_once`` and the two shares; ``pairs``, ``pairs_labelled_positive`` and
+    ``pairs_ticked`` over (speech, title) pairs."""
+    with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as f:
+        stance = {r["speech-id"]: r["speech-to-motion-polarity"].strip().lower() for r in csv.DictReader(f)}
+    labelled: dict[tuple[str, tuple[str, str, str]], bool] = {}
+    ticked: dict[tuple[str, tuple[str, str, str]], bool] = {}
+    with (folder / "idebate-claim-to-sentence-matching.csv").open(encoding="utf-8", newline="") as f:
+        for r in csv.DictReader(f):
+            if r["speech-id"] not in stance:
+                continue
+            pair = (r["speech-id"], (r["motion-id"], stance[r["speech-id"]], r["idebate-point-id"]))
+            positive = r["is-claim-mentioned-in-sentence"].strip().lower() == "true"
+            labelled[pair] = labelled.get(pair, False) or positive
+            ticked[pair] = ticked.get(pair, False) or int(r["positive-count"]) > 0
+    titles = {title for _, title in labelled}
+    once = {title for (_, title), value in labelled.items() if value}
+    ticked_once = {title for (_, title), value in ticked.items() if value}
+    return {
+        "titles": len(titles), "labelled_positive_once": len(once), "ticked_once": len(ticked_once),
+        "labelled_positive_once_share": len(once) / len(titles) if titles else None,
+        "ticked_once_share": len(ticked_once) / len(titles) if titles else None,
+        "pairs": len(labelled), "pairs_labelled_positive": sum(labelled.values()), "pairs_ticked": sum(ticked.values()),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m task_types.comprehension.cli",
                                      description="Write comprehension questions as JSON lines for the item import.")
@@ -79,7 +115,13 @@ def main(argv: list[str] | None = None) -> int:
     machine.add_argument("folder", type=Path)
     machine.add_argument("--dev-share", type=float, default=0.5)
     machine.add_argument("--split-seed", type=int, default=0)
+    counts = sub.add_parser("titles", help="the IBM release's titles labelled positive, and ticked, at least once, "
+                                           "as JSON")
+    counts.add_argument("folder", type=Path)
     args = parser.parse_args(argv)
+    if args.source == "titles":
+        sys.stdout.write(json.dumps(ibm_title_counts(args.folder), indent=1) + "\n")
+        return 0
     if args.source == "reference":
         result = ibm_reference(args.folder, dev_share=args.dev_share, split_seed=args.split_seed)
         sys.stdout.write(json.dumps(result, indent=1) + "\n")

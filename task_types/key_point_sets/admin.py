@@ -17,6 +17,7 @@ from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
 from task_types.key_point_sets.build import key_point_sets_build
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
+from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES
 
 SLOTS = 4
 
@@ -26,8 +27,7 @@ class SetsForm(forms.Form):
     seed = forms.IntegerField(initial=0, help_text="Decides the order of the sets in each comparison and ties.")
     min_score = forms.FloatField(initial=0.0, help_text="An argument counts for its best key point only with at "
                                  "least this score.")
-    check_counts = forms.BooleanField(required=False, initial=True,
-                                      label="Require 5 to 10 key points per topic and stance")
+    counts = forms.ChoiceField(choices=COUNT_CHOICES, initial="topic", required=False, label="Key-point counts")
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -51,7 +51,7 @@ def sets_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
                        for n in range(1, SLOTS + 1) if data.get(f"name_{n}") and data.get(f"key_points_{n}")
                        and data.get(f"predictions_{n}")]
             built = key_point_sets_build(project=project, arguments=arguments, systems=systems, seed=data["seed"],
-                                         min_score=data["min_score"], check_counts=data["check_counts"])
+                                         min_score=data["min_score"], counts=data["counts"] or "topic", lift=ADMIN_LIFT)
         except Track2Error as exc:
             errors = ImportFailed([RowError(None, None, str(exc))])
         except ImportFailed as exc:

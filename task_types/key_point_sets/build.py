@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import pandas as pd
 
-from analysis.methods.keypoint_track2 import Track2Error, check_key_points, prevalence
+from analysis.methods.keypoint_track2 import LIFT, Track2Error, check_key_points, prevalence
 from task_types.key_point_sets.limits import MAX_SETS, SLUG
 from task_types.key_points.system_files import SystemOutput
 
@@ -28,9 +28,10 @@ class SetsBuilt:
 
 
 def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput], *, seed: int = 0,
-                       min_score: float = 0.0, check_counts: bool = True) -> list[dict[str, Any]]:
+                       min_score: float = 0.0, counts: str = "topic", lift: str = LIFT) -> list[dict[str, Any]]:
     """One import record per topic and stance of ``arguments``: every system's key points of that
-    topic and stance with their prevalence (see ``keypoint_track2.prevalence``)."""
+    topic and stance with their prevalence (see ``keypoint_track2.prevalence``). ``counts`` and
+    ``lift``: the key-point count check (``keypoint_track2.check_key_points``)."""
     if not 2 <= len(systems) <= MAX_SETS:
         raise Track2Error(f"compare 2 to {MAX_SETS} systems, got {len(systems)}")
     names = [s.name for s in systems]
@@ -39,8 +40,7 @@ def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput],
     tables = {}
     for system in systems:
         try:
-            if check_counts:
-                check_key_points(system.key_points, arguments)
+            check_key_points(system.key_points, arguments, counts=counts, lift=lift)
             tables[system.name] = prevalence(arguments, system.key_points, system.predictions, min_score=min_score,
                                              seed=seed)
         except Track2Error as exc:
@@ -54,7 +54,9 @@ def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput],
             table = tables[name]
             rows = table[(table["topic"] == topic) & (table["stance"] == stance)]
             if rows.empty:
-                raise Track2Error(f"system {name!r}: no key points for topic {topic!r}, stance {stance}")
+                raise Track2Error(f"system {name!r}: no key points for topic {topic!r}, stance {stance}: a "
+                                  "comparison shows every system's key points of a side, so each system needs "
+                                  "at least one there")
             # Most prevalent first, as a system reports its summary.
             rows = rows.sort_values("matched", ascending=False, kind="stable")
             sets.append({"system": name, "key_points": [
@@ -67,9 +69,11 @@ def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput],
 
 
 def key_point_sets_build(*, project: Project, arguments: pd.DataFrame, systems: Sequence[SystemOutput],
-                         seed: int = 0, min_score: float = 0.0, check_counts: bool = True) -> SetsBuilt:
+                         seed: int = 0, min_score: float = 0.0, counts: str = "topic",
+                         lift: str = LIFT) -> SetsBuilt:
     """Add the comparisons of ``systems`` the project lacks. Raises ImportFailed naming the
-    problem; nothing is written then."""
+    problem (and, for the key-point count check, ``lift``, the setting that lifts it); nothing is
+    written then."""
     from annotation.importers import ImportFailed, ParsedItem, RowError
     from annotation.services import items_import
     from annotation.task_types import get_task_type
@@ -78,7 +82,7 @@ def key_point_sets_build(*, project: Project, arguments: pd.DataFrame, systems: 
     if task.slug != SLUG:
         raise ImportFailed([RowError(None, "project", f"is a {task.name} project, not key-point set ranking")])
     try:
-        records = comparison_records(arguments, systems, seed=seed, min_score=min_score, check_counts=check_counts)
+        records = comparison_records(arguments, systems, seed=seed, min_score=min_score, counts=counts, lift=lift)
     except Track2Error as exc:
         raise ImportFailed([RowError(None, None, str(exc))]) from None
     existing = set(project.items.values_list("external_id", flat=True))

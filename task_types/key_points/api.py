@@ -26,14 +26,15 @@ class EvaluationSerializer(JobFieldsMixin, serializers.ModelSerializer):
 
     class Meta:
         model = PredictionEvaluation
-        fields = ["id", "project", "filename", "size", "labels", "status", "progress", "stage", "heartbeat_at",
+        fields = ["id", "project", "filename", "size", "labels", "ties", "status", "progress", "stage", "heartbeat_at",
                   "error", "result", "attempts", "created_at", "started_at", "finished_at"]
 
 
 class Evaluations(APIView):
     """GET: the project's evaluations, newest first. POST: a predictions file (multipart field
     ``predictions``) or the predictions as the JSON body; 201 with the finished evaluation when it
-    was scored at once, 202 with the queued one otherwise (poll ``/api/key-points/evaluations/ID/``)."""
+    was scored at once, 202 with the queued one otherwise (poll ``/api/key-points/evaluations/ID/``).
+    ``?ties=file-order`` settles tied scores in the files' order instead of the shared task's way."""
 
     permission_classes = [has_perm("analysis.add_analysisrun")]
     parser_classes = [MultiPartParser, FormParser, JSONParser]
@@ -54,8 +55,12 @@ class Evaluations(APIView):
         else:
             raise ValidationError({"predictions": "send the file as the multipart field 'predictions', "
                                                   "or the predictions as a JSON body"})
+        ties = request.query_params.get("ties", PredictionEvaluation.Ties.OFFICIAL)
+        if ties not in PredictionEvaluation.Ties.values:
+            raise ValidationError({"ties": f"must be one of {', '.join(PredictionEvaluation.Ties.values)}"})
         try:
-            job = evaluation_upload(project=project, upload=source, filename=name, size=size, user=request.user)
+            job = evaluation_upload(project=project, upload=source, filename=name, size=size, user=request.user,
+                                    ties=ties)
         except ImportFailed as exc:
             raise ValidationError({"project": str(exc)}) from None
         job.refresh_from_db()

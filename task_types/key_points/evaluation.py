@@ -41,16 +41,19 @@ def _send(job_id: int) -> None:
 
 
 def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, size: int, user: Any = None,
-                      inline: bool | None = None) -> PredictionEvaluation:
+                      inline: bool | None = None, ties: str = PredictionEvaluation.Ties.OFFICIAL) -> PredictionEvaluation:
     """Store an uploaded predictions file and score it: at once when it is small (or ``inline``
-    says so), else in a queued job. Returns the evaluation (finished, or queued)."""
+    says so), else in a queued job; tied scores are settled by ``ties`` (``official`` or
+    ``file-order``). Returns the evaluation (finished, or queued)."""
     key_points_project(project=project)
+    if ties not in PredictionEvaluation.Ties.values:
+        raise ValueError(f"ties must be one of {', '.join(PredictionEvaluation.Ties.values)}, got {ties!r}")
     stored = default_storage.save(f"key_points/{uuid.uuid4().hex}.json", upload)
     run_now = size <= settings.IMPORT_INLINE_MAX_BYTES if inline is None else inline
     try:
         with transaction.atomic():
             evaluation = PredictionEvaluation.objects.create(
-                project=project, filename=(filename or "predictions.json")[:255], size=size, stored_name=stored,
+                project=project, filename=(filename or "predictions.json")[:255], size=size, stored_name=stored, ties=ties,
                 created_by=user if user is not None and user.is_authenticated else None)
             if not run_now:
                 job_enqueue(job=evaluation, send=_send)
@@ -62,9 +65,10 @@ def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, siz
     return evaluation
 
 
-def score_predictions(*, project: Project, raw: bytes, progress: Any = None) -> tuple[str, dict[str, Any]]:
-    """(labels source, the evaluation as a dict) of predictions given as JSON bytes; raises
-    ValueError naming what is wrong with them."""
+def score_predictions(*, project: Project, raw: bytes, progress: Any = None,
+                      ties: str = PredictionEvaluation.Ties.OFFICIAL) -> tuple[str, dict[str, Any]]:
+    """(labels source, the evaluation as a dict) of predictions given as JSON bytes, tied scores
+    settled by ``ties``; raises ValueError naming what is wrong with them."""
     from analysis.methods.keypoint_eval import evaluate, parse_predictions
     from task_types.key_points.selectors import evaluation_data
 
@@ -78,7 +82,7 @@ def score_predictions(*, project: Project, raw: bytes, progress: Any = None) -> 
                          "or collect annotations first")
     report(0.6, "scoring")
     result = evaluate(arguments=data.arguments, key_points=data.key_points, labels=data.labels,
-                      predictions=predictions).to_dict()
+                      predictions=predictions, ties=ties).to_dict()
     return data.source, result
 
 
@@ -93,7 +97,7 @@ def _score_stored(job: PredictionEvaluation, attempt: Attempt) -> JobOutcome:
     try:
         with default_storage.open(job.stored_name, "rb") as stored:
             raw = stored.read()
-        source, result = score_predictions(project=job.project, raw=raw, progress=attempt.progress)
+        source, result = score_predictions(project=job.project, raw=raw, progress=attempt.progress, ties=job.ties)
     except ValueError as exc:  # what is wrong with the predictions, in words
         raise JobFailed(f"{NOT_SCORED}{exc}") from exc
     return JobOutcome(fields={"result": result, "labels": source})

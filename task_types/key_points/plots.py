@@ -1,5 +1,6 @@
 """The key-point summary as a bar chart (SVG): one panel per topic and stance, each key point's
-number of matched arguments, most matched on top."""
+number of matched arguments, most matched on top. Counts start at 0: the x axis of a panel begins
+at 0 and shows whole numbers, also when no argument of the stance is labelled."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import io
 import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
+
+from matplotlib.ticker import MaxNLocator
 
 from analysis.plots import COLOURS, plt
 
@@ -21,12 +24,17 @@ def _svg(fig: Any) -> str:
 
 
 def summary_svg(groups: Sequence[Mapping[str, Any]]) -> str:
+    return _svg(summary_figure(groups))
+
+
+def summary_figure(groups: Sequence[Mapping[str, Any]]) -> Any:
+    """The chart as a matplotlib figure (``summary_svg`` renders and closes it)."""
     shown = [g for g in groups if g["key_points"]][:MAX_GROUPS]
     if not shown:
         fig, ax = plt.subplots(figsize=(6, 1.2))
         ax.axis("off")
         ax.text(0.5, 0.5, "No labels yet.", ha="center", va="center", color="#5d6475")
-        return _svg(fig)
+        return fig
     heights = [0.42 * len(g["key_points"]) + 0.9 for g in shown]
     fig, axes = plt.subplots(len(shown), 1, figsize=(9, sum(heights)), squeeze=False,
                              gridspec_kw={"height_ratios": heights})
@@ -37,6 +45,9 @@ def summary_svg(groups: Sequence[Mapping[str, Any]]) -> str:
         ax.barh(range(len(kps)), [k["matched"] for k in kps], color=colour)
         ax.set_yticks(range(len(kps)), labels, fontsize=8)
         ax.invert_yaxis()
+        # A count axis from 0; with every count 0 matplotlib would centre it on 0 (−0.04 to 0.04).
+        ax.set_xlim(0, max(1, max(k["matched"] for k in kps)) * 1.1)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         for y, k in enumerate(kps):
             ax.text(k["matched"], y, f" {k['matched']}", va="center", fontsize=8)
         unmatched = group.get("unmatched_share")
@@ -46,4 +57,4 @@ def summary_svg(groups: Sequence[Mapping[str, Any]]) -> str:
                      f"{group['n_labelled']} arguments labelled{tail})", fontsize=9, loc="left")
     axes[-1, 0].set_xlabel("matched arguments (label 1)")
     fig.tight_layout()
-    return _svg(fig)
+    return fig

@@ -19,7 +19,13 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
-from analysis.methods.keypoint_track2 import Track2Error, best_pairs, check_key_points, sample_pairs
+from analysis.methods.keypoint_track2 import (
+    LIFT,
+    Track2Error,
+    best_pairs,
+    check_key_points,
+    sample_pairs,
+)
 from task_types.key_points.corpus import KeyPointCorpus
 from task_types.key_points.system_files import SystemOutput
 
@@ -27,6 +33,14 @@ if TYPE_CHECKING:
     from annotation.models import Project
 
 SHOW = ("all", "predicted")
+# The key-point count check (analysis.methods.keypoint_track2.COUNTS) as the admin pages offer it,
+# and how a refusal there names the setting that lifts it.
+COUNT_CHOICES = [
+    ("topic", "5 to 10 per topic, both stances together (the shared task's rule)"),
+    ("stance", "5 to 10 per topic and per stance"),
+    ("any", "Any number (no check)"),
+]
+ADMIN_LIFT = "The setting 'Key-point counts: Any number (no check)'"
 
 
 @dataclass(frozen=True)
@@ -39,11 +53,12 @@ class Track2Selection:
 
 
 def selection_records(arguments: pd.DataFrame, system: SystemOutput, *, sample: int | None, seed: int = 0,
-                      show: str = "all") -> Track2Selection:
-    """The matching items' import records for a seeded sample of the system's top pairs."""
+                      show: str = "all", counts: str = "topic", lift: str = LIFT) -> Track2Selection:
+    """The matching items' import records for a seeded sample of the system's top pairs; the
+    system's key points are first checked (``counts``, ``lift``: see ``check_key_points``)."""
     if show not in SHOW:
         raise Track2Error(f"show must be one of {', '.join(SHOW)}, got {show!r}")
-    check_key_points(system.key_points, arguments)
+    check_key_points(system.key_points, arguments, counts=counts, lift=lift)
     top = best_pairs(arguments, system.key_points, system.predictions, seed=seed)
     chosen = sample_pairs(top.kept, size=sample, seed=seed)
     wanted = set(chosen["arg_id"])
@@ -70,9 +85,10 @@ class Track2Built:
 
 
 def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOutput, sample: int | None,
-                 seed: int = 0, show: str = "all") -> Track2Built:
+                 seed: int = 0, show: str = "all", counts: str = "topic", lift: str = LIFT) -> Track2Built:
     """Add the sampled arguments the project lacks as matching items; all or nothing. Raises
-    ImportFailed naming the problem (a topic and stance without 5 to 10 key points …)."""
+    ImportFailed naming the problem (a topic without 5 to 10 key points, and ``lift``, the setting
+    that lifts that check …)."""
     from annotation.importers import ImportFailed, ParsedItem, RowError
     from annotation.services import items_import
     from annotation.task_types import get_task_type
@@ -80,7 +96,8 @@ def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOut
 
     key_points_project(project=project)
     try:
-        selection = selection_records(arguments, system, sample=sample, seed=seed, show=show)
+        selection = selection_records(arguments, system, sample=sample, seed=seed, show=show, counts=counts,
+                                      lift=lift)
     except Track2Error as exc:
         raise ImportFailed([RowError(None, None, f"system {system.name!r}: {exc}")]) from None
     task = get_task_type(project.task_type)
@@ -91,10 +108,12 @@ def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOut
     return Track2Built(selection=selection, created=result.created if result else 0, existing=len(parsed) - len(fresh))
 
 
-def track2_score(*, project: Project, arguments: pd.DataFrame, system: SystemOutput) -> dict[str, Any]:
-    """The system's track 1 figures (strict, relaxed, mean mAP, per group) on the labels of the
-    project (derived from its annotations with its thresholds, or its imported gold), with how
-    many of the kept pairs have a label. Raises Track2Error when the project has no labels."""
+def track2_score(*, project: Project, arguments: pd.DataFrame, system: SystemOutput,
+                 ties: str = "official") -> dict[str, Any]:
+    """The system's track 1 figures (strict, relaxed, mean mAP, per group; tied scores settled by
+    ``ties``) on the labels of the project (derived from its annotations with its thresholds, or
+    its imported gold), with how many of the kept pairs have a label. Raises Track2Error when the
+    project has no labels."""
     from analysis.methods.keypoint_eval import evaluate
     from task_types.key_points.selectors import evaluation_data
 
@@ -102,9 +121,9 @@ def track2_score(*, project: Project, arguments: pd.DataFrame, system: SystemOut
     if labels.empty:
         raise Track2Error("the project has no labels yet: collect annotations first")
     result = evaluate(arguments=arguments[["arg_id", "argument", "topic", "stance"]], key_points=system.key_points,
-                      labels=labels, predictions=system.predictions).to_dict()
-    # The pairs the evaluation keeps are each argument's best key point, first in the file's
-    # order on a tie; with every tied key point shown, each has a label once annotated.
+                      labels=labels, predictions=system.predictions, ties=ties).to_dict()
+    # The pairs the evaluation keeps are each argument's best key point, one of the tied ones on
+    # a tie; with every tied key point shown, each has a label once annotated.
     kept = best_pairs(arguments, system.key_points, system.predictions).kept
     labelled = set(zip(labels["arg_id"].astype(str), labels["key_point_id"].astype(str), strict=True))
     result["kept_pairs"] = len(kept)

@@ -16,8 +16,9 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
+from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
-from task_types.key_points.track2 import SHOW, track2_build, track2_score
+from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES, SHOW, track2_build, track2_score
 
 
 class Track2Form(forms.Form):
@@ -25,7 +26,8 @@ class Track2Form(forms.Form):
                                         ("score", "Score the system on the labels collected")], initial="build")
     system = forms.CharField(max_length=100, help_text="The system's name.")
     arguments = forms.FileField(help_text="arguments.csv: arg_id, argument, topic, stance.")
-    key_points = forms.FileField(help_text="The system's key_points.csv: 5 to 10 per topic and stance.")
+    key_points = forms.FileField(help_text="The system's key_points.csv: 5 to 10 per topic (the shared task's "
+                                 "rule), unless Key-point counts says otherwise.")
     predictions = forms.FileField(help_text="The system's predictions JSON: {arg_id: {key_point_id: score}}.")
     sample = forms.IntegerField(required=False, min_value=1, help_text="Pairs to label, drawn from the top half "
                                 "(empty: all of them, which the shared task's score needs).")
@@ -33,6 +35,10 @@ class Track2Form(forms.Form):
     show = forms.ChoiceField(choices=[(s, s) for s in SHOW], initial="all",
                              help_text="all: every key point of the system for the topic and stance; predicted: "
                                        "only the argument's best one (and any tied with it).")
+    counts = forms.ChoiceField(choices=COUNT_CHOICES, initial="topic", required=False, label="Key-point counts",
+                               help_text="Checked when building the items.")
+    ties = forms.ChoiceField(choices=PredictionEvaluation.Ties.choices, initial=PredictionEvaluation.Ties.OFFICIAL,
+                             required=False, label="Tied scores", help_text="How equal scores are settled when scoring.")
 
 
 def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
@@ -46,7 +52,7 @@ def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
             arguments = read_table(data["arguments"].read(), ARGUMENT_COLUMNS, name="arguments.csv")
             system = read_system(data["system"], data["key_points"].read(), data["predictions"].read())
             if data["action"] == "score":
-                result = track2_score(project=project, arguments=arguments, system=system)
+                result = track2_score(project=project, arguments=arguments, system=system, ties=data["ties"] or "official")
                 messages.success(request, f"{system.name}: strict mAP {result['strict']:.4f}, relaxed "
                                  f"{result['relaxed']:.4f}, mean {result['mean']:.4f}; "
                                  f"{result['kept_pairs_labelled']} of {result['kept_pairs']} kept pairs labelled. "
@@ -54,7 +60,8 @@ def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
                                                for g in result["groups"]}))
             else:
                 built = track2_build(project=project, arguments=arguments, system=system, sample=data["sample"],
-                                     seed=data["seed"], show=data["show"])
+                                     seed=data["seed"], show=data["show"], counts=data["counts"] or "topic",
+                                     lift=ADMIN_LIFT)
                 messages.success(request, f"{system.name}: {built.selection.kept} pairs in the top half, "
                                  f"{len(built.selection.records)} sampled: {built.created} new items, "
                                  f"{built.existing} already in the project.")

@@ -33,6 +33,9 @@ REPORT = "key_points"
 class PredictionsForm(forms.Form):
     predictions = forms.FileField(help_text="A JSON object {\"arg_id\": {\"key_point_id\": score, …}, …}, "
                                             "as the shared task's track 1 asked for.")
+    ties = forms.ChoiceField(choices=PredictionEvaluation.Ties.choices, initial=PredictionEvaluation.Ties.OFFICIAL,
+                             required=False, label="Tied scores", help_text="How equal scores are settled. The first gives the "
+                             "shared task's figures; the second depends on the files alone.")
 
 
 def _project(slug: str) -> Project:
@@ -63,7 +66,8 @@ def evaluations(request: HttpRequest, slug: str) -> HttpResponse:
         elif form.is_valid():
             upload = form.cleaned_data["predictions"]
             evaluation = evaluation_upload(project=project, upload=upload, filename=upload.name or "",
-                                           size=upload.size or 0, user=request.user)
+                                           size=upload.size or 0, user=request.user,
+                                           ties=form.cleaned_data["ties"] or PredictionEvaluation.Ties.OFFICIAL)
             return redirect("key-points-evaluation", slug=slug, pk=evaluation.pk)
     shown = PredictionEvaluation.objects.filter(project=project)[:50]
     return render(request, "key_points/evaluations.html", {"project": project, "form": form, "evaluations": shown})

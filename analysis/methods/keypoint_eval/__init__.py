@@ -2,7 +2,8 @@
 
 ``load_data`` reads the shared task's three CSV files, ``parse_predictions`` checks a predictions
 JSON, ``evaluate`` scores it (the rules are in :mod:`analysis.methods.keypoint_eval.scoring`).
-Run ``python -m analysis.methods.keypoint_eval DATA_DIR PREDICTIONS.json [--subset dev]``.
+Run ``python -m analysis.methods.keypoint_eval DATA_DIR PREDICTIONS.json [--subset dev]
+[--ties official|file-order]``.
 """
 
 from analysis.methods.keypoint_eval.data import (
@@ -22,6 +23,7 @@ from analysis.methods.keypoint_eval.predictions import (
     read_predictions,
 )
 from analysis.methods.keypoint_eval.scoring import (
+    TIES,
     GroupScore,
     IdSample,
     KeyPointEvaluation,
@@ -29,6 +31,7 @@ from analysis.methods.keypoint_eval.scoring import (
 )
 
 __all__ = [
+    "TIES",
     "GroupScore",
     "IdSample",
     "KeyPointData",

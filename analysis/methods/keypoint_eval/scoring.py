@@ -1,22 +1,31 @@
 """Strict and relaxed mean average precision of key-point predictions (KPA 2021, track 1).
 
 1. Key point ids that are not in the key points frame are ignored (and reported). Each argument
-   keeps its highest-scoring key point; on a tie, the one that comes first in the key points
-   frame.
+   keeps its highest-scoring key point.
 2. Every argument gets a row; one without a valid prediction gets a placeholder key point with
    score 0 and label 0 (strict and relaxed).
 3. A pair missing from the labels is 0 for strict and 1 for relaxed.
-4. Per (topic, stance) group of the arguments: sort by score, descending (ties keep the arguments'
-   order), keep the first ⌊0.5·n⌋ rows, then give the placeholder rows score 0.99; AP is
-   scikit-learn's ``average_precision_score`` over the kept rows, and the group's value is
+4. Per (topic, stance) group of the arguments: sort by score, descending, keep the first
+   ⌊0.5·n⌋ rows, then give the placeholder rows score 0.99; AP is scikit-learn's
+   ``average_precision_score`` over the kept rows, and the group's value is
    AP × (positives among the kept rows) / (kept rows). A group that keeps no row (one argument)
    or no positive row is worth 0.
 5. mAP is the mean over the groups, for strict and for relaxed labels; ``mean`` is their mean.
 
-This agrees with the shared task's script (``track_1_kp_matching.py``) on every predictions file
-without tied scores. Where scores tie, that script keeps the first key point in the argument's
-JSON object (Python's ``max``) and cuts the group after an unstable sort; a group of one argument
-makes it fail.
+Ties are settled by one of two rules (``ties``):
+
+- ``official`` (the default): as the shared task's script (``track_1_kp_matching.py``) settles
+  them. Within an argument, the first of the tied key points in the argument's JSON object
+  (Python's ``max`` over the object's items). At the cut, the order of pandas' default sort
+  (``sort_values("score", ascending=False)``, numpy's quicksort, which is not stable) of the
+  group's rows in the arguments' order; the same call is made here, so the rows kept are the
+  ones the script keeps with the same numpy.
+- ``file-order``: within an argument, the key point that comes first in the key points frame,
+  whatever order the JSON lists them in; at the cut, the arguments' order (a stable sort). The
+  result then depends on the files only, not on the JSON's key order or numpy's sort.
+
+Without tied scores the two rules agree. Where the script fails (a group of one argument keeps no
+row), the group is worth 0 under both rules.
 """
 
 from __future__ import annotations
@@ -41,6 +50,8 @@ TOP_SHARE = 0.5
 PLACEHOLDER_SCORE = 0.0
 PLACEHOLDER_SCORE_AFTER_CUT = 0.99
 EXAMPLES = 5
+# How ties are settled (see the module's docstring); the first is the default.
+TIES = ("official", "file-order")
 
 
 @dataclass(frozen=True)
@@ -76,12 +87,14 @@ class KeyPointEvaluation:
     ignored_key_points: IdSample
     ignored_arguments: IdSample
     arguments_without_prediction: IdSample
+    ties: str = "official"  # the rule that settled tied scores (one of TIES)
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "strict": self.strict,
             "relaxed": self.relaxed,
             "mean": self.mean,
+            "ties": self.ties,
             "groups": [asdict(group) for group in self.groups],
             "ignored_key_points": _sample_dict(self.ignored_key_points),
             "ignored_arguments": _sample_dict(self.ignored_arguments),
@@ -116,15 +129,20 @@ def evaluate(
     key_points: pd.DataFrame,
     labels: pd.DataFrame,
     predictions: Mapping[str, Mapping[str, float]],
+    ties: str = "official",
 ) -> KeyPointEvaluation:
-    """Score ``predictions`` against the labels, as the shared task did (see the module doc)."""
+    """Score ``predictions`` against the labels, as the shared task did (see the module doc);
+    ``ties`` is one of ``TIES``."""
+    if ties not in TIES:
+        raise KeyPointInputError(f"ties must be one of {', '.join(TIES)}, got {ties!r}")
+    official = ties == "official"
     arguments = check_arguments(arguments)
     key_points = check_key_points(key_points)
     labels = check_labels(labels)
 
     arg_ids: list[str] = arguments["arg_id"].tolist()
     best_kp, best_score, unknown_kps, unknown_args = _best_key_points(
-        arg_ids, key_points["key_point_id"].tolist(), predictions
+        arg_ids, key_points["key_point_id"].tolist(), predictions, json_order=official
     )
     placeholder = np.array([kp is None for kp in best_kp], dtype=bool)
     score = np.where(placeholder, PLACEHOLDER_SCORE, best_score)
@@ -139,7 +157,7 @@ def evaluate(
     # The groups in the order of (topic, stance), as pandas' groupby lists them.
     for topic, stance in sorted(members):
         rows = np.asarray(members[topic, stance], dtype=np.int64)
-        groups.append(_group(topic, stance, rows, score, placeholder, strict, relaxed))
+        groups.append(_group(topic, stance, rows, score, placeholder, strict, relaxed, official=official))
 
     strict_map = float(np.mean([group.strict for group in groups]))
     relaxed_map = float(np.mean([group.relaxed for group in groups]))
@@ -154,6 +172,7 @@ def evaluate(
         ignored_key_points=unknown_kps.sample(),
         ignored_arguments=unknown_args.sample(),
         arguments_without_prediction=without.sample(),
+        ties=ties,
     )
 
 
@@ -161,8 +180,11 @@ def _best_key_points(
     arg_ids: list[str],
     kp_ids: list[str],
     predictions: Mapping[str, Mapping[str, float]],
+    *,
+    json_order: bool,
 ) -> tuple[list[str | None], np.ndarray, _Collector, _Collector]:
-    """Each argument's best valid key point and its score (rule 1)."""
+    """Each argument's best valid key point and its score (rule 1); among tied key points the
+    first in the JSON object (``json_order``) or in the key points frame."""
     rank = {kp_id: position for position, kp_id in enumerate(kp_ids)}
     index = {arg_id: position for position, arg_id in enumerate(arg_ids)}
     best_kp: list[str | None] = [None] * len(arg_ids)
@@ -184,7 +206,7 @@ def _best_key_points(
                 unknown_kps.add(kp_id)
                 continue
             if (chosen is None or value > chosen_score
-                    or (value == chosen_score and kp_rank < chosen_rank)):
+                    or (not json_order and value == chosen_score and kp_rank < chosen_rank)):
                 chosen, chosen_rank, chosen_score = kp_id, kp_rank, float(value)
         position = index.get(arg_id)
         if position is None:
@@ -222,10 +244,17 @@ def _group(
     placeholder: np.ndarray,
     strict: np.ndarray,
     relaxed: np.ndarray,
+    *,
+    official: bool,
 ) -> GroupScore:
     """Rule 4 for one (topic, stance) group; ``rows`` in the arguments' order."""
     kept = int(len(rows) * TOP_SHARE)
-    order = np.argsort(-score[rows], kind="stable")
+    if official:
+        # The script's call, on the group's scores in the arguments' order.
+        ordered = pd.Series(score[rows]).sort_values(ascending=False)
+        order = ordered.index.to_numpy()
+    else:
+        order = np.argsort(-score[rows], kind="stable")
     top = rows[order[:kept]]
     kept_score = np.where(placeholder[top], PLACEHOLDER_SCORE_AFTER_CUT, score[top])
     strict_ap, strict_value = _retrieval_ap(strict[top], kept_score)

@@ -69,13 +69,14 @@ def test_every_figure_of_the_hand_example():
     assert figures.speeches_with_majority.value == pytest.approx(2 / 3, abs=EXACT)
     # Speeches where some annotator ticked a title (the paper's count): all three.
     assert figures.speeches_with_positive.value == pytest.approx(1.0, abs=EXACT)
-    # Titles a..e; positive by majority somewhere: a (in s1, though not in s3) and d.
-    assert figures.titles_majority_once.value == pytest.approx(2 / 5, abs=EXACT)
-    # Ticked by at least one annotator somewhere (the paper's count): a, b (w3), c (w2), d, e (w4).
-    assert figures.titles_positive_once.value == pytest.approx(5 / 5, abs=EXACT)
-    assert figures.titles_positive_once.n == figures.titles_majority_once.n == 5
+    # Titles a..e; labelled positive (by majority) somewhere, the paper's count: a (in s1, though
+    # not in s3) and d.
+    assert figures.titles_labelled_positive_once.value == pytest.approx(2 / 5, abs=EXACT)
+    # Ticked by at least one annotator somewhere: a, b (w3), c (w2), d, e (w4).
+    assert figures.titles_ticked_once.value == pytest.approx(5 / 5, abs=EXACT)
+    assert figures.titles_ticked_once.n == figures.titles_labelled_positive_once.n == 5
     # Titles are resampled by group: s1 and s3 share a, b, c; s2 has d, e. Two groups.
-    assert figures.titles_positive_once.unit == "title group"
+    assert figures.titles_ticked_once.unit == "title group"
     assert figures.positive_share.unit == "speech"
     # High confidence: 7 of 8 questions (all but the tie).
     assert figures.high_confidence_share.value == pytest.approx(7 / 8, abs=EXACT)
@@ -212,8 +213,8 @@ INTERVAL_FIGURES = (
     "titles_per_speech",
     "speeches_with_positive",
     "speeches_with_majority",
-    "titles_positive_once",
-    "titles_majority_once",
+    "titles_ticked_once",
+    "titles_labelled_positive_once",
     "high_confidence_share",
     "cohen_kappa",
     "cohen_kappa_pro",
@@ -256,7 +257,7 @@ def test_titles_are_resampled_by_group_of_titles_and_speeches():
     # Groups are numbered in the order of their first question (questions sorted by speech).
     order = groups
     draws = np.random.default_rng(seed).integers(0, len(order), size=(n_boot, len(order)))
-    names = ["titles_positive_once", "titles_majority_once"]
+    names = ["titles_ticked_once", "titles_labelled_positive_once"]
     replicates = {name: [] for name in names}
     for draw in draws:
         parts, copies = [], {}

@@ -60,16 +60,38 @@ def test_the_sample_is_seeded_and_bounded():
         sample_pairs(kept, size=0)
 
 
-def test_five_to_ten_key_points_per_topic_and_stance():
-    check_key_points(KPS, ARGS)
-    with pytest.raises(Track2Error, match=r"topic 'We should ban boxing', stance -1: 4 key points \(needs 5 to 10\)"):
-        check_key_points(KPS.iloc[:9], ARGS)
+def test_five_to_ten_key_points_per_topic_by_default_the_shared_tasks_rule():
+    check_key_points(KPS, ARGS)  # 5 + 5
+    four_and_four = KPS[~KPS["key_point_id"].isin(["k5", "j5"])]
+    check_key_points(four_and_four, ARGS)  # 8 per topic: what the README asks for
+    check_key_points(KPS[KPS["stance"] == 1], ARGS)  # 5 + 0 is 5 per topic too
+    ten_and_ten = pd.concat([KPS, KPS.assign(key_point_id=[f"x{i}" for i in range(10)])])
+    with pytest.raises(Track2Error, match=r"topic 'We should ban boxing': 20 key points \(the shared task asks for 5 "
+                                          r"to 10 per topic, both stances together\)\. counts='any' lifts this check"):
+        check_key_points(ten_and_ten, ARGS)
+    with pytest.raises(Track2Error, match="4 key points .*--counts any lifts this check"):
+        check_key_points(KPS.iloc[:4], ARGS, lift="--counts any")
+    check_key_points(ten_and_ten, ARGS, counts="any")
+
+
+def test_five_to_ten_per_topic_and_stance_is_a_setting():
+    check_key_points(KPS, ARGS, counts="stance")
+    with pytest.raises(Track2Error, match=r"topic 'We should ban boxing', stance -1: 4 key points \(needs 5 to 10 per "
+                                          r"topic and stance\)\. counts='any' lifts this check"):
+        check_key_points(KPS.iloc[:9], ARGS, counts="stance")
     eleven = pd.concat([KPS, KPS.iloc[[0, 1, 2, 3, 4, 0]].assign(key_point_id=[f"x{i}" for i in range(6)])])
     with pytest.raises(Track2Error, match="stance 1: 11 key points"):
-        check_key_points(eleven, ARGS)
+        check_key_points(eleven, ARGS, counts="stance")
+    with pytest.raises(Track2Error, match="counts must be one of topic, stance, any"):
+        check_key_points(KPS, ARGS, counts="side")
+
+
+def test_key_points_without_arguments_and_repeated_ids_are_refused():
     stray = pd.concat([KPS, KPS.iloc[:1].assign(key_point_id="s1", topic="Another topic")])
-    with pytest.raises(Track2Error, match="'Another topic', stance 1: key points of a topic and stance without"):
+    with pytest.raises(Track2Error, match="'Another topic', stance 1: key points of a topic and stance without "
+                                          "arguments. counts='any' lifts this check"):
         check_key_points(stray, ARGS)
+    check_key_points(stray, ARGS, counts="any")
     with pytest.raises(Track2Error, match="row 3: key_point_id 'k1' appears twice"):
         check_key_points(pd.concat([KPS.iloc[:1], KPS]), ARGS)
 

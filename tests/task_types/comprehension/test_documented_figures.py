@@ -55,3 +55,21 @@ def test_the_reading_demo_gives_the_same_reference(shared_data):
     assert sum(len(t) for t in items["titles"]) == 332
     from_demo = reference(pd.DataFrame(), items, PARAMS)
     assert from_demo == ibm_reference(shared_data / "ibm_recorded_debating_v4")
+
+
+@pytest.mark.shared_data
+def test_the_title_counts_on_the_release_the_page_states(shared_data):
+    from task_types.comprehension.cli import ibm_title_counts
+
+    counts = ibm_title_counts(shared_data / "ibm_recorded_debating_v4")
+    assert (counts["titles"], counts["labelled_positive_once"], counts["ticked_once"]) == (191, 144, 185)
+    assert (counts["pairs"], counts["pairs_labelled_positive"], counts["pairs_ticked"]) == (254, 180, 244)
+    rows = {
+        "| titles labelled positive at least once (the paper's figure) | 248 (~56%) | 144 of 191 "
+        f"({100 * counts['labelled_positive_once_share']:.1f}%) |",
+        f"| titles ticked by at least one annotator | not given | 185 of 191 ({100 * counts['ticked_once_share']:.1f}%) |",
+        f"| (speech, title) pairs labelled positive | 354 of 878 (40.3%) | 180 of 254 ({100 * 180 / 254:.1f}%) |",
+        f"| (speech, title) pairs ticked by at least one annotator | not given | 244 of 254 ({100 * 244 / 254:.1f}%) |",
+    }
+    for row in rows:
+        assert stated(row), row

@@ -43,11 +43,17 @@ def test_one_comparison_per_topic_and_stance_with_each_key_points_prevalence():
     assert orders == {("hand-made", "other"), ("other", "hand-made")}
 
 
-def test_a_system_without_five_key_points_is_refused_by_name():
-    short = SystemOutput("short", KEY_POINTS.iloc[1:], PREDICTIONS)
-    with pytest.raises(Track2Error, match="system 'short': topic 'We should ban boxing', stance 1: 4 key points"):
+def test_a_system_outside_the_count_rule_is_refused_by_name_and_the_switch():
+    short = SystemOutput("short", KEY_POINTS.iloc[[0, 1, 5, 6]], PREDICTIONS)  # 2 + 2
+    with pytest.raises(Track2Error, match="system 'short': topic 'We should ban boxing': 4 key points .*"
+                                          "counts='any' lifts this check"):
         comparison_records(ARGUMENTS, [SYSTEM, short])
-    assert len(comparison_records(ARGUMENTS, [SYSTEM, short], check_counts=False)) == 2
+    assert len(comparison_records(ARGUMENTS, [SYSTEM, short], counts="any")) == 2
+    # 4 + 5: what the shared task allows is built by default, refused per stance.
+    nine = SystemOutput("nine", KEY_POINTS.iloc[1:], PREDICTIONS)
+    assert len(comparison_records(ARGUMENTS, [SYSTEM, nine])) == 2
+    with pytest.raises(Track2Error, match="system 'nine': topic 'We should ban boxing', stance 1: 4 key points"):
+        comparison_records(ARGUMENTS, [SYSTEM, nine], counts="stance")
     with pytest.raises(Track2Error, match="compare 2 to 5 systems"):
         comparison_records(ARGUMENTS, [SYSTEM])
     project = ProjectFactory(task_type="key_point_sets")
@@ -97,3 +103,57 @@ def test_the_command_builds_and_the_report_ranks_the_systems(tmp_path, capsys, c
     response = client.get(url)
     body = b"".join(response.streaming_content).decode() if response.streaming else response.content.decode()
     assert next(csv.DictReader(io.StringIO(body)))["system"] == "hand-made"
+
+
+def write_systems(tmp_path, systems):
+    ARGUMENTS.to_csv(tmp_path / "arguments.csv", index=False)
+    args = ["--arguments", str(tmp_path / "arguments.csv")]
+    for system in systems:
+        system.key_points.to_csv(tmp_path / f"{system.name}.csv", index=False)
+        (tmp_path / f"{system.name}.json").write_text(json.dumps(system.predictions))
+        args += ["--system", system.name, str(tmp_path / f"{system.name}.csv"), str(tmp_path / f"{system.name}.json")]
+    return args
+
+
+def test_every_refusal_of_the_count_check_names_the_switch_that_lifts_it(tmp_path, client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+    from django.core.management import CommandError
+
+    short = SystemOutput("short", KEY_POINTS.iloc[[0, 1, 5, 6]], PREDICTIONS)
+    project = ProjectFactory(task_type="key_point_sets")
+    args = write_systems(tmp_path, [SYSTEM, short])
+    with pytest.raises(CommandError, match="4 key points .*--counts any lifts this check"):
+        call_command("key_point_sets_build", project.slug, *args)
+    call_command("key_point_sets_build", project.slug, *args, "--counts", "any")
+    assert project.items.count() == 2
+    other = ProjectFactory(task_type="key_point_sets")
+    client.force_login(UserFactory(role="admin", is_superuser=True, is_staff=True))
+    url = reverse("admin:annotation_project_key_point_sets", args=[other.pk])
+    files = {"arguments": ("arguments.csv", tmp_path / "arguments.csv")}
+    for n, system in enumerate((SYSTEM, short), 1):
+        files[f"key_points_{n}"] = (f"{system.name}.csv", tmp_path / f"{system.name}.csv")
+        files[f"predictions_{n}"] = (f"{system.name}.json", tmp_path / f"{system.name}.json")
+    data = {name: SimpleUploadedFile(filename, path.read_bytes()) for name, (filename, path) in files.items()}
+    response = client.post(url, {**data, "name_1": SYSTEM.name, "name_2": short.name, "seed": 0, "min_score": 0,
+                                 "counts": "topic"})
+    page = " ".join(response.content.decode().split())
+    assert "4 key points" in page
+    assert "The setting &#x27;Key-point counts: Any number (no check)&#x27; lifts this check" in page
+    assert not other.items.exists()
+
+
+@pytest.mark.shared_data
+def test_the_shared_tasks_dev_key_points_are_compared_as_they_are(shared_data):
+    from analysis.methods.keypoint_eval import load_data
+    from analysis.methods.keypoint_match import match_tfidf
+
+    dev = load_data(shared_data / "kpa_2021", "dev")
+    per_side = dev.key_points.groupby(["topic", "stance"]).size()
+    assert per_side.min() == 3 and per_side.max() == 5  # fewer than 5 on some sides
+    tfidf = match_tfidf(arguments=dev.arguments, key_points=dev.key_points)
+    first = {a: dict(list(scores.items())[:1]) for a, scores in tfidf.items()}
+    systems = [SystemOutput("tfidf", dev.key_points, tfidf), SystemOutput("first", dev.key_points, first)]
+    records = comparison_records(dev.arguments, systems)
+    assert len(records) == 8
+    with pytest.raises(Track2Error, match="stance .*: 3 key points .*counts='any' lifts this check"):
+        comparison_records(dev.arguments, systems, counts="stance")

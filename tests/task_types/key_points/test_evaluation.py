@@ -117,3 +117,38 @@ def test_the_commands_import_and_evaluate(tmp_path, capsys):
     (tmp_path / "key_points_bad.csv").write_text(KEY_POINTS)
     with pytest.raises(CommandError, match="arguments_bad.csv line 3, field 'stance'"):
         call_command("import_key_points", "kp", str(tmp_path), "--subset", "bad")
+
+
+# a1's two key points tie; the JSON lists k2 (label 0) before k1 (label 1, first in the file).
+TIED = {"a1": {"k2": 0.5, "k1": 0.5}, "a3": {"k1": 0.1}}
+
+
+def test_ties_are_settled_as_the_shared_task_did_unless_the_upload_asks_for_file_order(client, tmp_path):
+    project = project_with_gold()
+    client.force_login(UserFactory(role="admin"))
+    url = f"/projects/{project.slug}/key-points/evaluations/"
+    assert 'name="ties"' in client.get(url).content.decode()
+    for ties, strict in (("official", 0.0), ("file-order", 0.5)):
+        upload = SimpleUploadedFile("tied.json", json.dumps(TIED).encode(), content_type="application/json")
+        response = client.post(url, {"predictions": upload, "ties": ties}, follow=True)
+        job = PredictionEvaluation.objects.filter(project=project).first()
+        assert (job.ties, job.result["ties"], job.result["strict"]) == (ties, ties, strict)
+        assert f'data-testid="ties">{job.get_ties_display().lower()}'.replace("'", "&#x27;") in response.content.decode()
+    api = f"/api/projects/{project.slug}/key-points/evaluations/"
+    body = client.post(api, TIED, content_type="application/json").json()
+    assert (body["ties"], body["result"]["strict"]) == ("official", 0.0)
+    body = client.post(f"{api}?ties=file-order", TIED, content_type="application/json").json()
+    assert (body["ties"], body["result"]["strict"]) == ("file-order", 0.5)
+    refused = client.post(f"{api}?ties=random", TIED, content_type="application/json")
+    assert refused.status_code == 400 and "official, file-order" in str(refused.json()["ties"])
+
+
+def test_the_command_takes_the_tie_rule(tmp_path, capsys):
+    project = project_with_gold()
+    predictions = tmp_path / "tied.json"
+    predictions.write_text(json.dumps(TIED))
+    call_command("evaluate_key_points", project.slug, str(predictions))
+    assert json.loads(capsys.readouterr().out)["strict"] == 0.0
+    call_command("evaluate_key_points", project.slug, str(predictions), "--ties", "file-order")
+    printed = json.loads(capsys.readouterr().out)
+    assert (printed["strict"], printed["ties"]) == (0.5, "file-order")

@@ -43,12 +43,23 @@ def test_the_top_half_becomes_matching_items_with_the_systems_key_points():
     assert item.external_id in {"p1", "p2", "c2"} and len(item.payload["key_points"]) == 1
 
 
-def test_four_key_points_for_a_stance_are_refused_naming_it_and_nothing_is_written():
+def test_four_and_four_key_points_are_taken_as_the_shared_task_allows():
+    four_and_four = SystemOutput("short", KEY_POINTS[~KEY_POINTS["key_point_id"].isin(["kp4", "kc4"])], PREDICTIONS)
+    assert track2_build(project=matching_project(), arguments=ARGUMENTS, system=four_and_four,
+                        sample=None).created == 3
+
+
+def test_counts_outside_the_rule_are_refused_naming_the_switch_and_nothing_is_written():
     project = matching_project()
+    twenty = SystemOutput("long", pd.concat([KEY_POINTS, KEY_POINTS.assign(
+        key_point_id=[f"x{i}" for i in range(10)])]), PREDICTIONS)
+    with pytest.raises(ImportFailed, match=f"system 'long': topic '{T}': 20 key points .*counts='any' lifts"):
+        track2_build(project=project, arguments=ARGUMENTS, system=twenty, sample=None)
     short = SystemOutput("short", KEY_POINTS[KEY_POINTS["key_point_id"] != "kc4"], PREDICTIONS)
-    with pytest.raises(ImportFailed, match=f"system 'short': topic '{T}', stance -1: 4 key points"):
-        track2_build(project=project, arguments=ARGUMENTS, system=short, sample=None)
+    with pytest.raises(ImportFailed, match=f"system 'short': topic '{T}', stance -1: 4 key points .*SWITCH lifts"):
+        track2_build(project=project, arguments=ARGUMENTS, system=short, sample=None, counts="stance", lift="SWITCH")
     assert not project.items.exists()
+    assert track2_build(project=project, arguments=ARGUMENTS, system=twenty, sample=None, counts="any").created == 3
     with pytest.raises(ImportFailed, match="not a key-point one"):
         track2_build(project=ProjectFactory(task_type="key_point_sets"), arguments=ARGUMENTS, system=SYSTEM,
                      sample=None)

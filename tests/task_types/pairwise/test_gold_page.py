@@ -121,7 +121,9 @@ def test_published_figures_only_beside_the_reproducing_project(admin, gold):
     Project.objects.filter(pk=gold.project.pk).update(options={"reference_corpus": "ukpconvarg1"})
     body = admin.get(url).content.decode()
     assert '<th class="num">UKPConvArg1 (Habernal &amp; Gurevych, ACL 2016)</th>' in body
-    assert '<td class="num">16081</td>' in body and "≈ 11650" in body
+    assert '<td class="num">16081</td>' in body and '<td class="num">11650</td>' in body and "≈" not in body
+    # The paper's best-ranked worker accuracy, from its pilot study, beside the project's.
+    assert '<td class="num" data-testid="paper-best-worker">0.935 (pilot study)</td>' in body
 
 
 def test_the_gold_page_is_only_for_projects_its_report_applies_to(admin, monkeypatch):

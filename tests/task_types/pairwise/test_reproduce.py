@@ -59,6 +59,9 @@ def test_reproduce_ukpconvarg(shared_data, tmp_path, client):
     counts = run.result["counts"]
     assert (counts["all"], counts["strict"], counts["rank"]) == (16081, 11675, 1052)
     assert "16,081" in text and "11,675" in text
+    assert re.search(r"UKPConvArgStrict \(DAG, no equal\)\s+11,650\s+11,675", text)  # the released count, no ~
+    accuracy = run.result["human_performance"]["best_worker_accuracy"]
+    assert re.search(rf"best-ranked worker vs gold\s+0\.935\s+{accuracy:.3f}\s+\(paper: its pilot study", text)
     # The release's answers keep their recorded order: its A1, the pair's first argument, was on
     # the left for every worker, so nothing was drawn and every reader takes the import order.
     project = run.project
@@ -121,7 +124,8 @@ def test_reproduce_ukpconvarg(shared_data, tmp_path, client):
     assert _figure(readme, r"([\d,]+) of the released ([\d,]+)") == len(same)
     assert _figure(readme, r"all ([\d,]+) arguments ranked") == counts["rank"]
     assert _figure(manual, r"\| UKPConvArgAll \(pairs MACE keeps\) \| [\d,]+ \| ([\d,]+) \|") == counts["all"]
-    assert _figure(manual, r"\| UKPConvArgStrict \(DAG, no equal\) \| ~[\d,]+ \| ([\d,]+) \|") == counts["strict"]
+    assert _figure(manual, r"\| UKPConvArgStrict \(DAG, no equal\) \| 11,650 \| ([\d,]+) \|") == counts["strict"]
+    assert re.search(rf"\| best-ranked worker vs gold \| 0\.935 \(pilot study\) \| {accuracy:.3f} \|", manual)
     assert _figure(manual, r"\| UKPConvArgRank \(arguments\) \| [\d,]+ \| ([\d,]+) \|") == counts["rank"]
     assert _figure(manual, r"([\d,]+) of the released 11,650 Strict pairs") == len(same)
     for (scenario, strategy), values in OURS_TABLE1.items():

@@ -5,6 +5,7 @@ from django.core.management.base import BaseCommand, CommandError
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_file, existing_project
 from task_types.key_points.evaluation import evaluation_upload
+from task_types.key_points.models import PredictionEvaluation
 
 
 class Command(BaseCommand):
@@ -15,12 +16,15 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("project", type=existing_project, help="project slug (a key-point project)")
         parser.add_argument("predictions", type=existing_file, help="the predictions JSON file")
+        parser.add_argument("--ties", choices=PredictionEvaluation.Ties.values, default=PredictionEvaluation.Ties.OFFICIAL,
+                            help="how tied scores are settled: official (default), as the shared task's script; "
+                                 "file-order, in the files' order")
 
-    def handle(self, *args, project, predictions, **options):
+    def handle(self, *args, project, predictions, ties, **options):
         try:
             with predictions.open("rb") as handle:
                 job = evaluation_upload(project=project, upload=handle, filename=predictions.name,
-                                        size=predictions.stat().st_size, inline=True)
+                                        size=predictions.stat().st_size, inline=True, ties=ties)
         except ImportFailed as exc:
             raise CommandError(str(exc)) from None
         job.refresh_from_db()

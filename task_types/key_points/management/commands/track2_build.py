@@ -1,6 +1,6 @@
 from django.core.management.base import BaseCommand, CommandError
 
-from analysis.methods.keypoint_track2 import Track2Error
+from analysis.methods.keypoint_track2 import COUNTS, Track2Error
 from annotation.importers import ImportFailed
 from annotation.management.arguments import existing_file, existing_project
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
@@ -22,12 +22,17 @@ class Command(BaseCommand):
         parser.add_argument("--show", choices=SHOW, default="all",
                             help="the key points an item lists: all of the system's for the topic and stance "
                                  "(default) or the predicted one")
+        parser.add_argument("--counts", choices=COUNTS, default="topic",
+                            help="the key-point count check: topic (default, the shared task's rule: 5 to 10 per "
+                                 "topic, both stances together), stance (5 to 10 per topic and stance), any (none)")
 
-    def handle(self, *args, project, arguments, key_points, predictions, system, sample, seed, show, **options):
+    def handle(self, *args, project, arguments, key_points, predictions, system, sample, seed, show, counts,
+               **options):
         try:
             table = read_table(arguments.read_bytes(), ARGUMENT_COLUMNS, name=arguments.name)
             output = read_system(system, key_points.read_bytes(), predictions.read_bytes())
-            built = track2_build(project=project, arguments=table, system=output, sample=sample, seed=seed, show=show)
+            built = track2_build(project=project, arguments=table, system=output, sample=sample, seed=seed, show=show,
+                                 counts=counts, lift="--counts any")
         except (Track2Error, ImportFailed) as exc:
             raise CommandError(str(exc)) from None
         s = built.selection

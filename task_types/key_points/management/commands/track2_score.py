@@ -18,12 +18,15 @@ class Command(BaseCommand):
         parser.add_argument("--key-points", type=existing_file, required=True, help="the system's key_points.csv")
         parser.add_argument("--predictions", type=existing_file, required=True, help="the system's predictions JSON")
         parser.add_argument("--system", default="system", help="the system's name")
+        parser.add_argument("--ties", choices=("official", "file-order"), default="official",
+                            help="how tied scores are settled: official (default), as the shared task's script; "
+                                 "file-order, in the files' order")
 
-    def handle(self, *args, project, arguments, key_points, predictions, system, **options):
+    def handle(self, *args, project, arguments, key_points, predictions, system, ties, **options):
         try:
             table = read_table(arguments.read_bytes(), ARGUMENT_COLUMNS, name=arguments.name)
             output = read_system(system, key_points.read_bytes(), predictions.read_bytes())
-            result = track2_score(project=project, arguments=table, system=output)
+            result = track2_score(project=project, arguments=table, system=output, ties=ties)
         except Track2Error as exc:
             raise CommandError(str(exc)) from None
         self.stdout.write(json.dumps(result))

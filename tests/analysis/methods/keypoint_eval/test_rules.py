@@ -75,19 +75,36 @@ def test_unknown_key_point_ids_are_ignored_and_reported():
     assert result.arguments_without_prediction.examples == ("a2",)  # only an unknown id
 
 
-def test_a_tie_keeps_the_key_point_first_in_the_key_points_file():
+def test_a_tie_keeps_the_first_key_point_in_the_json_object_by_default():
     # k2 comes first in the file, k1 first in the argument's JSON object
     data = frames({("T", 1): ["a1", "a2"]}, [("k2", "T", 1), ("k1", "T", 1)],
                   {("a1", "k2"): 1, ("a1", "k1"): 0})
-    result = evaluate(**data, predictions={"a1": {"k1": 0.7, "k2": 0.7}, "a2": {"k1": 0.1}})
-    assert result.strict == pytest.approx(1.0)  # a1 -> k2, labelled 1
+    predictions = {"a1": {"k1": 0.7, "k2": 0.7}, "a2": {"k1": 0.1}}
+    official = evaluate(**data, predictions=predictions)
+    assert official.ties == "official"
+    assert official.strict == 0.0  # a1 -> k1 (first in its JSON object), labelled 0
+    file_order = evaluate(**data, predictions=predictions, ties="file-order")
+    assert file_order.strict == pytest.approx(1.0)  # a1 -> k2 (first in the file), labelled 1
+    assert file_order.to_dict()["ties"] == "file-order"
 
 
-def test_ties_at_the_cut_keep_the_arguments_first_in_the_file():
+def test_an_unknown_key_point_scored_higher_does_not_hide_a_valid_tie():
+    data = frames({("T", 1): ["a1", "a2"]}, [("k2", "T", 1), ("k1", "T", 1)], {("a1", "k2"): 1})
+    predictions = {"a1": {"kX": 0.9, "k2": 0.7, "k1": 0.7}, "a2": {"k1": 0.1}}
+    assert evaluate(**data, predictions=predictions).strict == pytest.approx(1.0)  # k2, first valid
+
+
+def test_file_order_ties_at_the_cut_keep_the_arguments_first_in_the_file():
     data = frames({("T", 1): ["a1", "a2", "a3", "a4"]}, ONE_GROUP_KPS,
                   {("a1", "k1"): 1, ("a2", "k1"): 1, ("a3", "k1"): 0, ("a4", "k1"): 0})
     predictions = {arg: {"k1": 0.5} for arg in ("a4", "a3", "a2", "a1")}
-    assert evaluate(**data, predictions=predictions).strict == pytest.approx(1.0)
+    assert evaluate(**data, predictions=predictions, ties="file-order").strict == pytest.approx(1.0)
+
+
+def test_an_unknown_tie_rule_is_refused_naming_the_rules():
+    data = frames({("T", 1): ["a1", "a2"]}, ONE_GROUP_KPS, {})
+    with pytest.raises(KeyPointInputError, match="ties must be one of official, file-order"):
+        evaluate(**data, predictions={}, ties="random")
 
 
 def test_odd_groups_keep_the_floor_of_half_and_a_group_of_one_scores_0():
