@@ -23,7 +23,7 @@ from task_types.counter_speech.services import ibm_folder, questions_build
 class BuildForm(forms.Form):
     setting = forms.ChoiceField(choices=[(s, s) for s in SETTINGS], initial="all",
                                 help_text="Which counters count: all, or explicit or implicit ones only.")
-    min_candidates = forms.IntegerField(min_value=2, max_value=5, initial=3,
+    min_candidates = forms.IntegerField(min_value=2, max_value=5, initial=3, label="Minimum candidates",
                                         help_text="Leave out questions with fewer candidates (the paper: 3; "
                                                   "the IBM release allows 2).")
     max_candidates = forms.IntegerField(min_value=2, max_value=5, initial=5, help_text="The paper: 5.")
@@ -48,12 +48,14 @@ def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         else:
             summary = (f"{built.report.questions} questions built, {built.sampled} kept: "
                        f"{built.created} new items, {built.existing} already in the project.")
+            # Which minimum would build (more) questions: the IBM release offers 2 candidates, the
+            # form's default asks for the paper's 3.
+            advice = built.report.advice(setting=f"“{BuildForm.base_fields['min_candidates'].label}”")
             if built.report.questions:
-                messages.success(request, summary)
+                messages.success(request, summary + (f" To build more, {advice}." if advice else ""))
             else:
-                # Say why nothing was built (e.g. the release offers 2 candidates, the form asked for 3).
-                why = "; ".join(built.report.lines(min_candidates=data["min_candidates"]))
-                messages.warning(request, f"{summary} Why: {why}.")
+                why = "; ".join(built.report.lines())
+                messages.warning(request, f"{summary} Why: {why}." + (f" To build questions, {advice}." if advice else ""))
             return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
     title = f"Build counter-speech questions for {project} from the IBM Debater speeches"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Build questions")

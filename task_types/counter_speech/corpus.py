@@ -25,6 +25,7 @@ from annotation.task_types.base import seeded_sample
 SETTINGS = ("all", "explicit", "implicit")
 KINDS = ("explicit", "implicit")
 IBM_FOLDER = "ibm_recorded_debating_v4"
+PAPER_MIN_CANDIDATES = 3  # the paper showed 3 to 5 candidates
 
 
 @dataclass(frozen=True)
@@ -32,18 +33,37 @@ class BuildReport:
     """What the builder made and left out, in numbers a researcher can quote."""
 
     questions: int
-    below_minimum: int  # questions kept with fewer candidates than asked for (min_candidates)
+    below_minimum: int  # questions kept with fewer candidates than the paper's 3 (min_candidates below 3)
     skipped: dict[str, int] = field(default_factory=dict)  # reason → supporting speeches left out
     candidates: dict[int, int] = field(default_factory=dict)  # candidates shown → questions
+    # candidates the motion offered → supporting speeches left out for having fewer than the minimum
+    too_few: dict[int, int] = field(default_factory=dict)
 
-    def lines(self, *, min_candidates: int) -> list[str]:
+    def lines(self) -> list[str]:
         out = [f"{self.questions} question{'s' * (self.questions != 1)}; candidates per question: "
                + (", ".join(f"{k}: {v}" for k, v in sorted(self.candidates.items())) or "none")]
         if self.below_minimum:
             out.append(f"{self.below_minimum} of them {'have' if self.below_minimum != 1 else 'has'} "
-                       f"fewer than {min_candidates} candidates")
+                       f"fewer than {PAPER_MIN_CANDIDATES} candidates (the paper's minimum)")
         out += [f"left out, {reason}: {n}" for reason, n in sorted(self.skipped.items())]
         return out
+
+    def with_minimum(self, min_candidates: int) -> int:
+        """How many questions the same build makes with ``min_candidates`` instead (never fewer
+        than 2): the speeches left out for too few candidates come back when they offer that many."""
+        floor = max(min_candidates, 2)
+        return self.questions + sum(n for offered, n in self.too_few.items() if offered >= floor)
+
+    def advice(self, *, setting: str) -> str:
+        """What to change when the minimum number of candidates left speeches out: each lower
+        minimum that builds more questions, largest first, with how many, the minimum named as
+        ``setting`` (the form's field or the command's option); "" when none would build more."""
+        options = []
+        for minimum in sorted({k for k in self.too_few if k >= 2}, reverse=True):
+            more = self.with_minimum(minimum)
+            if more > self.questions:
+                options.append(f"to {minimum} to build {more} question{'s' * (more != 1)}")
+        return f"set {setting} " + ", or ".join(options) if options else ""
 
 
 def _norm(speech: Mapping[str, Any]) -> dict[str, Any]:
@@ -78,6 +98,7 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
     skipped: defaultdict[str, int] = defaultdict(int)
     sizes: defaultdict[int, int] = defaultdict(int)
     below = 0
+    too_few: defaultdict[int, int] = defaultdict(int)
     for s in sorted((s for s in all_speeches if s["stance"] == "pro"), key=lambda s: s["id"]):
         counters = [c for c in opposing[s["motion_id"]] if c["counters"] == s["id"]
                     and (setting == "all" or c["counter_kind"] == setting)]
@@ -96,6 +117,7 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
         others = [c for c in eligible if c["counters"] != s["id"]]
         if 1 + len(others) < max(min_candidates, 2):
             skipped[f"fewer than {max(min_candidates, 2)} candidates"] += 1
+            too_few[1 + len(others)] += 1
             continue
         others = sorted(others, key=lambda c: c["id"])
         if 1 + len(others) > max_candidates:
@@ -103,7 +125,7 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
         pool = [counter, *others]
         rng.shuffle(pool)
         sizes[len(pool)] += 1
-        below += len(pool) < 3
+        below += len(pool) < PAPER_MIN_CANDIDATES
         # Shown ids are letters: corpus ids can give the answer away (IBM's name the speaker a
         # speech responds to). The item's gold keeps what each letter stands for; the task type
         # masks the speakers' names (all of the motion's, listed in ``speakers``) when it cleans
@@ -123,7 +145,7 @@ def build_questions(speeches: Iterable[Mapping[str, Any]], *, setting: str = "al
                      "counters_all": [c["id"] for c in true]},
         })
     return records, BuildReport(questions=len(records), below_minimum=below, skipped=dict(skipped),
-                                candidates=dict(sizes))
+                                candidates=dict(sizes), too_few=dict(too_few))
 
 
 def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, seed: int) -> list[dict[str, Any]]:

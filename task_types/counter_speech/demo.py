@@ -48,4 +48,4 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
     result = items_import(project=project, parsed=fresh) if fresh else None
     ctx.log(f"Demo project “{project.name}” ({'created' if created else 'already there'}): "
             f"{project.items.count()} items, {result.created if result else 0} new; "
-            + "; ".join(report.lines(min_candidates=3)) + ".")
+            + "; ".join(report.lines()) + ".")

@@ -8,6 +8,19 @@ A name that is also a common English word (an English stop word: "will") is repl
 reads as a name: before a possessive, or before a word the auxiliary could not precede (a verb
 with -s or -ed, "is", "was", "cannot" …, possibly after one -ly adverb), or capitalised inside a
 sentence; "we will argue" stays as it is.
+
+A masked name is often followed by the speaker's pronouns ("[speaker] says that she …"), which tell
+the speaker's gender and so can point to one speaker of the motion (by voice, where audio is
+played, or across the items of a motion). So after a masked name the gendered third-person
+singular pronouns (he, she, him, her, his, hers, himself, herself) become neutral ones in
+brackets ("[they]", "[them]", "[their]", "[theirs]", "[themself]"; "her" is "[their]" before a word
+that is not a stop word, "[them]" otherwise), capitalised as they were. The scope is a chain of
+sentences: the rest of the sentence of a masked name and the ``PRONOUN_SENTENCES`` (5) sentences
+after it, each masked pronoun extending the chain by as many again. Sentences end at ".", "!" or
+"?" followed by a space, and at a blank line (the transcripts' paragraphs). On the IBM release the
+five sentences reach a rebuttal's "First he talks about … Next he talks about …"; a pronoun
+before any masked name, or further from one, is left as it is (it is then mostly about someone
+else: "a woman … her body").
 """
 
 from __future__ import annotations
@@ -20,6 +33,13 @@ from typing import Any
 from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
 
 TOKEN = "[speaker]"
+PRONOUN_SENTENCES = 5  # sentences after a masked name (or a masked pronoun) whose pronouns are masked
+_NEUTRAL = {"he": "they", "she": "they", "him": "them", "his": "their", "hers": "theirs",
+            "himself": "themself", "herself": "themself"}
+_PRONOUN_OR_TOKEN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.I)
+# One end per sentence: a full stop before a blank line ends one sentence, not two.
+_SENTENCE_END = re.compile(r"[.!?]+(?:[^\S\n]*\n\s*\n|(?=\s))|\n\s*\n")
+_NEXT_WORD = re.compile(r"\s+([^\W_]+)")
 # Words that follow a name but never the auxiliary of the same spelling.
 _NOT_AFTER_AUXILIARY = (r"is|was|has|had|does|did|cannot|can't|can|could|would|should|might|must|may|"
                         r"isn't|wasn't|doesn't|didn't|hasn't|won't|told|said|thought|brought|made|gave|took|"
@@ -59,10 +79,44 @@ def _pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(alternatives) if alternatives else r"(?!x)x")
 
 
-def mask_names(text: str, speakers: Sequence[str], *, token: str = TOKEN) -> str:
-    """``text`` with every name of ``speakers`` replaced by ``token`` (see the module's rules)."""
+def mask_names(text: str, speakers: Sequence[str], *, token: str = TOKEN, pronouns: bool = True) -> str:
+    """``text`` with every name of ``speakers`` replaced by ``token`` and, with ``pronouns``, the
+    gendered pronouns that follow a masked name made neutral (see the module's rules)."""
     names = tuple(names_of(speakers))
-    return _pattern(names).sub(token, text) if names and text else text
+    if not names or not text:
+        return text
+    masked = _pattern(names).sub(token, text)
+    return mask_pronouns(masked, token=token) if pronouns and masked != text else masked
+
+
+def _neutral(pronoun: str, after: str) -> str:
+    lower = pronoun.lower()
+    if lower == "her":
+        following = _NEXT_WORD.match(after)
+        possessive = following is not None and (following.group(1).lower() not in ENGLISH_STOP_WORDS
+                                                or following.group(1).lower() == "own")
+        word = "their" if possessive else "them"
+    else:
+        word = _NEUTRAL[lower]
+    return f"[{word[:1].upper() + word[1:] if pronoun[:1].isupper() else word}]"
+
+
+def mask_pronouns(text: str, *, token: str = TOKEN, sentences: int = PRONOUN_SENTENCES) -> str:
+    """The gendered pronouns of ``text`` that follow a ``token`` within ``sentences`` sentences
+    (of the token or of the last pronoun masked), made neutral."""
+    marks = sorted([(m.start(), m.end(), "token") for m in re.finditer(re.escape(token), text)]
+                   + [(m.start(), m.end(), "pronoun") for m in _PRONOUN_OR_TOKEN.finditer(text)]
+                   + [(m.start(), m.end(), "end") for m in _SENTENCE_END.finditer(text)])
+    out, done, left = [], 0, -1  # left: sentence ends still in scope (-1: none open)
+    for start, end, kind in marks:
+        if kind == "token":
+            left = sentences
+        elif kind == "end":
+            left = left - 1 if left >= 0 else -1
+        elif left >= 0:
+            out += [text[done:start], _neutral(text[start:end], text[end:])]
+            done, left = end, sentences
+    return "".join(out) + text[done:]
 
 
 def names_in(text: str, speakers: Sequence[str]) -> set[str]:

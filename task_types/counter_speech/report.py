@@ -11,7 +11,12 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.methods.counter_speech import annotator_accuracy, evaluate, reason_profile
+from analysis.methods.counter_speech import (
+    annotator_accuracy,
+    evaluate,
+    motion_split,
+    reason_profile,
+)
 from analysis.reports import Param, Progress, Report, ReportInput
 
 REASON_TEXTS = {
@@ -22,6 +27,15 @@ REASON_TEXTS = {
 METHOD_TEXTS = {"js": "Jensen–Shannon (stemmed unigrams)", "cosine": "cosine (stemmed unigrams)",
                 "mi": "mutual information", "cmi": "conditional MI (c-MI)", "ngrs": "shared n-grams (ngrs)"}
 WORKER_COLUMNS = ["worker", "answers", "correct", "accuracy", "random_baseline"]
+# The paper's Table 3 (test set: 235 supporting speeches, 5.2 candidates on average): top-1
+# accuracy (%) and MRR per setting, for the methods this report computes.
+PAPER_TABLE3 = {
+    "js": {"all": (51.1, 0.69), "explicit": (80.4, 0.88), "implicit": (41.2, 0.62)},
+    "cosine": {"all": (40.0, 0.62), "explicit": (49.0, 0.70), "implicit": (35.8, 0.58)},
+    "mi": {"all": (48.5, 0.68), "explicit": (68.6, 0.81), "implicit": (40.7, 0.62)},
+    "cmi": {"all": (50.6, 0.69), "explicit": (72.5, 0.84), "implicit": (42.7, 0.63)},
+    "ngrs": {"all": (45.1, 0.65), "explicit": (60.1, 0.73), "implicit": (38.8, 0.61)},
+}
 
 
 def _kind(gold: Any) -> str:
@@ -87,6 +101,29 @@ def motion_questions(items: pd.DataFrame) -> list[tuple[str, list[str], list[int
     return out
 
 
+def baselines(items: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The baselines' figures with the terms the parameters choose: the paper's (a seeded split of
+    the project's motions; the training motions' questions give the terms, the test motions'
+    are ranked) or the evaluated questions' own (every question ranked). With the paper's terms
+    and no question on a training or a test motion, ``{"unavailable": why}``."""
+    build = motion_questions if params["candidates"] == "motion" else baseline_questions
+    if params["terms"] == "evaluated":
+        questions = build(items)
+        return evaluate(questions, terms="evaluated").to_dict() if questions else None
+    motions = items["motion"].astype(str)
+    split = motion_split(motions, seed=params["split_seed"])
+    part = motions.map(split)
+    training, questions = build(items[part == "train"]), build(items[part == "test"])
+    counts = {name: sum(1 for v in split.values() if v == name) for name in ("train", "validation", "test")}
+    about = {"seed": params["split_seed"], "motions": counts, "training_questions": len(training)}
+    if not training or not questions:
+        return {"unavailable": f"the split of the project's {len(split)} motion{'s' * (len(split) != 1)} "
+                f"({counts['train']} train, {counts['validation']} validation, {counts['test']} test) leaves "
+                f"{len(training)} training and {len(questions)} test questions; choose the evaluated "
+                "questions' own terms, or another seed", "split": about}
+    return {**evaluate(questions, terms="training", training=training).to_dict(), "split": about}
+
+
 class CounterSpeechReport(Report):
     kind = "counter_speech"
     title = "Counter-speech accuracy, reasons and baselines"
@@ -100,6 +137,13 @@ class CounterSpeechReport(Report):
               maximum=1, label="Accuracy of annotators in the reasons figure", group="Reasons"),
         Param("baselines", bool, True, "rank each question's candidates by the automatic methods",
               label="Compute the automatic baselines", group="Baselines"),
+        Param("terms", str, "training", "training: the paper's — js and cosine count the stemmed unigrams (stop "
+              "words included) of at least 1% of the training motions' speech pairs, and the test motions' questions "
+              "are ranked; evaluated: the terms of the ranked questions' own pairs without stop words, every "
+              "question ranked", choices=("training", "evaluated"), label="Terms of Jensen–Shannon and cosine",
+              group="Baselines"),
+        Param("split_seed", int, 2020, "draws the paper's split of the motions: 60% train, 20% validation, 20% test",
+              minimum=0, maximum=2**31 - 1, label="Seed of the motions' split", group="Baselines"),
         Param("candidates", str, "shown", "shown: the questions as the annotators saw them; motion: the paper's "
               "evaluation, every opposing speech of the motion a candidate and every counter a true one",
               choices=("shown", "motion"), label="Candidates the baselines rank", group="Baselines"),
@@ -116,9 +160,7 @@ class CounterSpeechReport(Report):
         machine = None
         if params["baselines"]:
             progress(0.5, "automatic baselines")
-            build = motion_questions if params["candidates"] == "motion" else baseline_questions
-            questions = build(data.items)
-            machine = evaluate(questions).to_dict() if questions else None
+            machine = baselines(data.items, params)
         return {"human": human, "reasons": reasons, "machine": machine, "n_annotations": len(answers),
                 "items_in_project": len(data.items)}
 
@@ -128,7 +170,10 @@ class CounterSpeechReport(Report):
         # sorted by length, not in the order they were written.
         methods = machine.get("methods") or {}
         order = [*[m for m in METHOD_TEXTS if m in methods], *[m for m in methods if m not in METHOD_TEXTS]]
-        rows = [{"method": METHOD_TEXTS.get(name, name), **methods[name]} for name in order]
+        rows = [{"method": METHOD_TEXTS.get(name, name),
+                 "settings": {setting: {**v, "paper": PAPER_TABLE3.get(name, {}).get(setting)}
+                              for setting, v in methods[name]["settings"].items()}}
+                for name in order]
         return {"method_rows": rows, "reason_texts": REASON_TEXTS}
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:

@@ -23,6 +23,7 @@ from analysis.methods.agreement import (
     pairwise_kappa_table,
 )
 from analysis.methods.content_scores import (
+    FOLDS,
     content_scores,
     corpus_word_error_rate,
     score_relation,
@@ -108,17 +109,23 @@ def response_table(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str
     return table
 
 
-def relations(table: pd.DataFrame) -> list[dict[str, Any]]:
-    """The study's two tables as rows: per score and transcript, r and κ after the regression
-    mapping to 1–4, and the partial r with the response's length held constant."""
+def relations(table: pd.DataFrame, *, folds: int = FOLDS) -> list[dict[str, Any]]:
+    """The study's two tables as rows: per score and transcript, r; κ after the regression mapping
+    to 1–4 fitted in cross-validation with folds by speaker (held out, the figure) and fitted on
+    the same responses (in-sample); and the partial r with the response's length held constant.
+    A response without a speaker is a group of its own."""
     rows = []
     for name, label in SCORE_NAMES.items():
         row: dict[str, Any] = {"score": name, "label": label}
         for kind in TRANSCRIPTS:
             part = table.dropna(subset=[f"{name}_{kind}"])
-            ours = score_relation(part["human_mean"], part[f"{name}_{kind}"], part[f"words_{kind}"]) if len(part) > 2 else None
+            speakers = part["speaker"].astype(str).where(part["speaker"].astype(str) != "", "response " + part["item"].astype(str))
+            ours = score_relation(part["human_mean"], part[f"{name}_{kind}"], part[f"words_{kind}"],
+                                  groups=speakers.to_numpy(), folds=folds) if len(part) > 2 else None
             row[kind] = {"n": len(part), "r": _number(ours.pearson_r) if ours else None,
                          "kappa": _number(ours.qwk) if ours else None,
+                         "kappa_in_sample": _number(ours.qwk_in_sample) if ours else None,
+                         "folds": ours.folds if ours else 0, "speakers": int(speakers.nunique()),
                          "partial_r": _number(ours.partial_r) if ours else None,
                          "study_r": STUDY_TABLE1[name][kind][0], "study_kappa": STUDY_TABLE1[name][kind][1],
                          "study_absolute_r": STUDY_TABLE2[name][kind][0], "study_partial_r": STUDY_TABLE2[name][kind][1]}
@@ -154,6 +161,8 @@ class ResponseScoringReport(Report):
               label="Stemming", group="Content scores"),
         Param("stopwords", bool, False, "leave out English stop words (the study found no effect)",
               label="Stop-word removal", group="Content scores"),
+        Param("folds", int, FOLDS, "κ of a content score is held out: its mapping to 1–4 is fitted on the other folds "
+              "(folds by speaker)", minimum=2, maximum=100, label="Cross-validation folds", group="Content scores"),
         Param("min_overlap", int, 2, "rater pairs sharing fewer responses are left out of the kappas",
               minimum=1, maximum=1000, label="Responses a rater pair shares", group="Rater agreement"),
     )
@@ -169,7 +178,7 @@ class ResponseScoringReport(Report):
         rows = [{c: (_number(v) if isinstance(v, float) else v) for c, v in r.items() if c != "item"}
                 for r in table.to_dict("records")]
         return {"n_annotations": len(frame), "n_responses": len(table), "agreement": agreement,
-                "relations": relations(table), "wer": word_error_rates(data.items), "scores": rows}
+                "relations": relations(table, folds=params["folds"]), "wer": word_error_rates(data.items), "scores": rows}
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:
         return {"agreement": result.get("agreement") or {}, "relations": result.get("relations") or [],

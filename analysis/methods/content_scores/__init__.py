@@ -10,7 +10,8 @@ is in :mod:`.cli`.
   lemmatisation, stop-word removal and stemming as options (:mod:`.tokens`).
 - :func:`word_error_rate`, :func:`corpus_word_error_rate` — ASR against manual transcripts.
 - :func:`score_relation` — Pearson's r, quadratic weighted kappa after mapping onto the rubric by
-  linear regression, partial r with length held constant; :func:`rater_agreement` — QWK,
+  linear regression fitted in cross-validation by speaker (and, labelled so, in-sample), partial r
+  with length held constant; :func:`rater_agreement` — QWK,
   ordinal alpha and r per rater pair and averaged.
 - :mod:`.study` — the published figures of the study, to lay beside ours.
 """
@@ -18,6 +19,7 @@ is in :mod:`.cli`.
 from __future__ import annotations
 
 from analysis.methods.content_scores.relation import (
+    FOLDS,
     RaterAgreement,
     Relation,
     ScaleMapping,
@@ -42,6 +44,7 @@ from analysis.methods.content_scores.tokens import (
 from analysis.methods.content_scores.wer import corpus_word_error_rate, word_edits, word_error_rate
 
 __all__ = [
+    "FOLDS",
     "REFERENCE_COLUMNS",
     "RESPONSE_COLUMNS",
     "SCORE_COLUMNS",

@@ -4,9 +4,14 @@
 
 - Pearson's ``r`` with the human score;
 - the quadratic weighted kappa with the human score after mapping the automatic score onto the
-  rubric by linear regression — least squares of human on automatic, fitted on the same data —
-  rounded half up and clipped to the scale (:class:`ScaleMapping`); a human score that is not
-  whole (a mean of raters) is rounded the same way for the kappa;
+  rubric by linear regression — least squares of human on automatic — rounded half up and
+  clipped to the scale (:class:`ScaleMapping`); a human score that is not whole (a mean of
+  raters) is rounded the same way for the kappa. The figure (``qwk``) is held out: the mapping is
+  fitted in cross-validation, with folds by ``groups`` (the speakers: no speaker's responses are
+  both fitted and predicted, as a held-out evaluation of a scoring model keeps them apart), each
+  response predicted by the mapping fitted on the other folds, and the kappa taken over all the
+  predictions; ``qwk_in_sample`` fits the mapping on the very responses it scores, which flatters
+  it;
 - the partial correlation with length held constant:
   ``(r_ha - r_hl r_al) / sqrt((1 - r_hl²)(1 - r_al²))``.
 
@@ -24,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike
+from sklearn.model_selection import GroupKFold
 
 from analysis.methods.agreement import (
     cohen_kappa,
@@ -49,13 +55,18 @@ class ScaleMapping:
         )
 
 
+FOLDS = 5
+
+
 @dataclass(frozen=True)
 class Relation:
     n: int
     pearson_r: float  # NaN when either score is constant
-    qwk: float  # human (rounded) against the mapped automatic score
+    qwk: float  # human (rounded) against the automatic score mapped in cross-validation (held out)
+    qwk_in_sample: float  # the same with the mapping fitted on all the responses it maps
     partial_r: float  # with length held constant
-    mapping: ScaleMapping
+    mapping: ScaleMapping  # fitted on all the responses
+    folds: int  # folds of the cross-validation (0: too few groups, qwk is NaN)
 
 
 def fit_scale_mapping(
@@ -70,25 +81,47 @@ def fit_scale_mapping(
 
 
 def score_relation(
-    human: ArrayLike, automatic: ArrayLike, length: ArrayLike, *, scale: Scale = (1, 4)
+    human: ArrayLike,
+    automatic: ArrayLike,
+    length: ArrayLike,
+    *,
+    scale: Scale = (1, 4),
+    groups: ArrayLike | None = None,
+    folds: int = FOLDS,
 ) -> Relation:
+    """Pearson's r, the held-out and in-sample kappas and the partial r of one automatic score.
+
+    ``groups`` (one per response, e.g. its speaker; None: each response its own) decide the
+    folds: ``min(folds, distinct groups)`` of them, by scikit-learn's ``GroupKFold`` (no
+    shuffling: the same data give the same folds). With fewer than two groups the held-out kappa
+    is NaN."""
     h, a, n_words = _vectors(human, automatic, length)
     low, high = scale
     if h.size and (h.min() < low or h.max() > high):
         raise ValueError(f"human scores must lie on the scale {low}–{high}")
+    if folds < 2:
+        raise ValueError("cross-validation needs at least 2 folds")
+    labels = np.asarray(groups if groups is not None else np.arange(h.size), dtype=object)
+    if labels.shape != h.shape:
+        raise ValueError("groups need one value per response")
+    categories = list(range(low, high + 1))
     mapping = fit_scale_mapping(h, a, scale=scale)
-    kappa = cohen_kappa(
-        _to_scale(h, scale),
-        mapping.apply(a),
-        weights="quadratic",
-        categories=list(range(low, high + 1)),
-    )
+    in_sample = cohen_kappa(_to_scale(h, scale), mapping.apply(a), weights="quadratic", categories=categories)
+    n_folds = min(folds, len(set(labels.tolist())))
+    held_out = math.nan
+    if n_folds >= 2:
+        predicted = np.zeros(h.size, dtype=np.int64)
+        for fit, held in GroupKFold(n_splits=n_folds).split(a, h, labels):
+            predicted[held] = fit_scale_mapping(h[fit], a[fit], scale=scale).apply(a[held])
+        held_out = cohen_kappa(_to_scale(h, scale), predicted, weights="quadratic", categories=categories).value
     return Relation(
         n=int(h.size),
         pearson_r=_pearson(h, a),
-        qwk=kappa.value,
+        qwk=held_out,
+        qwk_in_sample=in_sample.value,
         partial_r=partial_correlation(h, a, n_words),
         mapping=mapping,
+        folds=n_folds if n_folds >= 2 else 0,
     )
 
 

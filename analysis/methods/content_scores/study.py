@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Final
 
-# Quadratic weighted kappa between two expert raters.
+# The poster's "Agreement between two expert raters: k = 0.69", which does not name the kappa
+# (its table's κ, of the predicted scores, is "weighted quadratic kappa").
 EXPERT_KAPPA: Final = 0.69
 # ASR word error rate per prompt type.
 ASR_WER: Final = {"picture narration": 0.265, "summarisation": 0.294}

@@ -5,10 +5,12 @@ response to it? The paper's baselines of section 5.2 (``scores``), their top-1 a
 
 from analysis.methods.counter_speech.evaluation import (
     ALL,
+    TERMS,
     BaselineResult,
     Question,
     RankingScore,
     evaluate,
+    motion_split,
     tie_aware,
 )
 from analysis.methods.counter_speech.people import (
@@ -27,12 +29,13 @@ from analysis.methods.counter_speech.scores import (
     ngrs,
     pair_vocabulary,
     rank_candidates,
+    shared_information,
 )
 from analysis.methods.counter_speech.text import NGRAM_SIZES, maximal, ngrams, stems, terms, words
 
 __all__ = [
     "ALL", "METHODS", "MIN_PAIR_SHARE", "NGRAM_SIZES", "AnnotatorAccuracy", "BaselineResult", "Question",
-    "RankingScore", "annotator_accuracy", "cmi", "cosine", "evaluate", "js", "maximal", "mi",
-    "mutual_information", "ngrams", "ngrs", "pair_vocabulary", "rank_candidates", "reason_profile", "stems",
-    "terms", "tie_aware", "words",
+    "RankingScore", "TERMS", "annotator_accuracy", "cmi", "cosine", "evaluate", "js", "maximal", "mi", "motion_split",
+    "mutual_information", "ngrams", "ngrs", "pair_vocabulary", "rank_candidates", "reason_profile",
+    "shared_information", "stems", "terms", "tie_aware", "words",
 ]

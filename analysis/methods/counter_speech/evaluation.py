@@ -7,6 +7,7 @@ expectation."""
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,15 +18,18 @@ import pandas as pd
 from analysis.methods.counter_speech.scores import (
     METHODS,
     MIN_PAIR_SHARE,
-    SCORERS,
+    Terms,
     Tokens,
     check_method,
     pair_vocabulary,
+    score,
 )
 
 ALL = "all"
-BINARY = ("mi", "cmi")
 KNOWN_SETTINGS = ("explicit", "implicit")
+# Where js's and cosine's terms come from: the paper's (the training set's speech pairs, stop words
+# kept) or the evaluated questions' own pairs without stop words (a variant).
+TERMS = ("training", "evaluated")
 
 # (supporting text, candidate texts, index of the true counter or indices of all of them, setting)
 Question = tuple[str, Sequence[str], int | Collection[int], str]
@@ -58,11 +62,13 @@ class BaselineResult:
     scores: Mapping[str, Mapping[str, RankingScore]]
     ranks: pd.DataFrame
     vocabulary: int  # terms kept for js and cosine
+    terms: str = "training"  # where they come from (TERMS)
+    training_pairs: int = 0  # the speech pairs they were counted over
 
     def to_dict(self) -> dict[str, Any]:
         """``{"methods": {method: {"settings": {setting: RankingScore.to_dict()}}},
         "settings": {setting: {questions, random_accuracy, random_mrr}}, "all": {same for all},
-        "vocabulary": n}``"""
+        "vocabulary": n, "terms": "training"|"evaluated", "training_pairs": n}``"""
         first = self.scores[self.methods[0]] if self.methods else {}
         chance = {s: {k: v for k, v in first[s].to_dict().items() if k not in ("accuracy", "mrr")}
                   for s in self.settings}
@@ -71,8 +77,22 @@ class BaselineResult:
                         for m in self.methods},
             "settings": chance,
             ALL: chance.get(ALL, {"questions": 0, "random_accuracy": None, "random_mrr": None}),
-            "vocabulary": self.vocabulary,
+            "vocabulary": self.vocabulary, "terms": self.terms, "training_pairs": self.training_pairs,
         }
+
+
+SPLIT = (("train", 0.6), ("validation", 0.2), ("test", 0.2))  # the paper's split of the motions
+
+
+def motion_split(motions: Iterable[str], *, seed: int) -> dict[str, str]:
+    """The paper's random split of the motions (section 5.1): 60% train, 20% validation, 20% test,
+    drawn with ``seed`` from the distinct motions in sorted order (so the input order does not
+    matter); the shares are rounded, the test set takes the rest."""
+    order = sorted(set(motions))
+    random.Random(seed).shuffle(order)
+    n_train, n_validation = round(SPLIT[0][1] * len(order)), round(SPLIT[1][1] * len(order))
+    return {m: "train" if i < n_train else "validation" if i < n_train + n_validation else "test"
+            for i, m in enumerate(order)}
 
 
 def settings_order(settings: Iterable[str]) -> tuple[str, ...]:
@@ -114,23 +134,38 @@ def _random_mrr(n: int, true: int) -> float:
 
 
 def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS,
-             min_pair_share: float = MIN_PAIR_SHARE) -> BaselineResult:
-    """Top-1 accuracy and MRR of each method per setting and over all questions. js and cosine
-    keep the terms found in at least ``min_pair_share`` of all the questions' speech pairs; the
-    binary vectors of mi and cmi have one entry per term of all the questions' speeches."""
+             min_pair_share: float = MIN_PAIR_SHARE, terms: str = "training",
+             training: Sequence[Question] | None = None) -> BaselineResult:
+    """Top-1 accuracy and MRR of each method per setting and over all questions.
+
+    js and cosine keep the terms found in at least ``min_pair_share`` of the speech pairs of
+    ``training`` with stop words counted (``terms="training"``, the paper's section 5.2: the
+    training set's pairs; ``training`` is then required), or of the evaluated questions
+    themselves without stop words (``terms="evaluated"``). The binary vectors of mi and cmi have
+    one entry per term (stop words removed) of all the evaluated questions' speeches."""
     for m in methods:
         check_method(m)
+    if terms not in TERMS:
+        raise ValueError(f"terms must be one of {', '.join(TERMS)}, got {terms!r}")
+    if terms == "training" and not training:
+        raise ValueError("terms='training' needs the training set's questions (training=…); "
+                         "terms='evaluated' takes the terms from the evaluated questions")
     tokens, trues = [], []
     for number, (supporting, candidates, true, _setting) in enumerate(questions):
         trues.append(_true_set(true, len(candidates), number))
         tokens.append(Tokens.of(supporting, candidates))
-    vocabulary = pair_vocabulary((p for q in tokens for p in q.pairs()), min_share=min_pair_share)
+    if terms == "training":
+        pairs = [p for supporting, candidates, _, _ in training or ()
+                 for p in Tokens.of(supporting, candidates).pairs(stop_words=True)]
+    else:
+        pairs = [p for q in tokens for p in q.pairs()]
+    counted = Terms(pair_vocabulary(pairs, min_share=min_pair_share), stop_words=terms == "training")
     corpus = frozenset(t for q in tokens for p in q.pairs() for t in p)  # the binary vectors' entries
     rows = []
     for number, ((_, candidates, _, setting), q, true) in enumerate(zip(questions, tokens, trues, strict=True)):
         for m in methods:
             rows.append((number, str(setting), len(candidates), len(true), m,
-                         *tie_aware(SCORERS[m](q, corpus if m in BINARY else vocabulary), true)))
+                         *tie_aware(score(m, q, terms=counted, entries=corpus), true)))
     ranks = pd.DataFrame(rows, columns=["question", "setting", "n_candidates", "n_true", "method", "rank", "top1", "rr"])
     settings = settings_order(ranks["setting"])
     scores: dict[str, dict[str, RankingScore]] = {}
@@ -148,4 +183,4 @@ def evaluate(questions: Sequence[Question], *, methods: Sequence[str] = METHODS,
                 random_mrr=float(np.mean([_random_mrr(int(n), int(x)) for n, x in zip(k, t, strict=True)]))
                 if len(k) else math.nan,
             )
-    return BaselineResult(tuple(methods), settings, scores, ranks, len(vocabulary))
+    return BaselineResult(tuple(methods), settings, scores, ranks, len(counted.vocabulary or ()), terms, len(pairs))

@@ -2,25 +2,34 @@
 supporting speech and its candidates and returns one number per candidate, higher meaning "more
 likely the counter".
 
-- ``js`` and ``cosine``: bag-of-terms vectors of stemmed unigrams (stop words removed), each
-  count divided by the speech's total count of kept terms; the terms are those found in at least
-  1% of the (supporting, candidate) speech pairs (``pair_vocabulary``: a term is in a pair when
-  either speech has it). ``js`` is minus the Jensen–Shannon divergence (base 2, in [0, 1]);
-  ``cosine`` the cosine similarity. Alone on one question every term of its pairs is kept.
+- ``js`` and ``cosine`` (the paper's "document similarity"): bag-of-terms vectors of stemmed
+  unigrams, each count divided by the speech's total count of kept terms; the terms are those
+  found in at least 1% of the (supporting, candidate) speech pairs *of the training set*
+  (``pair_vocabulary``: a term is in a pair when either speech has it). The paper removes no stop
+  words here (it says so for MI and n-grams only), so stop words are terms too unless
+  ``stop_words=False`` (the variant that drops them). ``js`` is minus the Jensen–Shannon
+  divergence (base 2, in [0, 1]); ``cosine`` the cosine similarity. Scored alone, without a
+  vocabulary, every term of the question's own pairs is kept.
 - ``mi``: the mutual information (bits) between the binary vectors of the supporting speech and
   the candidate: I(v_s; v_c) over the entries of the vectors, one per term (stemmed unigrams,
   stop words removed) of the corpus: every speech of the questions evaluated together
-  (``evaluate``), or of the one question when scored alone. The vectors live in the corpus's
-  space, so most entries are 0 in both and MI measures shared presence; indexed by one
-  question's terms only, the entries where both are 0 would be just the other candidates' own
-  words, and MI would reward a candidate for what the *other* candidates say.
+  (``evaluate``), or of the one question when scored alone. The paper's "bag-of-terms binary
+  vectors" live in the corpus's space, where most entries are 0 in both and MI measures shared
+  presence. MI is symmetric, though: a candidate that shares *fewer* terms with the speech than
+  independence predicts carries information too, and indexed by one question's terms only (the
+  entries where both are 0 being just the other candidates' own words) a candidate sharing no
+  word at all can score highest. The paper ranks by information *shared*, so a candidate whose
+  presence is negatively associated with the speech's (p(1,1) < p_s(1) p_c(1)) scores minus its
+  MI: a sign, not a new measure; in the corpus's space same-motion speeches share far more terms
+  than chance and the sign never applies (``evaluate`` on the demo: no candidate).
 - ``cmi``: the paper's conditional MI, ``sum_k p(k) I(v_s|k; v_c|k)`` for k in {0, 1}, where o_c
   stands for the *other* candidates: entry i of o_c is 1 when any other candidate has term i
   (their vectors combined by "or"), v_s|k and v_c|k are the entries where o_c is k, and p(k) the
-  share of entries where it is. The paper calls o_c the "concatenation" of the other vectors; a
-  concatenation end to end would be n-1 times longer than v_c and could not pick entries of it,
-  so it is read as the vectors laid over each other: a term the others use is "observed" in them.
-  With two candidates the readings agree.
+  share of entries where it is; each I carries the sign of its association, as for ``mi``. The
+  paper calls o_c the "concatenation" of the other vectors; a concatenation end to end would be
+  n-1 times longer than v_c and could not pick entries of it, so it is read as the vectors laid
+  over each other: a term the others use is "observed" in them. With two candidates the readings
+  agree.
 - ``ngrs``: 2- to 4-grams of lowercase words without stop words; those found in the supporting
   speech and this candidate and in no other candidate, minus those inside a longer such gram,
   scored by their total length in words. The containment is checked among the shared grams, so a
@@ -34,6 +43,7 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
@@ -45,23 +55,32 @@ MIN_PAIR_SHARE = 0.01  # the paper: terms in at least 1% of the speech pairs
 
 @dataclass(frozen=True)
 class Tokens:
-    """A question tokenised once, so that every method reuses the same tokens."""
+    """A question tokenised once, so that every method reuses the same tokens: stems without stop
+    words (MI, c-MI and the variant of js and cosine) and with them (the paper's js and cosine)."""
 
     supporting: Counter[str]
     candidates: tuple[Counter[str], ...]
     supporting_grams: frozenset[tuple[str, ...]]
     candidate_grams: tuple[frozenset[tuple[str, ...]], ...]
+    supporting_all: Counter[str]
+    candidates_all: tuple[Counter[str], ...]
 
     @classmethod
     def of(cls, supporting: str, candidates: Sequence[str]) -> Tokens:
         if isinstance(candidates, str):
             raise TypeError("candidates must be a sequence of texts, not one text")
         return cls(Counter(stems(supporting)), tuple(Counter(stems(c)) for c in candidates),
-                   frozenset(ngrams(supporting)), tuple(frozenset(ngrams(c)) for c in candidates))
+                   frozenset(ngrams(supporting)), tuple(frozenset(ngrams(c)) for c in candidates),
+                   Counter(stems(supporting, stop_words=True)),
+                   tuple(Counter(stems(c, stop_words=True)) for c in candidates))
 
-    def pairs(self) -> list[set[str]]:
-        """The terms of each (supporting, candidate) pair."""
-        return [set(self.supporting) | set(c) for c in self.candidates]
+    def pairs(self, *, stop_words: bool = False) -> list[set[str]]:
+        """The terms of each (supporting, candidate) pair, with stop words or without."""
+        s, cs = (self.supporting_all, self.candidates_all) if stop_words else (self.supporting, self.candidates)
+        return [set(s) | set(c) for c in cs]
+
+    def counts(self, *, stop_words: bool) -> tuple[Counter[str], tuple[Counter[str], ...]]:
+        return (self.supporting_all, self.candidates_all) if stop_words else (self.supporting, self.candidates)
 
 
 def pair_vocabulary(pairs: Iterable[set[str]], *, min_share: float = MIN_PAIR_SHARE) -> frozenset[str]:
@@ -85,15 +104,26 @@ def _vectors(counts: Sequence[Counter[str]], vocabulary: Iterable[str]) -> np.nd
     return out
 
 
-def _own_vocabulary(q: Tokens, vocabulary: frozenset[str] | None) -> frozenset[str]:
-    return pair_vocabulary(q.pairs()) if vocabulary is None else vocabulary
+@dataclass(frozen=True)
+class Terms:
+    """What js and cosine count: ``vocabulary`` (None: every term of the question's own pairs)
+    and whether stop words are terms."""
+
+    vocabulary: frozenset[str] | None = None
+    stop_words: bool = True
 
 
-def _js(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
-    vocab = _own_vocabulary(q, vocabulary)
+def _terms(q: Tokens, terms: Terms) -> tuple[Counter[str], tuple[Counter[str], ...], frozenset[str]]:
+    s, cs = q.counts(stop_words=terms.stop_words)
+    vocab = pair_vocabulary(q.pairs(stop_words=terms.stop_words)) if terms.vocabulary is None else terms.vocabulary
+    return s, cs, vocab
+
+
+def _js(q: Tokens, terms: Terms) -> np.ndarray:
+    supporting, candidates, vocab = _terms(q, terms)
     out = []
-    for cand in q.candidates:
-        s, c = _vectors([q.supporting, cand], vocab)
+    for cand in candidates:
+        s, c = _vectors([supporting, cand], vocab)
         if s.sum() == 0 or c.sum() == 0:
             out.append(-1.0)  # nothing to compare: the largest divergence base 2 allows
             continue
@@ -104,11 +134,11 @@ def _js(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
     return np.array(out)
 
 
-def _cosine(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
-    vocab = _own_vocabulary(q, vocabulary)
+def _cosine(q: Tokens, terms: Terms) -> np.ndarray:
+    supporting, candidates, vocab = _terms(q, terms)
     out = []
-    for cand in q.candidates:
-        s, c = _vectors([q.supporting, cand], vocab)
+    for cand in candidates:
+        s, c = _vectors([supporting, cand], vocab)
         if s.sum():
             s = s / s.sum()
         if c.sum():
@@ -133,6 +163,17 @@ def mutual_information(x: np.ndarray, y: np.ndarray) -> float:
     return total
 
 
+def shared_information(x: np.ndarray, y: np.ndarray) -> float:
+    """I(x; y) with the sign of the association: minus the mutual information when x and y are 1
+    together less often than independence predicts (see the module docstring)."""
+    info = mutual_information(x, y)
+    n = len(x)
+    if n == 0 or info == 0.0:
+        return info
+    together = float(np.sum((x == 1) & (y == 1))) / n
+    return -info if together < float(np.mean(x == 1)) * float(np.mean(y == 1)) else info
+
+
 def _binary(q: Tokens, vocabulary: frozenset[str] | None) -> tuple[np.ndarray, np.ndarray]:
     vocab = sorted(set(q.supporting).union(*q.candidates) if vocabulary is None else vocabulary)
     s = np.array([w in q.supporting for w in vocab], dtype=int)
@@ -142,7 +183,7 @@ def _binary(q: Tokens, vocabulary: frozenset[str] | None) -> tuple[np.ndarray, n
 
 def _mi(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
     s, c = _binary(q, vocabulary)
-    return np.array([mutual_information(s, row) for row in c])
+    return np.array([shared_information(s, row) for row in c])
 
 
 def _cmi(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
@@ -155,7 +196,7 @@ def _cmi(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
         for k in (0, 1):
             where = o == k
             if where.any():
-                total += float(np.mean(where)) * mutual_information(s[where], row[where])
+                total += float(np.mean(where)) * shared_information(s[where], row[where])
         out.append(total)
     return np.array(out)
 
@@ -169,8 +210,10 @@ def _ngrs(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
     return np.array(out)
 
 
-Scorer = Callable[[Tokens, frozenset[str] | None], np.ndarray]
-SCORERS: dict[str, Scorer] = {"js": _js, "cosine": _cosine, "mi": _mi, "cmi": _cmi, "ngrs": _ngrs}
+SIMILARITY = ("js", "cosine")  # scored over Terms; the others over the binary vectors' entries (or none)
+BINARY = ("mi", "cmi")
+SCORERS: dict[str, Callable[[Tokens, Any], np.ndarray]] = {
+    "js": _js, "cosine": _cosine, "mi": _mi, "cmi": _cmi, "ngrs": _ngrs}
 
 
 def check_method(method: str) -> None:
@@ -178,15 +221,27 @@ def check_method(method: str) -> None:
         raise ValueError(f"unknown method {method!r}; known: {', '.join(METHODS)}")
 
 
-def _public(name: str) -> Callable[..., np.ndarray]:
-    def score(supporting: str, candidates: Sequence[str], *, vocabulary: Iterable[str] | None = None) -> np.ndarray:
-        return SCORERS[name](Tokens.of(supporting, candidates), None if vocabulary is None else frozenset(vocabulary))
+def score(method: str, q: Tokens, *, terms: Terms | None = None, entries: frozenset[str] | None = None) -> np.ndarray:
+    """One method's scores of a tokenised question: js and cosine over ``terms``, mi and cmi over
+    the binary vectors' ``entries`` (None: the question's own)."""
+    check_method(method)
+    if method in SIMILARITY:
+        return SCORERS[method](q, terms or Terms())
+    return SCORERS[method](q, entries)
 
-    score.__name__ = score.__qualname__ = name
-    score.__doc__ = (f"The ``{name}`` score of each candidate (see the module docstring); higher = the counter. "
-                     "``vocabulary``: the terms js and cosine keep (default: this question's pairs'), "
-                     "or the entries of mi's and cmi's vectors (default: this question's terms).")
-    return score
+
+def _public(name: str) -> Callable[..., np.ndarray]:
+    def scorer(supporting: str, candidates: Sequence[str], *, vocabulary: Iterable[str] | None = None,
+               stop_words: bool = True) -> np.ndarray:
+        vocab = None if vocabulary is None else frozenset(vocabulary)
+        return score(name, Tokens.of(supporting, candidates), terms=Terms(vocab, stop_words), entries=vocab)
+
+    scorer.__name__ = scorer.__qualname__ = name
+    scorer.__doc__ = (f"The ``{name}`` score of each candidate (see the module docstring); higher = the counter. "
+                      "``vocabulary``: the terms js and cosine keep (default: this question's pairs'), "
+                      "or the entries of mi's and cmi's vectors (default: this question's terms); "
+                      "``stop_words``: whether js and cosine count stop words (the paper: yes).")
+    return scorer
 
 
 js, cosine, mi, cmi, ngrs = (_public(name) for name in METHODS)
@@ -195,5 +250,5 @@ js, cosine, mi, cmi, ngrs = (_public(name) for name in METHODS)
 def rank_candidates(supporting: str, candidates: Sequence[str], *, method: str) -> list[int]:
     """Candidate indices, best first. Ties keep the candidates' order (the earlier shown first)."""
     check_method(method)
-    scores = SCORERS[method](Tokens.of(supporting, candidates), None)
+    scores = score(method, Tokens.of(supporting, candidates))
     return [int(i) for i in np.argsort(-scores, kind="stable")]

@@ -20,12 +20,14 @@ from analysis.methods.counter_speech import (
     js,
     maximal,
     mi,
+    motion_split,
     mutual_information,
     ngrams,
     ngrs,
     pair_vocabulary,
     rank_candidates,
     reason_profile,
+    shared_information,
     stems,
     words,
 )
@@ -67,10 +69,10 @@ def test_js_and_cosine_keep_the_terms_of_at_least_one_percent_of_the_pairs():
     # over {cat, dog} "cat fish fish" is the vector (1, 0), "cat dog" (1/2, 1/2)
     assert cosine("cat dog", ["cat fish fish"], vocabulary={"cat", "dog"}) == pytest.approx([1 / math.sqrt(2)])
     assert cosine("cat dog", ["cat fish fish"]) == pytest.approx([1 / math.sqrt(2) / math.sqrt(5)])
-    # evaluate() draws the vocabulary from all its questions' pairs: 78 questions of 2 pairs
+    # evaluate(terms="evaluated") draws the vocabulary from all its questions' pairs: 78 questions of 2 pairs
     # each, 1% of 156 pairs is 1.56, so a term said in one pair only is dropped
     questions = [("cat dog", ["cat fish", "dog"], 0, "x")] + [("bird", ["bird", "bird"], 0, "x")] * 77
-    assert evaluate(questions, methods=["js"]).vocabulary == 3  # cat, dog, bird; not fish
+    assert evaluate(questions, methods=["js"], terms="evaluated").vocabulary == 3  # cat, dog, bird; not fish
 
 
 def test_mi_is_the_mutual_information_of_binary_term_vectors():
@@ -78,9 +80,11 @@ def test_mi_is_the_mutual_information_of_binary_term_vectors():
     # c1 "cat dog" = (1, 1, 0) = v_s: I = H(2/3) = 2/3 log2(3/2) + 1/3 log2 3 = 0.918296
     # c2 "cat fish" = (1, 0, 1): p(1,1) = p(1,0) = p(0,1) = 1/3, p(0,0) = 0; both marginals 2/3
     #   I = 1/3 log2((1/3)/(4/9)) + 2 * 1/3 log2((1/3)/(2/9)) = 1/3 log2(3/4) + 2/3 log2(3/2) = 0.251629
+    # c2 shares cat: p(1,1) = 1/3 < p_s(1) p_c(1) = 4/9, fewer shared terms than independence
+    #   predicts over these three entries, so it scores minus its mutual information
     scores = mi("cat dog", ["cat dog", "cat fish"])
-    assert scores == pytest.approx([2 / 3 * log2(3 / 2) + 1 / 3 * log2(3), 1 / 3 * log2(3 / 4) + 2 / 3 * log2(3 / 2)])
-    assert scores[1] == pytest.approx(0.251629, abs=1e-6)
+    assert scores == pytest.approx([2 / 3 * log2(3 / 2) + 1 / 3 * log2(3), -(1 / 3 * log2(3 / 4) + 2 / 3 * log2(3 / 2))])
+    assert scores[1] == pytest.approx(-0.251629, abs=1e-6)
     # stop words and inflections do not count: "the cats and dogs" is {cat, dog}
     assert mi("cat dog", ["the cats and dogs", "cat fish"])[0] == pytest.approx(scores[0])
     assert mutual_information(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == 0.0  # independent
@@ -130,7 +134,7 @@ def test_random_mrr_is_the_mean_reciprocal_rank_of_a_random_ranking():
     for k in (2, 3, 4, 5):
         exact = sum(Fraction(1, p.index(0) + 1) for p in itertools.permutations(range(k)))
         exact /= math.factorial(k)
-        result = evaluate([("cat", ["dog"] * k, 0, "x")], methods=["cosine"])
+        result = evaluate([("cat", ["dog"] * k, 0, "x")], methods=["cosine"], terms="evaluated")
         assert result.scores["cosine"]["all"].random_mrr == pytest.approx(float(exact))
 
 
@@ -140,7 +144,7 @@ def test_evaluate_top1_mrr_and_random_baselines():
         ("cat", ["dog", "cat", "fish"], 2, "explicit"),  # 0, 1, 0: 2nd or 3rd, tied with "dog"
         ("cat dog", ["cat", "fish", "cat dog", "bird"], 0, "implicit"),  # 0.71, 0, 1, 0 -> 2nd
     ]
-    result = evaluate(questions, methods=["cosine", "ngrs"])
+    result = evaluate(questions, methods=["cosine", "ngrs"], terms="evaluated")
     assert result.settings == ("all", "explicit", "implicit")
     every = result.scores["cosine"]["all"]
     # Ties are broken at random in expectation: question 2's counter is 2nd or 3rd, reciprocal
@@ -179,7 +183,7 @@ def test_evaluate_with_several_true_counters():
     # 1st with p 2/3, 2nd with p 1/3: top-1 2/3, RR 2/3 + 1/6 = 5/6, expected rank 4/3;
     # a random ranking does the same there: 2/3 and 5/6
     result = evaluate([("cat", ["dog", "cat", "fish"], [0, 2], "x"),
-                       ("cat", ["dog", "fish", "bird"], (0, 1), "x")], methods=["cosine"])
+                       ("cat", ["dog", "fish", "bird"], (0, 1), "x")], methods=["cosine"], terms="evaluated")
     rows = result.ranks
     assert rows["top1"].tolist() == pytest.approx([0.0, 2 / 3])
     assert rows["rr"].tolist() == pytest.approx([0.5, 5 / 6])
@@ -192,10 +196,15 @@ def test_evaluate_with_several_true_counters():
 
 def test_evaluate_rejects_bad_questions():
     with pytest.raises(ValueError, match="outside"):
-        evaluate([("cat", ["cat", "dog"], 2, "explicit")])
+        evaluate([("cat", ["cat", "dog"], 2, "explicit")], terms="evaluated")
     with pytest.raises(ValueError, match="known"):
-        evaluate([("cat", ["cat", "dog"], 0, "explicit")], methods=["rouge"])
-    assert set(evaluate([("cat", ["cat", "dog"], 0, "x")]).scores) == set(METHODS)
+        evaluate([("cat", ["cat", "dog"], 0, "explicit")], methods=["rouge"], terms="evaluated")
+    assert set(evaluate([("cat", ["cat", "dog"], 0, "x")], terms="evaluated").scores) == set(METHODS)
+    # the paper's terms come from a training set, which must be given
+    with pytest.raises(ValueError, match="training"):
+        evaluate([("cat", ["cat", "dog"], 0, "x")])
+    with pytest.raises(ValueError, match="terms must be"):
+        evaluate([("cat", ["cat", "dog"], 0, "x")], terms="test")
 
 
 def answers():
@@ -272,10 +281,71 @@ def test_mi_vectors_span_the_corpus_terms():
     speech = "boxing harms the brain of every boxer"
     candidates = ["said boxing harms the brain but helmets protect it", "ban school uniforms cost families money"]
     alone = mi(speech, candidates)
-    assert alone[1] > alone[0]
+    # c2 shares no word: its presence is negatively associated with the speech's, so it scores
+    # minus its mutual information and c1 (which shares box, harm, brain) ranks first
+    assert alone[0] > 0 > alone[1]
     # evaluate() indexes the vectors by every term of all its questions' speeches: with a second
     # question's twenty other words the shared absences are many and the shared words decide
     filler = " ".join(f"word{chr(97 + i)}" for i in range(10))
     other = " ".join(f"term{chr(97 + i)}" for i in range(10))
-    result = evaluate([(speech, candidates, 0, "x"), (filler, [other], 0, "x")], methods=["mi"])
+    result = evaluate([(speech, candidates, 0, "x"), (filler, [other], 0, "x")], methods=["mi"], terms="evaluated")
     assert result.ranks.iloc[0]["top1"] == 1.0
+
+
+def test_mi_ranks_first_the_candidate_that_shares_words_not_the_one_that_shares_none():
+    # The question's terms: the speech's 8, c1's 6 (none of the speech's) and c2's 2 of its own:
+    # 16 entries. v_s has 8 ones; c1 is 1 exactly where v_s is 0 on 6 entries; c2 shares 6 of
+    # the speech's words and adds 2.
+    speech = "cat dog fish bird horse mouse lion tiger"
+    c1, c2 = "apple pear plum grape lemon melon", "cat dog fish bird horse mouse car bus"
+    # c1: p(0,1) = 6/16, p(1,0) = 8/16, p(0,0) = 2/16, p(1,1) = 0; marginals p_s(1) = 1/2, p_c(1) = 6/16
+    i1 = 6 / 16 * log2((6 / 16) / (1 / 2 * 6 / 16)) + 8 / 16 * log2((8 / 16) / (1 / 2 * 10 / 16)) \
+        + 2 / 16 * log2((2 / 16) / (1 / 2 * 10 / 16))
+    # c2: p(1,1) = 6/16, p(1,0) = 2/16, p(0,1) = 2/16, p(0,0) = 6/16; marginals 1/2 and 1/2
+    i2 = 2 * 6 / 16 * log2((6 / 16) / (1 / 4)) + 2 * 2 / 16 * log2((2 / 16) / (1 / 4))
+    assert (i1, i2) == (pytest.approx(0.548795, abs=1e-6), pytest.approx(0.188722, abs=1e-6))
+    # Mutual information alone would rank c1 (no shared word) first; the score carries the sign
+    # of the association, so c1 scores -I and c2 +I.
+    v_s = np.array([1] * 8 + [0] * 8)
+    assert mutual_information(v_s, np.array([0] * 8 + [1] * 6 + [0] * 2)) == pytest.approx(i1)
+    assert mutual_information(v_s, np.array([1] * 6 + [0] * 2 + [0] * 6 + [1] * 2)) == pytest.approx(i2)
+    assert mi(speech, [c1, c2]) == pytest.approx([-i1, i2])
+    assert rank_candidates(speech, [c1, c2], method="mi") == [1, 0]
+    assert rank_candidates(speech, [c1, c2], method="cmi") == [1, 0]
+    # positively associated vectors keep their mutual information, independent ones score 0
+    x, y = np.array([1, 1, 0, 0]), np.array([1, 1, 0, 1])
+    assert mutual_information(x, y) > 0 and shared_information(x, y) == pytest.approx(mutual_information(x, y))
+    assert shared_information(x, 1 - x) == pytest.approx(-1.0)
+    assert shared_information(np.array([1, 0, 1, 0]), np.array([1, 1, 0, 0])) == 0.0
+
+
+def test_the_papers_terms_come_from_the_training_pairs_with_stop_words():
+    # Public js and cosine count stop words (the paper removes them only for MI and n-grams):
+    # "the cat" against "the dog" shares "the"; without stop words nothing is shared.
+    assert cosine("the cat", ["the dog"]) == pytest.approx([0.5])
+    assert cosine("the cat", ["the dog"], stop_words=False) == pytest.approx([0.0])
+    # Trained on pairs where only "cat" and "the" occur, js and cosine see no other term: the
+    # evaluated question's "dog" and "fish" are not counted, so both candidates tie (each is
+    # "the cat" over {cat, the}) and the counter gets half a top-1.
+    training = [("the cat", ["the cat"], 0, "x")]
+    question = [("the cat dog", ["the cat dog", "the cat fish"], 0, "x")]
+    paper = evaluate(question, methods=["cosine"], training=training)
+    assert (paper.terms, paper.vocabulary, paper.training_pairs) == ("training", 2, 1)
+    assert paper.ranks["top1"].tolist() == [0.5]
+    # Today's variant takes the terms from the evaluated pairs without stop words: cat, dog, fish
+    own = evaluate(question, methods=["cosine"], terms="evaluated")
+    assert (own.terms, own.vocabulary, own.training_pairs) == ("evaluated", 3, 2)
+    assert own.ranks["top1"].tolist() == [1.0]
+    assert own.to_dict()["terms"] == "evaluated" and paper.to_dict()["vocabulary"] == 2
+    # 1% of the training pairs: with 200 pairs a term needs 2 of them
+    many = [("cat", ["cat"], 0, "x")] * 199 + [("bird", ["bird"], 0, "x")]
+    assert evaluate(question, methods=["js"], training=many).vocabulary == 1  # cat only
+
+
+def test_the_motions_are_split_as_the_paper_did():
+    split = motion_split([f"m{i}" for i in range(50)], seed=2020)
+    assert sorted(split.values()).count("train") == 30
+    assert list(split.values()).count("validation") == 10 and list(split.values()).count("test") == 10
+    # repeated and reordered motions do not change it; another seed does
+    assert motion_split([f"m{i}" for i in reversed(range(50))] * 2, seed=2020) == split
+    assert motion_split([f"m{i}" for i in range(50)], seed=1) != split

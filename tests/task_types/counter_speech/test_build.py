@@ -1,6 +1,8 @@
 """Adding questions to a project: a seeded sample, the build_counter_speech command and the
 admin's "Build questions" page, all from the IBM Debater speeches."""
 
+import io
+
 import pytest
 from django.core.management import CommandError, call_command
 from django.urls import reverse
@@ -33,9 +35,12 @@ def test_the_command_adds_a_sample_once(shared_data, settings):
     other = ProjectFactory(task_type="counter_speech")
     call_command("build_counter_speech", other.slug, "--min-candidates", "2", "--sample", "60", "--seed", "8")
     assert set(other.items.values_list("external_id", flat=True)) != ids
-    # The release's motions have two opposing speeches: with the paper's 3 candidates nothing is built.
-    call_command("build_counter_speech", other.slug, "--seed", "8")
+    # The release's motions have two opposing speeches: with the paper's 3 candidates nothing is
+    # built, and the command says which minimum builds questions.
+    out = io.StringIO()
+    call_command("build_counter_speech", other.slug, "--seed", "8", stdout=out)
     assert other.items.count() == 60
+    assert "To build questions, set --min-candidates to 2 to build 78 questions" in out.getvalue()
     with pytest.raises(CommandError, match="not counter-speech"):
         call_command("build_counter_speech", ProjectFactory().slug)
     with pytest.raises(CommandError, match="speech-transcripts.csv"):
@@ -58,6 +63,8 @@ def test_the_admin_page_builds_questions(shared_data, settings, client):
                     follow=True)
     page = r.content.decode()
     assert "0 questions built" in page and "left out" in page and project.items.count() == 10
+    # … and which setting gives questions, measured on the release.
+    assert "To build questions, set “Minimum candidates” to 2 to build 78 questions." in page
     assert 'class="warning"' in page
     r = client.post(url, {"setting": "all", "min_candidates": 3, "max_candidates": 2, "sample": "", "seed": 1})
     assert r.status_code == 200 and b"Nothing was written" in r.content and project.items.count() == 10

@@ -9,7 +9,14 @@ from rest_framework.test import APIClient
 from annotation.models import Project
 from annotation.task_types import get_task_type
 from task_types.counter_speech.corpus import build_questions, ibm_speeches
-from task_types.counter_speech.masking import TOKEN, leaks, mask_names, names_in
+from task_types.counter_speech.masking import (
+    PRONOUN_SENTENCES,
+    TOKEN,
+    leaks,
+    mask_names,
+    mask_pronouns,
+    names_in,
+)
 from tests.factories import UserFactory, demo_context
 
 TASK = get_task_type("counter_speech")
@@ -31,6 +38,27 @@ def test_a_name_that_is_a_common_word_is_masked_where_it_is_a_name():
         "We will argue that [speaker] is wrong. When [speaker] argues this, [speaker] rightfully points out "
         "more. [speaker] cannot have it both ways, and [speaker]'s case fails. They will always lose; we will "
         "need it. I think, [speaker], you are wrong.")
+
+
+def test_pronouns_after_a_masked_name_are_made_neutral():
+    text = ("Rachel says that she likes her ideas. He is wrong about her. Herself, his, hers and him. "
+            "One. Two. Three. Four. Five. She said it herself.")
+    # "her ideas": before a word that is no stop word, possessive; "about her.": an object. The
+    # chain: "him" is the last pronoun masked, five more sentences (One … Five) stay in scope and
+    # the sixth ("She said it herself.") is left as it is.
+    assert mask_names(text, ["Rachel"]) == (
+        "[speaker] says that [they] likes [their] ideas. [They] is wrong about [them]. [Themself], [their], "
+        "[theirs] and [them]. One. Two. Three. Four. Five. She said it herself.")
+    assert PRONOUN_SENTENCES == 5
+    # before any masked name nothing changes; a paragraph ends a sentence, once with its full stop
+    assert mask_names("He said so. Rachel agrees.\n\nShe is right.", ["rachel"]) == \
+        "He said so. [speaker] agrees.\n\n[They] is right."
+    paragraphs = "[speaker] spoke.\n\n" + "".join(f"S{n}.\n\n" for n in range(1, 6)) + "Her view. Her view."
+    assert mask_pronouns(paragraphs).endswith("S5.\n\nHer view. Her view.")
+    assert mask_pronouns(paragraphs, sentences=6).endswith("S5.\n\n[Their] view. [Their] view.")
+    # no name, no change; the option turns it off
+    assert mask_names("she and he", ["rachel"]) == "she and he"
+    assert mask_names("Rachel: she", ["rachel"], pronouns=False) == "[speaker]: she"
 
 
 def test_the_stored_item_names_nobody_and_the_gold_and_export_keep_the_names():
@@ -77,6 +105,12 @@ def test_the_demo_leaks_no_name(shared_data):
              for r, c in zip(records, cleaned, strict=True)]
     assert leaks(shown) == 0
     assert sum(TOKEN in c["transcript"] for s in shown for c in s["candidates"]) >= 16
+    # No gendered pronoun follows a masked name within the scope: 31 were made neutral, in 12 of
+    # the 176 transcripts the demo shows.
+    texts = {t["transcript"] for s in shown for t in (s["speech"], *s["candidates"])}
+    neutral = re.compile(r"\[(?:they|them|their|theirs|themself)\]", re.I)
+    assert len(texts) == 176 and all(mask_pronouns(t) == t for t in texts)
+    assert sum(len(neutral.findall(t)) for t in texts) == 31 and sum(bool(neutral.search(t)) for t in texts) == 12
 
 
 @pytest.mark.django_db

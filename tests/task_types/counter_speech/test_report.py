@@ -44,7 +44,10 @@ def test_accuracy_reasons_and_baselines_by_hand(client):
     answer(project, UserFactory(username="w1"), {"q1": ("c1", ["quote"]), "q2": ("c3", ["main_issue", "quote"])})
     answer(project, UserFactory(username="w2"), {"q1": ("c1", ["quote"]), "q2": ("c4", ["guess"])})
     answer(project, UserFactory(username="w3"), {"q1": ("c2", ["guess"]), "q2": ("c4", ["similar"])})
-    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech", enqueue=False).pk)
+    # Both questions are on one motion: the paper's split has no test motion to rank, so this
+    # run takes the evaluated questions' own terms (test_the_papers_terms_* covers the default).
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech",
+                                                          params={"terms": "evaluated"}, enqueue=False).pk)
     assert run.status == "done", run.error
     human = run.result["human"]
     workers = {w["worker"]: w for w in human["workers"]}
@@ -117,7 +120,8 @@ def test_the_report_offers_the_papers_evaluation():
     project = make_project()
     answer(project, UserFactory(username="w1"), {"q1": ("c1", ["quote"]), "q2": ("c3", ["guess"])})
     run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech",
-                                                          params={"candidates": "motion"}, enqueue=False).pk)
+                                                          params={"candidates": "motion", "terms": "evaluated"},
+                                                          enqueue=False).pk)
     assert run.status == "done", run.error
     # The example's items carry no corpus ids: taken as shown, 2 questions of 2 candidates.
     assert run.result["machine"]["all"]["questions"] == 2
@@ -125,3 +129,58 @@ def test_the_report_offers_the_papers_evaluation():
 
     with pytest.raises(ParamError, match="candidates"):
         analysis_run_create(project=project, kind="counter_speech", params={"candidates": "corpus"}, enqueue=False)
+
+
+def _motions_project(n):
+    """A project of ``n`` motions, one question each: the supporting speech says "cat dog bird",
+    its counter "the cat dog" and the other candidate "the fish"."""
+    project = ProjectFactory(task_type="counter_speech", redundancy=1)
+    records = [{"id": f"q{m}", "motion_id": f"m{m:02d}", "motion": f"Motion {m}",
+                "speech": _speech(f"s{m}", "ann", "the cat dog bird"),
+                "candidates": [_speech("a", "bob", "the cat dog"), _speech("b", "cy", "the fish")],
+                "gold": {"counters": ["a"], "kind": ""}} for m in range(n)]
+    items_import(project=project, parsed=[ParsedItem(i, TASK.clean_item(r)) for i, r in enumerate(records, 1)])
+    return project
+
+
+def test_the_papers_terms_come_from_the_training_motions_by_default(client):
+    from analysis.methods.counter_speech import motion_split
+
+    project = _motions_project(10)
+    worker = UserFactory(username="w1")
+    answer(project, worker, {f"q{m}": ("a", ["quote"]) for m in range(10)})
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech", enqueue=False).pk)
+    assert run.status == "done", run.error
+    machine = run.result["machine"]
+    # 10 motions: 6 train, 2 validation, 2 test; the 6 training questions' 12 pairs give the
+    # terms (stop words included: the, cat, dog, bird, fish), the 2 test questions are ranked.
+    assert machine["terms"] == "training" and machine["split"] == {
+        "seed": 2020, "motions": {"train": 6, "validation": 2, "test": 2}, "training_questions": 6}
+    assert (machine["training_pairs"], machine["vocabulary"], machine["all"]["questions"]) == (12, 5, 2)
+    test_motions = sorted(m for m, part in motion_split([f"m{m:02d}" for m in range(10)], seed=2020).items()
+                          if part == "test")
+    ranked = run.result["machine"]["methods"]["js"]["settings"]["all"]["questions"]
+    assert len(test_motions) == ranked == 2
+    assert machine["methods"]["js"]["settings"]["all"]["accuracy"] == 1.0
+    # The page says where the terms come from and lays the paper's Table 3 beside ours.
+    client.force_login(UserFactory(role="admin"))
+    text = client.get(f"/projects/{project.slug}/reports/counter_speech/").content.decode()
+    assert "the training motions' 6 questions" in text
+    assert "6 training, 2 validation and 2 test motions are drawn with seed 2020" in text
+    assert "51.1%" in text and "0.69" in text  # JS on all counters in the paper
+    # Today's variant stays an option: every question ranked, the terms its own without stop words.
+    own = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech",
+                                                          params={"terms": "evaluated"}, enqueue=False).pk)
+    assert own.result["machine"]["terms"] == "evaluated" and own.result["machine"]["all"]["questions"] == 10
+    assert own.result["machine"]["vocabulary"] == 4  # cat, dog, bird, fish; "the" is a stop word
+
+
+def test_the_papers_terms_say_when_the_split_leaves_nothing_to_rank(client):
+    project = make_project()  # two questions on one motion: it is a training motion
+    answer(project, UserFactory(username="w1"), {"q1": ("c1", ["quote"]), "q2": ("c3", ["guess"])})
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="counter_speech", enqueue=False).pk)
+    assert run.status == "done", run.error
+    assert "leaves 2 training and 0 test questions" in run.result["machine"]["unavailable"]
+    client.force_login(UserFactory(role="admin"))
+    text = client.get(f"/projects/{project.slug}/reports/counter_speech/").content.decode()
+    assert 'data-testid="baselines-unavailable"' in text and "choose the evaluated questions" in text

@@ -90,9 +90,28 @@ def test_fewer_candidates_are_left_out_or_counted_honestly():
     records, report = build_questions(small, min_candidates=2)
     assert len(records) == 1 and report.below_minimum == 1 and report.candidates == {2: 1}
     assert sorted(shown(records[0])[0]) == ["c1", "c2"]
-    assert report.lines(min_candidates=3) == ["1 question; candidates per question: 2: 1",
-                                              "1 of them has fewer than 3 candidates",
-                                              "left out, no counter: 2"]
+    assert report.lines() == ["1 question; candidates per question: 2: 1",
+                              "1 of them has fewer than 3 candidates (the paper's minimum)",
+                              "left out, no counter: 2"]
+
+
+def test_a_build_says_which_minimum_would_build_more():
+    # m1: p1's counter c1 and two others (3 candidates); m2: p2's counter c3 and one other (2);
+    # m3: p4's counter c5 alone (1 candidate: never a question).
+    corpus = [speech("p1", "ann", "pro"), speech("c1", "cat", "con", counters="p1"), speech("c2", "dan", "con"),
+              speech("c9", "gil", "con"),
+              speech("p2", "bob", "pro", motion="m2"), speech("c3", "eve", "con", counters="p2", motion="m2"),
+              speech("c4", "hal", "con", motion="m2"),
+              speech("p4", "zed", "pro", motion="m3"), speech("c5", "ivy", "con", counters="p4", motion="m3")]
+    _, four = build_questions(corpus, min_candidates=4, max_candidates=5)
+    assert four.questions == 0 and four.too_few == {3: 1, 2: 1, 1: 1}
+    assert [four.with_minimum(m) for m in (4, 3, 2)] == [0, 1, 2]
+    assert four.advice(setting="--min-candidates") == \
+        "set --min-candidates to 3 to build 1 question, or to 2 to build 2 questions"
+    _, three = build_questions(corpus)
+    assert three.advice(setting="X") == "set X to 2 to build 2 questions"
+    _, two = build_questions(corpus, min_candidates=2)
+    assert two.questions == 2 and two.advice(setting="X") == ""  # the one left has a single candidate
 
 
 def test_the_gold_stays_out_of_the_payload():

@@ -87,9 +87,19 @@ def test_the_report_s_numbers_by_hand(client):
     human = np.mean(np.array(list(SCORES.values())), axis=0)
     new = next(r for r in result["relations"] if r["score"] == "new")
     table = pd.DataFrame(result["scores"])
-    expected = score_relation(human, exact["manual"]["new"].to_numpy(), table["words_manual"])
+    # κ is held out: the mapping is fitted in cross-validation with folds by speaker (the SAMPLE
+    # set's 6 speakers, 5 folds); the in-sample κ is reported beside it, labelled so.
+    speakers = prompts.set_index("response_id").loc[table["response"], "speaker"].to_numpy()
+    expected = score_relation(human, exact["manual"]["new"].to_numpy(), table["words_manual"], groups=speakers)
     assert new["manual"]["r"] == pytest.approx(expected.pearson_r, abs=1e-6)
     assert new["manual"]["kappa"] == pytest.approx(expected.qwk, abs=1e-6)
+    assert new["manual"]["kappa_in_sample"] == pytest.approx(expected.qwk_in_sample, abs=1e-6)
+    assert (new["manual"]["folds"], new["manual"]["speakers"], expected.folds) == (5, 6, 5)
+    assert new["manual"]["kappa"] != new["manual"]["kappa_in_sample"]
+    in_sample = score_relation(human, exact["manual"]["new"].to_numpy(), table["words_manual"], groups=speakers)
+    assert new["manual"]["kappa_in_sample"] == pytest.approx(
+        cohen_kappa_score(np.clip(np.floor(human + 0.5), 1, 4).astype(int),
+                          in_sample.mapping.apply(exact["manual"]["new"].to_numpy()), weights="quadratic"), abs=1e-6)
     assert new["manual"]["partial_r"] == pytest.approx(expected.partial_r, abs=1e-6)
     assert (new["asr"]["study_r"], new["asr"]["study_kappa"], new["manual"]["study_partial_r"]) == (0.655, 0.540, 0.460)
 
@@ -103,6 +113,11 @@ def test_the_report_s_numbers_by_hand(client):
     client.force_login(UserFactory(is_staff=True, is_superuser=True))
     page = client.get(f"/projects/{project.slug}/reports/response_scoring/").content.decode()
     assert "0.69" in page and "0.655" in page and "29.4%" in page
+    # The experts' agreement as the poster labels it (it names no kappa); κ held out and in-sample.
+    assert "k = 0.69" in page and "Agreement between two expert raters: k = 0.69" in page
+    assert "Quadratic weighted kappa, mean" in page  # ours, per rater pair
+    assert "κ held out" in page and "κ in-sample" in page and "5 folds by speaker" in page
+    assert "held-out κ from 5 folds over 6 speakers" in page
     csv_rows = list(csv.DictReader(io.StringIO(client.get(
         f"/projects/{project.slug}/reports/response_scoring/runs/{run.pk}/files/scores").content.decode())))
     assert len(csv_rows) == 12 and {"base_asr", "new_manual", "human_scores"} <= set(csv_rows[0])
@@ -135,3 +150,22 @@ def test_lemmatisation_is_an_option_of_the_report():
     rows = {r["response"]: r for r in lemmas.result["scores"]}
     for name in ("base", "new", "cva"):
         assert [rows[r][f"{name}_manual"] for r in expected.index] == pytest.approx(expected[name].to_list(), abs=1e-6)
+
+
+def test_the_manual_states_the_held_out_and_in_sample_figures_of_the_sample_set():
+    import re
+    from pathlib import Path
+
+    project = scored_project()
+    run = analysis_run_execute(run_id=analysis_run_create(project=project, kind="response_scoring", enqueue=False).pk)
+    assert run.status == "done", run.error
+    text = (Path(__file__).resolve().parents[3] / "docs" / "task-types" / "response-scoring.md").read_text()
+    numbers = r" \| ".join([r"(\d\.\d{3})"] * 6)
+    stated = {name: [float(v) for v in values] for name, *values in re.findall(
+        rf"^\| (Base ROUGE|New ROUGE|CVA) \| {numbers} \|$", text, re.M)}
+    labels = {"base": "Base ROUGE", "new": "New ROUGE", "cva": "CVA"}
+    assert set(stated) == set(labels.values())
+    for row in run.result["relations"]:
+        got = [round(row[kind][key], 3) for kind in ("asr", "manual") for key in ("r", "kappa", "kappa_in_sample")]
+        assert got == stated[labels[row["score"]]], row["score"]
+        assert row["manual"]["folds"] == 5 and row["manual"]["speakers"] == 6

@@ -29,8 +29,11 @@ class Command(BaseCommand):
                                     max_candidates=max_candidates, sample=sample, seed=seed)
         except ImportFailed as exc:
             raise CommandError(str(exc)) from None
-        for line in built.report.lines(min_candidates=min_candidates):
+        for line in built.report.lines():
             self.stdout.write(line)
+        advice = built.report.advice(setting="--min-candidates")
+        if advice:
+            self.stdout.write(f"To build {'more ' if built.report.questions else ''}questions, {advice}")
         self.stdout.write(f"{built.sampled} question{'s' * (built.sampled != 1)} "
                           f"{'sampled with seed ' + str(seed) if sample else 'kept'}: "
                           f"{built.created} new items, {built.existing} already in the project")

@@ -43,7 +43,7 @@ def test_relation_matches_scipy_sklearn_and_the_residual_method(scored):
     predicted = np.clip(np.floor(mapping.intercept + mapping.slope * automatic + 0.5), 1, 4)
     assert relation.n == 400
     assert relation.pearson_r == pytest.approx(np.corrcoef(human, automatic)[0, 1])
-    assert relation.qwk == pytest.approx(
+    assert relation.qwk_in_sample == pytest.approx(
         cohen_kappa_score(
             human.astype(int), predicted.astype(int), weights="quadratic", labels=[1, 2, 3, 4]
         )
@@ -106,3 +106,37 @@ def test_rater_agreement_against_sklearn_and_krippendorff():
         )
     )
     assert (result.n_items, result.n_workers) == (60, 3)
+
+
+def test_the_kappa_is_held_out_with_folds_by_speaker():
+    # Six speakers, two responses each. The held-out kappa maps each speaker's responses with the
+    # regression fitted on the other folds' speakers, as scikit-learn's GroupKFold splits them.
+    human = np.array([1, 2, 2, 3, 3, 4, 4, 1, 2, 3, 4, 1], dtype=float)
+    automatic = np.array([0.1, 0.3, 0.2, 0.5, 0.6, 0.9, 0.7, 0.2, 0.4, 0.4, 0.8, 0.3])
+    length = np.arange(12, dtype=float) + 50
+    speakers = np.repeat(["s1", "s2", "s3", "s4", "s5", "s6"], 2)
+    from sklearn.model_selection import GroupKFold
+
+    predicted = np.zeros(12, dtype=int)
+    for fit, held in GroupKFold(n_splits=3).split(automatic, human, speakers):
+        slope, intercept = np.polyfit(automatic[fit], human[fit], 1)
+        predicted[held] = np.clip(np.floor(intercept + slope * automatic[held] + 0.5), 1, 4)
+        # no speaker is both fitted and predicted
+        assert not set(speakers[fit]) & set(speakers[held])
+    relation = score_relation(human, automatic, length, groups=speakers, folds=3)
+    assert relation.folds == 3
+    held_out = cohen_kappa_score(human.astype(int), predicted, weights="quadratic", labels=[1, 2, 3, 4])
+    assert relation.qwk == pytest.approx(held_out)
+    in_sample = fit_scale_mapping(human, automatic).apply(automatic)
+    assert relation.qwk_in_sample == pytest.approx(
+        cohen_kappa_score(human.astype(int), in_sample, weights="quadratic", labels=[1, 2, 3, 4]))
+    # fitted on the responses it scores, the mapping does better than held out
+    assert relation.qwk_in_sample > relation.qwk
+    # more folds than speakers: one per speaker; one speaker: no held-out figure
+    assert score_relation(human, automatic, length, groups=speakers, folds=10).folds == 6
+    alone = score_relation(human, automatic, length, groups=["s"] * 12)
+    assert alone.folds == 0 and np.isnan(alone.qwk) and alone.qwk_in_sample == relation.qwk_in_sample
+    with pytest.raises(ValueError, match="one value per response"):
+        score_relation(human, automatic, length, groups=speakers[:5])
+    with pytest.raises(ValueError, match="2 folds"):
+        score_relation(human, automatic, length, folds=1)
