@@ -12,7 +12,7 @@ from annotation.services import assignments_review
 from annotation.services.review import ReviewOutcome
 
 # How a status that cannot be reviewed is said of n assignments.
-NOT_REVIEWABLE = {
+NOT_REVIEWABLE: dict[str, tuple[str, str]] = {
     Assignment.Status.ASSIGNED: ("%(n)d assignment is still open", "%(n)d assignments are still open"),
     Assignment.Status.EXPIRED: ("%(n)d assignment expired unanswered", "%(n)d assignments expired unanswered"),
     Assignment.Status.RETURNED: ("%(n)d assignment was skipped or given back", "%(n)d assignments were skipped or given back"),
@@ -33,8 +33,10 @@ def review_message(outcome: ReviewOutcome, *, approve: bool) -> tuple[str, int]:
         parts.append(ngettext("%(n)d was already %(verb)s.", "%(n)d were already %(verb)s.", outcome.unchanged)
                      % {"n": outcome.unchanged, "verb": verb})
     if outcome.not_submitted:
-        said = [ngettext(*NOT_REVIEWABLE.get(status, ("%(n)d assignment is " + status, "%(n)d assignments are " + status)),
-                         count) % {"n": count} for status, count in sorted(outcome.not_submitted.items())]
+        said = []
+        for status, count in sorted(outcome.not_submitted.items()):
+            singular, plural = NOT_REVIEWABLE.get(status, (f"%(n)d assignment is {status}", f"%(n)d assignments are {status}"))
+            said.append(ngettext(singular, plural, count) % {"n": count})
         parts.append(f"{', '.join(said)}: only submitted assignments can be {verb}.")
     if outcome.slots_filled:
         parts.append(ngettext("%(n)d could not be approved: its item's slots were filled again after the rejection.",
