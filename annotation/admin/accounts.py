@@ -3,9 +3,10 @@ services), and invites."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin as BaseUserAdmin
+from django.utils.translation import ngettext
 
 from annotation.models import Invite, WorkerProfile
 from annotation.services import worker_block, worker_unblock
@@ -49,12 +50,16 @@ class UserAdmin(BaseUserAdmin):
 
     @admin.action(description="Block the selected workers (their open items return to the pool)")
     def block(self, request, queryset):
-        for user in queryset:
+        users = list(queryset)
+        for user in users:
             worker_block(worker=user, reason=f"blocked by {request.user.get_username()}")
-        self.message_user(request, f"Blocked {queryset.count()} workers.")
+        self.message_user(request, ngettext("Blocked %(n)d worker.", "Blocked %(n)d workers.", len(users)) % {"n": len(users)},
+                          messages.SUCCESS)
 
     @admin.action(description="Unblock the selected workers")
     def unblock(self, request, queryset):
-        for user in queryset:
+        users = list(queryset)
+        for user in users:
             worker_unblock(worker=user)
-        self.message_user(request, f"Unblocked {queryset.count()} workers.")
+        self.message_user(request, ngettext("Unblocked %(n)d worker.", "Unblocked %(n)d workers.", len(users)) % {"n": len(users)},
+                          messages.SUCCESS)

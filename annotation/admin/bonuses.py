@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import admin, messages
+from django.utils.translation import ngettext
 
 from annotation.models import Bonus
 from annotation.services import bonus_grant, bonuses_mark_paid
@@ -69,6 +70,8 @@ class BonusAdmin(admin.ModelAdmin):
     def mark_paid(self, request, queryset):
         n = bonuses_mark_paid(bonuses=queryset, note=f"marked paid by {request.user.get_username()}")
         skipped = queryset.count() - n
-        self.message_user(request, f"Marked {n} bonuses as paid."
-                          + (f" {skipped} were paid before and keep their date." if skipped else ""),
-                          messages.SUCCESS)
+        text = ngettext("Marked %(n)d bonus as paid.", "Marked %(n)d bonuses as paid.", n) % {"n": n}
+        if skipped:
+            text += " " + ngettext("%(n)d was paid before and keeps its date.", "%(n)d were paid before and keep their date.",
+                                   skipped) % {"n": skipped}
+        self.message_user(request, text, messages.SUCCESS)

@@ -5,6 +5,8 @@ through the services, never through raw model saves."""
 
 from __future__ import annotations
 
+import json
+
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db import models
@@ -19,6 +21,7 @@ from annotation.admin.media import ProjectMediaPages
 from annotation.admin.task_options import (
     is_option_field,
     options_from_form,
+    other_options_of,
     project_form_with_options,
 )
 from annotation.importers import ImportFailed
@@ -30,6 +33,7 @@ from annotation.services.imports import import_job_cancel, import_job_restart, i
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
+from annotation.wording import count_of
 from jobs.selectors import dead_job_error, is_dead
 
 
@@ -82,11 +86,19 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
                 ("Task-type options", {"fields": options, "classes": ["task-options"], "description": hint})]
 
     def get_readonly_fields(self, request, obj=None):
-        # A new project has no options record to show yet: its options are the fields below.
-        return [*super().get_readonly_fields(request, obj), *(["options"] if obj is not None else [])]
+        # The typed options are the fields of their own section; what else the options record
+        # holds (records such as pair generations, keys of no field) is shown once, read-only.
+        extra = ["other_options"] if obj is not None and other_options_of(obj) else []
+        return [*super().get_readonly_fields(request, obj), *extra]
 
     def get_exclude(self, request, obj=None):
-        return [*(super().get_exclude(request, obj) or []), *(["options"] if obj is None else [])]
+        # Never a raw JSON box: saving merges the typed options into the record (``save_model``),
+        # so keys without a field stay as they are.
+        return [*(super().get_exclude(request, obj) or []), "options"]
+
+    @admin.display(description="Other option records")
+    def other_options(self, obj: Project) -> str:
+        return json.dumps(other_options_of(obj), ensure_ascii=False)
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         project = Project.objects.filter(pk=object_id).only("task_type").first()
@@ -219,8 +231,8 @@ def _counts(result: dict | None) -> str:
     if not result:
         return ""
     if "annotations" in result:
-        return (f"{result['annotations']} annotations; items {result['items_created']} new, {result['items_existing']} existing; "
-                f"workers {result['workers_created']} new, {result['workers_existing']} known")
+        return (f"{count_of(result['annotations'], 'annotation', 'annotations')}; items {result['items_created']} new, "
+                f"{result['items_existing']} existing; workers {result['workers_created']} new, {result['workers_existing']} known")
     return f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
 
 

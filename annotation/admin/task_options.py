@@ -16,6 +16,7 @@ from django.core.serializers.json import DjangoJSONEncoder
 from django.http import QueryDict
 
 from annotation.models import Project
+from annotation.task_types import UnknownTaskType, get_task_type
 from annotation.task_types.base import TaskType
 
 PREFIX = "option_"
@@ -88,6 +89,17 @@ def options_from_form(project: Project, cleaned: dict) -> dict:
     """The project's options with the form's option fields written into them."""
     chosen = {name[len(PREFIX):]: value for name, value in cleaned.items() if name.startswith(PREFIX)}
     return {**(project.options or {}), **chosen}
+
+
+def other_options_of(project: Project) -> dict[str, Any]:
+    """What the project's options record holds besides the task type's typed options (records
+    kept there, keys of no field): all of it for a type without an options form."""
+    try:
+        task: TaskType | None = get_task_type(project.task_type)
+    except UnknownTaskType:
+        task = None
+    typed = set(task.option_defaults()) if task is not None and task.options_form is not None else set()
+    return {key: value for key, value in (project.options or {}).items() if key not in typed}
 
 
 def is_option_field(name: str) -> bool:

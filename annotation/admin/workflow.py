@@ -3,11 +3,48 @@ through the services), annotations with their earlier versions, and consents."""
 
 from __future__ import annotations
 
-from django.contrib import admin
+from django.contrib import admin, messages
+from django.utils.translation import ngettext
 
 from annotation.admin.paging import LargeTablePaginator
 from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item
 from annotation.services import assignments_review
+from annotation.services.review import ReviewOutcome
+
+# How a status that cannot be reviewed is said of n assignments.
+NOT_REVIEWABLE: dict[str, tuple[str, str]] = {
+    Assignment.Status.ASSIGNED: ("%(n)d assignment is still open", "%(n)d assignments are still open"),
+    Assignment.Status.EXPIRED: ("%(n)d assignment expired unanswered", "%(n)d assignments expired unanswered"),
+    Assignment.Status.RETURNED: ("%(n)d assignment was skipped or given back", "%(n)d assignments were skipped or given back"),
+}
+
+
+def review_message(outcome: ReviewOutcome, *, approve: bool) -> tuple[str, int]:
+    """The message reporting a review action, and its level: what was done, and why the rest
+    of the selection was not."""
+    n = outcome.reviewed
+    verb = "approved" if approve else "rejected"
+    if n:
+        parts = [(ngettext("Approved %(n)d assignment.", "Approved %(n)d assignments.", n) if approve
+                  else ngettext("Rejected %(n)d assignment.", "Rejected %(n)d assignments.", n)) % {"n": n}]
+    else:
+        parts = [f"No assignment was {verb}."]
+    if outcome.unchanged:
+        parts.append(ngettext("%(n)d was already %(verb)s.", "%(n)d were already %(verb)s.", outcome.unchanged)
+                     % {"n": outcome.unchanged, "verb": verb})
+    if outcome.not_submitted:
+        said = []
+        for status, count in sorted(outcome.not_submitted.items()):
+            singular, plural = NOT_REVIEWABLE.get(status, (f"%(n)d assignment is {status}", f"%(n)d assignments are {status}"))
+            said.append(ngettext(singular, plural, count) % {"n": count})
+        parts.append(f"{', '.join(said)}: only submitted assignments can be {verb}.")
+    if outcome.slots_filled:
+        parts.append(ngettext("%(n)d could not be approved: its item's slots were filled again after the rejection.",
+                              "%(n)d could not be approved: their items' slots were filled again after the rejection.",
+                              outcome.slots_filled) % {"n": outcome.slots_filled})
+    problems = bool(outcome.not_submitted or outcome.slots_filled)
+    level = messages.WARNING if problems and not n else messages.INFO if problems else messages.SUCCESS
+    return " ".join(parts), level
 
 
 @admin.register(Item)
@@ -42,13 +79,13 @@ class AssignmentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
     def approve(self, request, queryset):
-        n = assignments_review(assignments=list(queryset), approve=True)
-        self.message_user(request, f"Approved {n} assignments.")
+        outcome = assignments_review(assignments=list(queryset), approve=True)
+        self.message_user(request, *review_message(outcome, approve=True))
 
     @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
     def reject(self, request, queryset):
-        n = assignments_review(assignments=list(queryset), approve=False)
-        self.message_user(request, f"Rejected {n} assignments.")
+        outcome = assignments_review(assignments=list(queryset), approve=False)
+        self.message_user(request, *review_message(outcome, approve=False))
 
 
 class RevisionInline(admin.TabularInline):

@@ -3,7 +3,9 @@ rejecting all of a worker's."""
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -47,15 +49,43 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "") 
     return a
 
 
-def assignments_review(*, assignments: Sequence[Assignment], approve: bool, note: str = "") -> int:
-    done = 0
+@dataclass(frozen=True)
+class ReviewOutcome:
+    """What reviewing a selection did: how many assignments changed, how many already had the
+    verdict, and how many could not take it and why (for the message that reports it)."""
+
+    reviewed: int = 0
+    unchanged: int = 0
+    # Assignments not reviewable, by their status (open, expired or returned work has no answer).
+    not_submitted: dict[str, int] = field(default_factory=dict)
+    # Rejected assignments that could not be approved: their item's slots were filled again.
+    slots_filled: int = 0
+
+
+def assignments_review(*, assignments: Sequence[Assignment], approve: bool, note: str = "") -> ReviewOutcome:
+    """Approve or reject each assignment that can be; the others are counted with the reason."""
+    target = Status.APPROVED if approve else Status.REJECTED
+    reviewed = unchanged = slots_filled = 0
+    not_submitted: Counter[str] = Counter()
     for a in assignments:
+        if a.status == target:
+            unchanged += 1
+            continue
+        if a.status not in (Status.SUBMITTED, Status.APPROVED, Status.REJECTED):
+            not_submitted[a.status] += 1
+            continue
         try:
             assignment_review(assignment=a, approve=approve, note=note)
-            done += 1
+            reviewed += 1
         except WorkflowError:
-            continue
-    return done
+            # The status changed since the selection was read, or the item filled again.
+            fresh = Assignment.objects.values_list("status", flat=True).get(pk=a.pk)
+            if fresh == Status.REJECTED:
+                slots_filled += 1
+            else:
+                not_submitted[fresh] += 1
+    return ReviewOutcome(reviewed=reviewed, unchanged=unchanged, not_submitted=dict(not_submitted),
+                         slots_filled=slots_filled)
 
 
 def worker_work_reject(*, project: Project, worker: User, note: str = "") -> int:

@@ -211,7 +211,21 @@
     section.dataset.problem = problem();
     if (earlier) write();
     refreshButton();
+    // Started before this page (a reload), with no plays left and what this browser kept of it
+    // not enough to answer: the server would refuse any answer, so say so and leave only Skip.
+    if (exhausted() && problem()) unanswerable(section);
     if (ended && status) status.textContent = rules.replay && !exhausted() ? "You heard the speech. You may play it again." : "You heard the speech.";
+  }
+
+  function unanswerable(section) {
+    const notice = section.querySelector("[data-unanswerable]");
+    if (notice) notice.hidden = false;
+    const form = section.closest("form");
+    if (!form) return;
+    form.classList.add("unanswerable");
+    form.querySelectorAll("fieldset, textarea, button.primary").forEach(function (el) {
+      if (!section.contains(el)) el.disabled = true;
+    });
   }
 
   function readEarlier(text) {

@@ -16,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
 from annotation.models import Project
+from annotation.wording import count_of
 from task_types.counter_speech.corpus import SETTINGS
 from task_types.counter_speech.services import ibm_folder, questions_build
 
@@ -46,8 +47,8 @@ def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         except ImportFailed as exc:
             errors = exc
         else:
-            summary = (f"{built.report.questions} questions built, {built.sampled} kept: "
-                       f"{built.created} new items, {built.existing} already in the project.")
+            summary = (f"{count_of(built.report.questions, 'question', 'questions')} built, {built.sampled} kept: "
+                       f"{count_of(built.created, 'new item', 'new items')}, {built.existing} already in the project.")
             # Which minimum would build (more) questions: the IBM release offers 2 candidates, the
             # form's default asks for the paper's 3.
             advice = built.report.advice(setting=f"“{BuildForm.base_fields['min_candidates'].label}”")

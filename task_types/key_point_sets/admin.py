@@ -15,6 +15,7 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
+from annotation.wording import count_of
 from task_types.key_point_sets.build import key_point_sets_build
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES
@@ -57,8 +58,8 @@ def sets_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{built.records} comparisons built: {built.created} new items, "
-                             f"{built.existing} already in the project.")
+            messages.success(request, f"{count_of(built.records, 'comparison', 'comparisons')} built: "
+                             f"{count_of(built.created, 'new item', 'new items')}, {built.existing} already in the project.")
             return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
     title = f"Build key-point set comparisons for {project} from systems' track 2 output"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Build comparisons")

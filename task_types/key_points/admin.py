@@ -17,6 +17,7 @@ from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
 from annotation.models import Project
+from annotation.wording import count_of
 from task_types.key_points.corpus import (
     FOLDER,
     KeyPointCorpus,
@@ -66,8 +67,9 @@ def import_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{result.created} arguments imported as items"
-                             f" ({len(corpus.key_points)} key points, {len(corpus.labels)} gold labels).")
+            messages.success(request, f"{count_of(result.created, 'argument', 'arguments')} imported as items"
+                             f" ({count_of(len(corpus.key_points), 'key point', 'key points')}, "
+                             f"{count_of(len(corpus.labels), 'gold label', 'gold labels')}).")
             return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
     title = f"Import key-point data (KPA 2021 files) into {project}"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Import")

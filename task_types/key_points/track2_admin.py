@@ -16,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
+from annotation.wording import count_of
 from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES, SHOW, track2_build, track2_score
@@ -62,8 +63,8 @@ def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
                 built = track2_build(project=project, arguments=arguments, system=system, sample=data["sample"],
                                      seed=data["seed"], show=data["show"], counts=data["counts"] or "topic",
                                      lift=ADMIN_LIFT)
-                messages.success(request, f"{system.name}: {built.selection.kept} pairs in the top half, "
-                                 f"{len(built.selection.records)} sampled: {built.created} new items, "
+                messages.success(request, f"{system.name}: {count_of(built.selection.kept, 'pair', 'pairs')} in the top half, "
+                                 f"{len(built.selection.records)} sampled: {count_of(built.created, 'new item', 'new items')}, "
                                  f"{built.existing} already in the project.")
         except Track2Error as exc:
             errors = ImportFailed([RowError(None, None, str(exc))])

@@ -15,6 +15,7 @@ from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
 from annotation.models import Project
+from annotation.wording import count_of
 from task_types.pairwise.corpus import pairs_generate
 from task_types.pairwise.models import Argument, Topic
 
@@ -56,7 +57,8 @@ def pairs_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{result.pairs} pairs of {result.arguments} arguments: {result.imported.created} new items, {result.skipped_existing} already in the project.")
+            messages.success(request, f"{count_of(result.pairs, 'pair', 'pairs')} of {count_of(result.arguments, 'argument', 'arguments')}: "
+                             f"{count_of(result.imported.created, 'new item', 'new items')}, {result.skipped_existing} already in the project.")
             return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
     return model_admin.tool_page(request, project, f"Generate argument pairs for {project}", form, errors=errors, submit="Generate pairs")
 

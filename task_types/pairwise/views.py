@@ -25,6 +25,7 @@ from annotation.models import Project
 from annotation.selectors.staff import worker_assignment_counts
 from annotation.services import worker_work_reject
 from annotation.views.permissions import permission_required
+from annotation.wording import count_of
 from task_types.pairwise.exports import GOLD_FILES, RELEASED_ZIP, gold_file, released_zip
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 from task_types.pairwise.selectors import TABLE1_COLUMNS, gold_topic, table1_rows
@@ -127,5 +128,6 @@ def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpRespon
     with transaction.atomic():
         n = worker_work_reject(project=project, worker=worker, note=f"rejected in the reason review by {request.user}")
         analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
-    messages.success(request, f"Rejected {n} assignments of {worker.get_username()}; the gold data is being recomputed.")
+    messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of {worker.get_username()}; "
+                              "the gold data is being recomputed.")
     return redirect(PAGE, slug=slug)

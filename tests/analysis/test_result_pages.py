@@ -95,7 +95,10 @@ def test_every_parameter_has_a_label_and_a_group():
         report = get_report(kind)
         for p in report.params:
             assert p.label and p.group, f"{report.kind}.{p.name}"
-    assert dict(report_pages("pairwise")) == {"analysis-dashboard": "Agreement and workers", "gold-page": "Gold data"}
+    assert dict(report_pages("pairwise")) == {"analysis-dashboard": "Agreement and workers", "gold-page": "Gold data",
+                                              "report:position_bias": "Position bias"}
+    # Response scoring shows no options in a drawn order: no position-bias page.
+    assert "report:position_bias" not in dict(report_pages("response_scoring"))
     assert report_pages("pairwise")[0][0] == "analysis-dashboard"
 
 

@@ -18,7 +18,8 @@
       return;
     }
     const choice = form.querySelector('input[data-shortcut="' + CSS.escape(key) + '"]');
-    if (!choice) return;
+    // A choice the page switched off (an item that can no longer be answered) takes no key.
+    if (!choice || choice.matches(":disabled")) return;
     page.metrics.usedKeyboard();
     // A checkbox's key ticks and unticks it; a radio button's key chooses it.
     choice.checked = choice.type === "checkbox" ? !choice.checked : true;
@@ -35,8 +36,11 @@
       // While a submission waits or is under way this is a second press: htmx drops it
       // (hx-sync), so do we.
       if (page.sending.pending()) return;
+      const primary = form.querySelector("button.primary");
+      // Submit switched off by the page (not by a request under way, which pending() covers).
+      if (primary && primary.disabled) return;
       page.metrics.usedKeyboard();
-      form.requestSubmit(form.querySelector("button.primary"));
+      form.requestSubmit(primary);
       return;
     }
     const active = document.activeElement;
