@@ -12,7 +12,10 @@ An answer alone on its item predicts nothing and is left out.
 The observed share gets a Wilson score interval; a share whose interval leaves out the expected
 share is flagged. Per worker, the same figures over the worker's own answers, the expectation
 still from everyone else's answers to the same items: a worker who picks the left-hand argument
-whatever it says shows a share near 1 against an expectation near one half.
+whatever it says shows a share near 1 against an expectation near one half. Workers are many
+tests at once, so their intervals are Bonferroni-widened: with m workers of at least
+``min_answers`` answers, each worker's interval has level ``1 − (1 − level) / m``, and the chance
+that any worker without a position bias is flagged stays below ``1 − level``.
 """
 
 from __future__ import annotations
@@ -34,11 +37,12 @@ class FirstShare:
     low: float  # Wilson interval of the share at ``level``
     high: float
     expected: float  # the share the shown orders predict with no position bias
+    tested: bool = True  # enough answers to be flagged (workers: ``min_answers``)
 
     @property
     def flagged(self) -> bool:
-        """The interval leaves out the expected share."""
-        return self.answers > 0 and not (self.low <= self.expected <= self.high)
+        """Tested, and the interval leaves out the expected share."""
+        return self.tested and self.answers > 0 and not (self.low <= self.expected <= self.high)
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,8 @@ class PositionBias:
     overall: FirstShare
     workers: dict[str, FirstShare]  # per worker, in the order of their names
     level: float
+    worker_level: float  # the level of each worker's interval (Bonferroni over the workers tested)
+    tested_workers: int  # workers with at least ``min_answers`` answers: only they may be flagged
     orders_varied: bool  # whether some item was shown with different options first
 
 
@@ -65,10 +71,12 @@ def _z(level: float) -> float:
     return NormalDist().inv_cdf(0.5 + level / 2)
 
 
-def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float = 0.95) -> PositionBias:
+def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float = 0.95,
+                  min_answers: int = 1) -> PositionBias:
     """``answers``: one row per answer with ``answer``, ``item``, ``worker`` and ``first`` (the id
     of the option shown first); ``chosen``: one row per option an answer chose, with ``answer``
-    and ``option`` (none for an answer that chose no option, e.g. "equal" or "None")."""
+    and ``option`` (none for an answer that chose no option, e.g. "equal" or "None"). Workers
+    with fewer than ``min_answers`` counted answers are listed but never flagged."""
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
     z = _z(level)
@@ -89,11 +97,16 @@ def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float =
     frame["expected"] = (frame["chose"] - frame["hit"]) / (frame["n"] - 1)
     varied = bool((frame.groupby("item")["first"].nunique() > 1).any()) if len(frame) else False
 
-    def share(rows: pd.DataFrame) -> FirstShare:
+    def share(rows: pd.DataFrame, z: float, *, tested: bool = True) -> FirstShare:
         n, k = len(rows), int(rows["hit"].sum())
         low, high = wilson(k, n, z=z)
         return FirstShare(answers=n, chose_first=k, share=k / n if n else float("nan"), low=low, high=high,
-                          expected=float(np.mean(rows["expected"])) if n else float("nan"))
+                          expected=float(np.mean(rows["expected"])) if n else float("nan"), tested=tested)
 
-    workers = {str(worker): share(rows) for worker, rows in sorted(frame.groupby("worker", sort=False), key=lambda kv: str(kv[0]))}
-    return PositionBias(overall=share(frame), workers=workers, level=level, orders_varied=varied)
+    groups = sorted(frame.groupby("worker", sort=False), key=lambda kv: str(kv[0]))
+    tested = sum(1 for _, rows in groups if len(rows) >= min_answers)
+    worker_level = 1 - (1 - level) / max(tested, 1)
+    worker_z = _z(worker_level)
+    workers = {str(worker): share(rows, worker_z, tested=len(rows) >= min_answers) for worker, rows in groups}
+    return PositionBias(overall=share(frame, z), workers=workers, level=level, worker_level=worker_level,
+                        tested_workers=tested, orders_varied=varied)

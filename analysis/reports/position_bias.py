@@ -19,7 +19,7 @@ from analysis.plots import first_shown_svg
 from analysis.reports import Param, Progress, Report, ReportInput
 from annotation.task_types import get_task_type
 
-WORKER_COLUMNS = ["worker", "answers", "chose_first", "share", "low", "high", "expected", "flagged"]
+WORKER_COLUMNS = ["worker", "answers", "chose_first", "share", "low", "high", "expected", "tested", "flagged"]
 
 
 def _share(share: FirstShare) -> dict[str, Any]:
@@ -64,12 +64,10 @@ class PositionBiasReport(Report):
             return {"empty": True, "n_annotations": 0}
         answers, chosen = answers_and_choices(frame, level=data.level)
         progress(0.3, "shares and intervals")
-        result = position_bias(answers, chosen, level=params["level"])
+        result = position_bias(answers, chosen, level=params["level"], min_answers=params["min_answers"])
         workers = [{"worker": name, **_share(share)} for name, share in result.workers.items()]
-        for row in workers:
-            row["flagged"] = row["flagged"] and row["answers"] >= params["min_answers"]
         workers.sort(key=lambda row: (-(row["share"] or 0) + (row["expected"] or 0), row["worker"]))
-        return {"first_shown": get_task_type(data.task_type).first_shown, "overall": _share(result.overall), "workers": workers, "level": result.level,
+        return {"first_shown": get_task_type(data.task_type).first_shown, "overall": _share(result.overall), "workers": workers, "level": result.level, "family_error_percent": round(100 * (1 - result.level), 1), "worker_level": result.worker_level, "tested_workers": result.tested_workers,
                 "orders_varied": result.orders_varied, "min_answers": params["min_answers"],
                 "n_annotations": int(frame["annotation"].nunique()), "n_items": int(frame["item"].nunique()),
                 "flagged_workers": sum(1 for row in workers if row["flagged"])}

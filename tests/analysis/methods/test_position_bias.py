@@ -99,3 +99,25 @@ def test_a_worker_who_always_picks_the_left_side_is_flagged():
 def test_level_is_checked():
     with pytest.raises(ValueError, match="level"):
         position_bias(*_frames([(1, "x", "w", "a1", "a1")]), level=1.5)
+
+
+def test_worker_intervals_are_widened_for_the_number_of_workers_tested():
+    answers, chosen = _simulated(left_clicker=True)
+    result = position_bias(answers, chosen, level=0.95, min_answers=10)
+    assert result.tested_workers == 5 and result.worker_level == pytest.approx(1 - 0.05 / 5)
+    honest = result.workers["w1"]
+    low, high = proportion_confint(honest.chose_first, honest.answers, alpha=0.01, method="wilson")
+    assert (honest.low, honest.high) == pytest.approx((low, high), abs=1e-9)
+    # The overall share keeps the run's own level.
+    overall = result.overall
+    assert (overall.low, overall.high) == pytest.approx(
+        proportion_confint(overall.chose_first, overall.answers, alpha=0.05, method="wilson"), abs=1e-9)
+
+
+def test_workers_with_too_few_answers_are_listed_but_never_flagged():
+    rows = [(n, f"p{n}", "clicker" if n % 2 else f"h{n}", "a1", "a1") for n in range(40)]
+    rows += [(100 + n, f"p{n}", f"o{n}", "a2", "a2") for n in range(40)]
+    result = position_bias(*_frames(rows), min_answers=25)
+    clicker = result.workers["clicker"]
+    assert clicker.answers == 20 and clicker.share == 1.0 and not clicker.tested and not clicker.flagged
+    assert result.tested_workers == 0
