@@ -174,7 +174,8 @@ def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
         return {"assignment": None, "reason": result.reason}
     # The variant and options tell a client how to present the item (e.g. listening rules); the
     # payload is what the task type lets this worker see.
-    shown = presentation(project=project, worker=request.user, item=result.assignment.item)
+    shown = presentation(project=project, worker=request.user, item=result.assignment.item,
+                         assignment=result.assignment)
     return {"assignment": assignment_data(result.assignment, payload=shown["payload"]), "resumed": result.resumed,
             "variant": shown["variant"], "options": shown["options"]}
 
