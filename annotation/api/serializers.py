@@ -33,10 +33,11 @@ def _when(value):
 # serializer instance per response costs more than the rest of the request's Python.
 def assignment_data(a: Assignment, *, payload: Mapping[str, Any]) -> dict:
     """An assignment as the annotator sees it: the item's ``payload`` as the task type lets this
-    worker see it (``TaskType.worker_payload``), never its gold answer."""
+    worker see it (``TaskType.worker_payload``), never its gold answer. The assignment's ``id``
+    is the worker's only reference to the item: its external id stays with the staff, since
+    an importer's ids may name the answer or the systems compared (``topic|stance|systems``)."""
     return {"id": a.pk, "status": a.status, "assigned_at": _when(a.assigned_at), "expires_at": _when(a.expires_at),
-            "submitted_at": _when(a.submitted_at),
-            "item": {"external_id": a.item.external_id, "payload": payload}}
+            "submitted_at": _when(a.submitted_at), "item": {"payload": payload}}
 
 
 def annotation_data(annotation: Annotation) -> dict:

@@ -20,7 +20,7 @@ from analysis.frames import annotation_frame
 from analysis.reports import get_report, page_url, report_kinds
 from analysis.services import analysis_run_create, analysis_run_execute, report_input
 from annotation.exports import export_columns
-from annotation.models import Annotation, Item
+from annotation.models import Annotation, Assignment, Item
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
 from tests.factories import ProjectFactory, UserFactory
@@ -106,7 +106,7 @@ def test_whole_workflow(slug, client):
     nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
     assert nxt["assignment"]["item"]["payload"] and "variant" in nxt
     # The item reaches the worker as the type lets this worker's variant see it.
-    held = Item.objects.get(project=project, external_id=nxt["assignment"]["item"]["external_id"])
+    held = Assignment.objects.get(pk=nxt["assignment"]["id"]).item
     shown = task.worker_payload(held.payload, options=task.clean_options(project.options), variant=nxt["variant"])
     assert nxt["assignment"]["item"]["payload"] == json.loads(json.dumps(shown))
     url = f"/api/assignments/{nxt['assignment']['id']}/submit/"
