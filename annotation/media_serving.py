@@ -12,17 +12,21 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
 from django.core.files.storage import default_storage
+from django.db import DatabaseError
 from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
 
-from annotation.models import MediaFile, Project
+from annotation.audio import EXTENSIONS
+from annotation.models import Assignment, MediaFile, Project
 
 logger = logging.getLogger(__name__)
 CHUNK = 64 * 1024
@@ -33,7 +37,8 @@ _RANGE = re.compile(r"^([0-9]{0,19})-([0-9]{0,19})$")
 
 
 def media_url(project: Project, key: str) -> str:
-    """The path at which members of ``project`` (and staff) fetch the file stored as ``key``."""
+    """The path at which staff fetch the project's file stored as ``key`` (a worker fetches an
+    item's files through its assignment, under references: ``annotation.media_refs``)."""
     return reverse("media", kwargs={"slug": project.slug, "key": key})
 
 
@@ -78,12 +83,22 @@ def requested_range(header: str, size: int) -> ByteRange | None:
     return ByteRange(max(size - suffix, 0), size - 1)
 
 
-class _FileSlice:
-    """``length`` bytes of an open stored file from ``start``, in chunks; closed by the response
-    when it is done or the client goes away."""
+# While a file goes out, the bytes sent so far are reported every this many (and at the end),
+# so that a long stream counts before it is over.
+REPORT_EVERY = 1024 * 1024
+SentReport = Callable[[int, int], None]
 
-    def __init__(self, handle, start: int, length: int) -> None:
-        self.handle, self.start, self.length = handle, start, length
+
+class FileSlice:
+    """``length`` bytes of an open stored file from ``start``, in chunks; closed by the response
+    when it is done or the client goes away. With ``on_sent``, the bytes actually sent, as
+    ``on_sent(start, end)`` ([start, end)): a chunk counts once the server asks for the next one,
+    that is once it has written it out, so a client that hangs up early is credited with what
+    it got, not with what it asked for."""
+
+    def __init__(self, handle, start: int, length: int, on_sent: SentReport | None = None) -> None:
+        self.handle, self.start, self.length, self.on_sent = handle, start, length, on_sent
+        self.sent = self.reported = 0
 
     def __iter__(self):
         self.handle.seek(self.start)
@@ -94,19 +109,37 @@ class _FileSlice:
                 break
             remaining -= len(chunk)
             yield chunk
+            self.sent += len(chunk)
+            if self.sent - self.reported >= REPORT_EVERY:
+                self._report()
+
+    def _report(self) -> None:
+        if self.on_sent is None or self.sent <= self.reported:
+            return
+        self.reported = self.sent
+        try:
+            self.on_sent(self.start, self.start + self.sent)
+        except Exception:
+            # The file still goes out: the record only ever says less was sent than was.
+            logger.warning("could not record %s bytes sent", self.sent, exc_info=True)
 
     def close(self) -> None:
-        self.handle.close()
+        try:
+            self._report()
+        finally:
+            self.handle.close()
 
 
-def media_response(request: HttpRequest, media: MediaFile) -> HttpResponseBase:
+def media_response(request: HttpRequest, media: MediaFile, *, name: str | None = None,
+                   on_sent: SentReport | None = None) -> HttpResponseBase:
     """The file (200), the asked part of it (206), 416 for a range past its end, 304 when the
-    client's copy is current; HEAD gets the headers alone. Raises FileNotFoundError when the
-    storage has lost the file."""
+    client's copy is current; HEAD gets the headers alone. The file is saved as ``name`` (with
+    the extension of its type) when given, under its key otherwise; ``on_sent`` hears of the
+    bytes sent (see FileSlice). Raises FileNotFoundError when the storage has lost the file."""
     etag = f'"{media.sha256}"'
     conditional = get_conditional_response(request, etag=etag)
     if conditional is not None:
-        return _headers(conditional, media, etag, content=False)
+        return _headers(conditional, media, etag, name=name, content=False)
     size = media.size
     byte_range = None
     response: HttpResponseBase
@@ -116,21 +149,43 @@ def media_response(request: HttpRequest, media: MediaFile) -> HttpResponseBase:
         except RangeNotSatisfiable:
             response = HttpResponse(status=416, content_type="text/plain")
             response["Content-Range"] = f"bytes */{size}"
-            return _headers(response, media, etag, content=False)
+            return _headers(response, media, etag, name=name, content=False)
     if request.method == "HEAD":
         response = HttpResponse(status=200)
         response["Content-Length"] = str(size)
-        return _headers(response, media, etag)
+        return _headers(response, media, etag, name=name)
     # A recorded media file always has its stored name (the import sets it; the column is NOT NULL).
     handle = default_storage.open(cast(str, media.file.name), "rb")
     if byte_range is None:
-        response = StreamingHttpResponse(_FileSlice(handle, 0, size), status=200)
+        response = StreamingHttpResponse(FileSlice(handle, 0, size, on_sent), status=200)
         response["Content-Length"] = str(size)
     else:
-        response = StreamingHttpResponse(_FileSlice(handle, byte_range.start, byte_range.length), status=206)
+        response = StreamingHttpResponse(FileSlice(handle, byte_range.start, byte_range.length, on_sent), status=206)
         response["Content-Length"] = str(byte_range.length)
         response["Content-Range"] = f"bytes {byte_range.start}-{byte_range.end}/{size}"
-    return _headers(response, media, etag)
+    return _headers(response, media, etag, name=name)
+
+
+def assignment_media_response(request: HttpRequest, assignment: Assignment, media: MediaFile,
+                              ref: str) -> HttpResponseBase:
+    """``media_response`` for the worker of ``assignment``, the file named by its reference
+    ``ref``; while the assignment is open, the request is recorded as a fetch and the bytes it
+    sends as served. Raises FileNotFoundError as media_response does."""
+    from annotation.services.media_uses import media_use_fetched, media_use_served
+
+    recording = request.method == "GET" and assignment.status == Assignment.Status.ASSIGNED
+
+    def sent(start: int, end: int) -> None:
+        media_use_served(assignment=assignment, media=media, start=start, end=end)
+
+    response = media_response(request, media, name=ref, on_sent=sent if recording else None)
+    if recording and response.status_code in (200, 206, 304):
+        try:
+            media_use_fetched(assignment=assignment, media=media, now=timezone.now())
+        except DatabaseError:
+            # The file still goes out: a player asks for several ranges, and one recorded will do.
+            logger.warning("could not record a fetch of %s for assignment %s", media.key, assignment.pk, exc_info=True)
+    return response
 
 
 def _range_applies(request: HttpRequest, etag: str) -> bool:
@@ -140,14 +195,17 @@ def _range_applies(request: HttpRequest, etag: str) -> bool:
     return if_range is None or if_range.strip() == etag
 
 
-def _headers(response: HttpResponseBase, media: MediaFile, etag: str, *, content: bool = True) -> HttpResponseBase:
+def _headers(response: HttpResponseBase, media: MediaFile, etag: str, *, name: str | None,
+             content: bool = True) -> HttpResponseBase:
     """The headers of every answer about a file; those describing its content only when the
     answer is (or, for HEAD, stands for) that content."""
     if content:
         response["Content-Type"] = media.content_type
-        # Played in the page; saved, it takes the name items know it by.
-        # A header, never None: a key's last part is not empty (key_problem refuses a trailing '/').
-        response["Content-Disposition"] = cast(str, content_disposition_header(False, media.key.rsplit("/", 1)[-1]))
+        # Played in the page; saved, it takes the name given (a worker's: the file's reference),
+        # or the one items know it by. A header, never None: neither is empty (key_problem
+        # refuses a key with a trailing '/').
+        filename = f"{name}.{EXTENSIONS[media.content_type]}" if name else media.key.rsplit("/", 1)[-1]
+        response["Content-Disposition"] = cast(str, content_disposition_header(False, filename))
     response["X-Content-Type-Options"] = "nosniff"
     response["Accept-Ranges"] = "bytes"
     response["Cache-Control"] = CACHE_CONTROL

@@ -12,6 +12,8 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/skip/", annotator.skip, name="skip"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/edit/", annotator.edit, name="edit"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/revise/", annotator.revise, name="revise"),
+    path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator.assignment_media,
+         name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", annotator.media, name="media"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),

@@ -17,11 +17,12 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.media_serving import media_response
+from annotation.media_refs import media_refs
+from annotation.media_serving import assignment_media_response
 from annotation.models import Assignment, MediaFile
-from annotation.selectors.media import media_facts, media_file_for
+from annotation.selectors.media import media_facts, media_for_ref
 from annotation.services import WorkflowError
-from annotation.services.media_uses import media_use_fetched, media_use_played
+from annotation.services.media_uses import media_use_played
 from annotation.task_types import get_task_type
 
 
@@ -32,29 +33,33 @@ def _own(request: AuthenticatedApiRequest, pk: int) -> Assignment:
     return assignment
 
 
-def _item_media(assignment: Assignment, key: str) -> MediaFile:
-    """The file ``key`` when the assignment's item uses it; 404 otherwise."""
-    if key not in get_task_type(assignment.project.task_type).media_keys(assignment.item.payload):
-        raise Http404("The item uses no media file of that key.")
-    media = media_file_for(project=assignment.project, key=key)
+def _item_media(assignment: Assignment, ref: str) -> MediaFile:
+    """The file of the assignment's item that goes to its worker as ``ref``; 404 otherwise (the
+    same answer for any reference, so that none tells what the item's files are)."""
+    media = media_for_ref(assignment=assignment, ref=ref)
     if media is None:
-        raise Http404("The project has no media file of that key.")
+        raise Http404("The item has no media file of that reference.")
     return media
 
 
 def plays_body(assignment: Assignment) -> dict:
+    """The item's media files as its worker knows them: each under its reference (``key``), never
+    its stored key, which may give the answer away (``annotation.media_refs``)."""
     task = get_task_type(assignment.project.task_type)
     facts = media_facts(assignment=assignment, keys=task.media_keys(assignment.item.payload))
+    refs = media_refs(assignment_id=assignment.pk, keys=facts)
     return {"assignment": assignment.pk, "media": [
-        {"key": f.key, "duration": f.duration, "fetched": f.fetches > 0, "plays": f.plays,
+        {"key": refs[f.key], "duration": f.duration, "fetched": f.fetches > 0,
+         "served": round(f.served / f.size, 4) if f.size else 0.0, "plays": f.plays,
          "first_played_at": f.first_played_at.isoformat() if f.first_played_at else None}
         for f in facts.values()]}
 
 
 class AssignmentPlays(APIView):
-    """``GET``: the item's media files with their length, whether they were fetched for this
-    assignment and how many times playback started. ``POST`` ``{"key": …, "play": n}``: playback
-    of ``key`` started for the n-th time (1 the first); idempotent per n, so a player sends it
+    """``GET``: the item's media files (``key``: each one's reference) with their length, whether
+    they were fetched for this assignment, the share of their bytes sent for it and how many
+    times playback started. ``POST`` ``{"key": reference, "play": n}``: playback of that file
+    started for the n-th time (1 the first); idempotent per n, so a player sends it
     again after a reload or a lost answer. 409 once the assignment is closed."""
 
     permission_classes = [IsAuthenticated]
@@ -90,20 +95,17 @@ class _AnyAccept(BaseContentNegotiation):
 
 
 class AssignmentMedia(APIView):
-    """``GET``: a media file of the assignment's item (byte ranges as on the page), recorded as
-    fetched for the assignment while it is open."""
+    """``GET``: a media file of the assignment's item under its reference (as the item's payload
+    names it; byte ranges as on the page), recorded as fetched, with the bytes sent, for the
+    assignment while it is open."""
 
     permission_classes = [IsAuthenticated]
     content_negotiation_class = _AnyAccept
 
-    def get(self, request: Request, pk: int, key: str) -> HttpResponseBase:
+    def get(self, request: Request, pk: int, ref: str) -> HttpResponseBase:
         assignment = _own(request, pk)  # type: ignore[arg-type]
-        media = _item_media(assignment, key)
+        media = _item_media(assignment, ref)
         try:
-            response = media_response(request, media)
+            return assignment_media_response(request, assignment, media, ref)
         except FileNotFoundError:
             raise Http404("The file is recorded but not stored.") from None
-        if (request.method == "GET" and assignment.status == Assignment.Status.ASSIGNED
-                and response.status_code in (200, 206, 304)):
-            media_use_fetched(assignment=assignment, media=media, now=timezone.now())
-        return response

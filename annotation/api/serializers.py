@@ -34,10 +34,11 @@ def _when(value):
 def assignment_data(a: Assignment, *, payload: Mapping[str, Any]) -> dict:
     """An assignment as the annotator sees it: the item's ``payload`` as the task type lets this
     worker see it (``TaskType.worker_payload``), its options already in the order drawn for the
-    assignment, which ``shown_order`` states (None: import order); never its gold answer."""
+    assignment, which ``shown_order`` states (None: import order); never its gold answer. The
+    assignment's ``id`` is the worker's only reference to the item: its external id stays with the
+    staff, since an importer's ids may name the answer or the systems compared (``topic|stance|systems``)."""
     return {"id": a.pk, "status": a.status, "assigned_at": _when(a.assigned_at), "expires_at": _when(a.expires_at),
-            "submitted_at": _when(a.submitted_at), "shown_order": a.shown_order,
-            "item": {"external_id": a.item.external_id, "payload": payload}}
+            "submitted_at": _when(a.submitted_at), "shown_order": a.shown_order, "item": {"payload": payload}}
 
 
 def annotation_data(annotation: Annotation) -> dict:

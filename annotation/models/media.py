@@ -47,14 +47,17 @@ class MediaFile(models.Model):
 
 class MediaUse(models.Model):
     """What the server saw of one assignment's use of one of its item's media files: the
-    requests for the file (through the media view) and the starts of playback its player
-    reported. Claims a client makes about the media are checked against these."""
+    requests for the file (through the media view), the bytes of it actually sent, and the
+    starts of playback its player reported. Claims a client makes about the media are checked
+    against these."""
 
     assignment = models.ForeignKey("annotation.Assignment", on_delete=models.CASCADE, related_name="media_uses")
     media = models.ForeignKey(MediaFile, on_delete=models.CASCADE, related_name="uses")
     fetches = models.PositiveIntegerField(default=0, help_text="Requests answered with (part of) the file.")
     first_fetched_at = models.DateTimeField(null=True, blank=True)
     last_fetched_at = models.DateTimeField(null=True, blank=True)
+    served = models.JSONField(default=list, blank=True,
+                              help_text="The bytes of the file sent for the assignment: sorted, disjoint [start, end) ranges.")
     plays = models.PositiveIntegerField(default=0, help_text="Starts of playback the player reported.")
     first_played_at = models.DateTimeField(null=True, blank=True)
     last_played_at = models.DateTimeField(null=True, blank=True)

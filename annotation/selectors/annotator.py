@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
+from annotation.media_refs import media_refs, with_media_refs
 from annotation.models import Assignment, Consent, Item, Project
 from annotation.selectors.media import media_facts
 from annotation.task_types import get_task_type
@@ -46,12 +47,17 @@ def consent_pending(*, project: Project, worker: User, session) -> bool:
 
 
 def presentation(*, project: Project, worker: User | None, item: Item | None = None,
-                 assignment: Assignment | None = None, media: bool = False) -> dict:
+                 assignment: Assignment | None = None, media: bool = False, staff: bool = False) -> dict:
     """The project's options and the worker's variant, for the task type's template, with the
     keyboard shortcuts of that variant; with an ``item``, the part of its payload the worker
     may receive (``payload``), its options in the order the ``assignment`` drew (import order
-    without one: a preview); with ``media``, what the server saw of the item's media for the
-    assignment (``media``: MediaFacts in the order the type names the files)."""
+    without one: a preview); with ``media`` (and an assignment of that item), what the server saw
+    of the item's media for it (``media``: MediaFacts in the order the type names the files).
+
+    No media key reaches a worker (``annotation.media_refs``): in the payload of an assignment
+    each key is replaced by its reference; without an assignment (a marketplace's preview, which
+    plays nothing) by "", unless ``staff`` look at the item (the staff preview plays the files
+    by key)."""
     task = get_task_type(project.task_type)
     options = task.clean_options(project.options)
     # A preview (no worker) shows what the first worker would get.
@@ -64,7 +70,12 @@ def presentation(*, project: Project, worker: User | None, item: Item | None = N
         if task.shown_order_parts:
             drawn = assignment.shown_order if assignment is not None else None
             payload = task.apply_order(payload, drawn or task.order_parts(payload))
+        keys = task.media_keys(item.payload)
+        if assignment is not None:
+            if media:
+                shown["media"] = list(media_facts(assignment=assignment, keys=keys).values())
+            payload = with_media_refs(payload, media_refs(assignment_id=assignment.pk, keys=keys))
+        elif not staff:
+            payload = with_media_refs(payload, dict.fromkeys(keys, ""))
         shown["payload"] = payload
-        if assignment is not None and media:
-            shown["media"] = list(media_facts(assignment=assignment, keys=task.media_keys(item.payload)).values())
     return shown

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
+from annotation.byte_ranges import ranges_length
+from annotation.media_refs import key_of_ref
 from annotation.models import Assignment, MediaFile, MediaUse, Project
 from annotation.task_types import get_task_type
 from annotation.task_types.base import MediaFacts
@@ -33,8 +34,8 @@ def media_keys_missing(*, project: Project, keys: Iterable[str]) -> list[str]:
 
 def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, MediaFacts]:
     """What the server knows of the given media files of the project for one assignment: each
-    key's length and the fetches and starts of playback recorded for the assignment (none for
-    a key the project lacks). One query, none without keys."""
+    key's length and size, and the fetches, bytes sent and starts of playback recorded for the
+    assignment (none for a key the project lacks). Two queries, none without keys."""
     wanted = list(dict.fromkeys(keys))
     if not wanted:
         return {}
@@ -45,22 +46,18 @@ def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, Med
         media = files.get(key)
         use = uses.get(media.pk) if media else None
         facts[key] = MediaFacts(
-            key=key, duration=media.duration if media else None,
+            key=key, duration=media.duration if media else None, size=media.size if media else None,
             fetches=use.fetches if use else 0, first_fetched_at=use.first_fetched_at if use else None,
+            served=ranges_length(use.served) if use else 0,
             plays=use.plays if use else 0, first_played_at=use.first_played_at if use else None,
             last_played_at=use.last_played_at if use else None,
         )
     return facts
 
 
-def open_assignment_using(*, project: Project, worker: User, key: str, assignment_id: int | None) -> Assignment | None:
-    """The worker's open assignment in the project whose item uses the media file ``key`` (the
-    one named, when ``assignment_id`` is given), or None."""
-    rows = Assignment.objects.select_related("item").filter(project=project, worker=worker,
-                                                            status=Assignment.Status.ASSIGNED)
-    if assignment_id is not None:
-        rows = rows.filter(pk=assignment_id)
-    assignment = rows.first()
-    if assignment is None or key not in get_task_type(project.task_type).media_keys(assignment.item.payload):
-        return None
-    return assignment
+def media_for_ref(*, assignment: Assignment, ref: str) -> MediaFile | None:
+    """The media file of the assignment's item that goes to its worker as ``ref``
+    (``annotation.media_refs``), or None: a reference opens no other item's file."""
+    keys = get_task_type(assignment.project.task_type).media_keys(assignment.item.payload)
+    key = key_of_ref(assignment_id=assignment.pk, keys=keys, ref=ref)
+    return media_file_for(project=assignment.project, key=key) if key is not None else None

@@ -1,5 +1,5 @@
 """Writes of what the server sees of an assignment's media: each request that fetched a file
-for it, and each start of playback its player reports. Claims a client makes about the media
+for it, the bytes of it sent, and each start of playback its player reports. Claims a client makes about the media
 (how long it listened, that it heard a clip at all) are checked against these records."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce
 
+from annotation.byte_ranges import ranges_union
 from annotation.models import Assignment, MediaFile, MediaUse
 from annotation.services.errors import WorkflowError
 
@@ -34,6 +35,18 @@ def media_use_fetched(*, assignment: Assignment, media: MediaFile, now: datetime
     MediaUse.objects.filter(pk=use.pk).update(
         fetches=F("fetches") + 1, first_fetched_at=Coalesce(F("first_fetched_at"), now), last_fetched_at=now,
     )
+
+
+def media_use_served(*, assignment: Assignment, media: MediaFile, start: int, end: int) -> None:
+    """Record that bytes [start, end) of ``media`` went out for the assignment, added to those
+    sent before (by any request, in any process): the record behind the check that a clip
+    heard was also received."""
+    use = _use(assignment, media)
+    with transaction.atomic():
+        served = MediaUse.objects.select_for_update().values_list("served", flat=True).get(pk=use.pk)
+        merged = ranges_union(served or [], start, end)
+        if merged != served:
+            MediaUse.objects.filter(pk=use.pk).update(served=merged)
 
 
 def media_use_played(*, assignment: Assignment, media: MediaFile, play: int, now: datetime) -> MediaUse:

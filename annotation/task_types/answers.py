@@ -42,8 +42,8 @@ class AnswerField:
 @dataclass(frozen=True)
 class MediaFacts:
     """What the server knows of one media file of the item, for the assignment being answered:
-    its length (read from the file when stored), the requests that fetched it for this
-    assignment, and the starts of playback the player reported."""
+    its length (read from the file when stored) and size, the requests that fetched it for this
+    assignment and the bytes they sent, and the starts of playback the player reported."""
 
     key: str
     duration: float | None = None
@@ -52,6 +52,9 @@ class MediaFacts:
     plays: int = 0
     first_played_at: datetime | None = None
     last_played_at: datetime | None = None
+    size: int | None = None  # bytes; None: not known, and no check of the bytes sent
+    # Bytes of the file sent for the assignment (their union over every request).
+    served: int = 0
 
 
 @dataclass(frozen=True)

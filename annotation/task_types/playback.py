@@ -8,7 +8,8 @@ The client reports each play, pause, seek and ended event with the position in t
 of the audio heard (from the browser's played ranges) and the audio's duration. The server cannot
 hear what the worker heard: it refuses reports that show a rule was broken, and reports that its
 own records contradict (the clip's length read from the file, when the item was handed out,
-whether and when the clip was fetched and started for this assignment), and keeps every report
+whether and when the clip was fetched and started for this assignment, how much of it was sent
+for the assignment), and keeps every report
 with the annotation, each event with its wall-clock time.
 """
 
@@ -53,6 +54,9 @@ END_SLACK_SECONDS = 0.75
 # in time (a report that plays 40 s of speech in 2 s was not made by a listener).
 MIN_HEARD = 0.9
 MIN_LISTENING_TIME = 0.9
+# A clip heard to the end reached the player: the bytes of it sent for the assignment (their
+# union over every request) cover at least this share of the file.
+MIN_SERVED = 0.9
 
 
 def _number(value: Any) -> float | None:
@@ -192,11 +196,15 @@ def plays_allowed(options: Mapping[str, Any]) -> int | None:
 def server_problem(report: Mapping[str, Any], *, facts: MediaFacts | None, options: Mapping[str, Any],
                    handed_out_at: datetime | None, received_at: datetime) -> str:
     """What the server's own records contradict in a report that is consistent in itself: a
-    clip never fetched or never started for this assignment, more starts than the project
-    allows, a length that is not the clip's, or more heard than the time since the item was
-    handed out (and since playback started) allows. Empty when nothing is."""
+    clip never fetched, not received (too few of its bytes sent, see ``served_needed``) or never
+    started for this assignment, more starts than the project allows, a length that is not the
+    clip's, or more heard than the time since the item was handed out (and since playback
+    started) allows. Empty when nothing is."""
     if facts is None or not facts.fetches:
         return "The speech's audio was never loaded for this item, so it cannot have been heard: play it in the item's player."
+    problem = _served_problem(report, facts=facts, options=options)
+    if problem:
+        return problem
     if not facts.plays or facts.first_played_at is None:
         return "The server has no record that the speech was played for this item: play it in the item's player."
     allowed = plays_allowed(options)
@@ -225,6 +233,26 @@ def server_problem(report: Mapping[str, Any], *, facts: MediaFacts | None, optio
     return ""
 
 
+def served_needed(report: Mapping[str, Any], *, options: Mapping[str, Any]) -> float:
+    """The share of the clip's bytes the server must have sent for the assignment to believe the
+    report: MIN_SERVED of the clip when the project requires the end, else of the share heard."""
+    return MIN_SERVED * (1.0 if options.get("require_end", True) else float(report.get("heard") or 0))
+
+
+def _served_problem(report: Mapping[str, Any], *, facts: MediaFacts, options: Mapping[str, Any]) -> str:
+    """A report of more listening than the bytes sent for the assignment can hold: a client
+    that asked for a byte of the clip and waited its length has not received it."""
+    if not facts.size:
+        return ""
+    needed = served_needed(report, options=options)
+    share = facts.served / facts.size
+    if share >= needed:
+        return ""
+    return (f"Only {math.floor(share * 100)}% of the speech's audio was sent for this item (at least "
+            f"{math.ceil(needed * 100)}% is needed to hear it), so it cannot have been heard: let the item's player "
+            "load it and play it.")
+
+
 def with_timeline(report: Mapping[str, Any], *, facts: MediaFacts | None, handed_out_at: datetime | None,
                   received_at: datetime | None) -> dict[str, Any]:
     """The report as stored: each event with its wall-clock time (the hand-out time plus the
@@ -240,6 +268,7 @@ def with_timeline(report: Mapping[str, Any], *, facts: MediaFacts | None, handed
             "received_at": received_at.isoformat(),
             "clip_duration": facts.duration if facts else None,
             "fetched_at": facts.first_fetched_at.isoformat() if facts and facts.first_fetched_at else None,
+            "served": round(facts.served / facts.size, 4) if facts and facts.size else None,
             "started_at": facts.first_played_at.isoformat() if facts and facts.first_played_at else None,
             "plays": facts.plays if facts else 0,
         }

@@ -12,7 +12,6 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
-from django.db import DatabaseError
 from django.http import Http404, HttpRequest, HttpResponse
 from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,7 +20,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
-from annotation.media_serving import media_response
+from annotation.media_serving import assignment_media_response, media_response
 from annotation.models import Annotation, Assignment, Project
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
@@ -32,7 +31,7 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.media import media_file_for, open_assignment_using
+from annotation.selectors.media import media_file_for, media_for_ref
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -49,7 +48,6 @@ from annotation.services.accounts import (
     project_join,
 )
 from annotation.services.errors import NotYours
-from annotation.services.media_uses import media_use_fetched
 from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
@@ -80,36 +78,45 @@ def _visible_project(user: User, slug: str) -> tuple[Project, str] | None:
 
 @require_safe
 def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
-    """An audio file of a project, for whoever may open the project. Anyone else gets the page
-    of a project that does not exist, anonymous visitors too: a login form would tell them that
-    the project, and the file, are there."""
+    """An audio file of a project under its key, for staff. Anyone else gets the page of a
+    project that does not exist, anonymous visitors too: a login form would tell them that the
+    project, and the file, are there. A project's annotators too: a key may give an answer away
+    (``annotation.media_refs``), so they fetch files by reference, through their assignment, and
+    the answer here must not tell them which keys exist."""
     if not request.user.is_authenticated:
         return not_found(request)
     visible = _visible_project(request.user, slug)
-    if visible is None:
+    if visible is None or not (visible[1] == "staff" or request.user.has_perm("annotation.view_project")):
         return not_found(request)
-    project, access = visible
+    project = visible[0]
     media_file = media_file_for(project=project, key=key)
     if media_file is None:
         return not_found(request)
     try:
-        response = media_response(request, media_file)
+        return media_response(request, media_file)
     except FileNotFoundError:
         logger.error("media file %s of project %s is recorded but not stored", key, project.slug)
         return not_found(request)
-    if access == "worker" and request.method == "GET" and response.status_code in (200, 206, 304):
-        # The page names its assignment (``?assignment=``), which also keeps one assignment's
-        # copy in the browser's cache apart from another's.
-        named = request.GET.get("assignment", "")
-        assignment = open_assignment_using(project=project, worker=request.user, key=key,
-                                           assignment_id=int(named) if named.isascii() and named.isdigit() and len(named) < 19 else None)
-        if assignment is not None:
-            try:
-                media_use_fetched(assignment=assignment, media=media_file, now=timezone.now())
-            except DatabaseError:
-                # The file still goes out: a player asks for several ranges, and one recorded will do.
-                logger.warning("could not record a fetch of %s for assignment %s", key, assignment.pk, exc_info=True)
-    return response
+
+
+@require_safe
+def assignment_media(request: HtmxRequest, slug: str, assignment_id: int, ref: str) -> HttpResponseBase:
+    """A media file of the item of one of the worker's assignments, under its reference: the
+    address the item's page plays. While the assignment is open, each request and the bytes it
+    sends are recorded for it. Anything else (another's assignment, another project's, a
+    reference of another item) is the page of a project that does not exist."""
+    if not request.user.is_authenticated or _visible_project(request.user, slug) is None:
+        return not_found(request)
+    assignment = (Assignment.objects.select_related("item", "project")
+                  .filter(pk=assignment_id, project__slug=slug, worker=request.user).first())
+    media_file = media_for_ref(assignment=assignment, ref=ref) if assignment is not None else None
+    if assignment is None or media_file is None:
+        return not_found(request)
+    try:
+        return assignment_media_response(request, assignment, media_file, ref)
+    except FileNotFoundError:
+        logger.error("media file %s of project %s is recorded but not stored", media_file.key, slug)
+        return not_found(request)
 
 
 @login_required
@@ -215,7 +222,7 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         # Researchers and admins see what annotators see, without taking an item.
         sample = preview_item(project=project)
         return render(request, ANNOTATE, {**task_page_context(project), "preview": "staff", "sample": sample,
-                                          **presentation(project=project, worker=None, item=sample)})
+                                          **presentation(project=project, worker=None, item=sample, staff=True)})
     if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)

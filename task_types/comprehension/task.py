@@ -179,8 +179,9 @@ class Comprehension(TaskType):
         return MODES[digest[0] % 2]
 
     def worker_payload(self, payload: Mapping[str, Any], *, options: Mapping[str, Any], variant: str) -> Mapping[str, Any]:
-        """A listener gets no transcript (nor its sentences), a reader no audio key."""
-        hidden = ("transcript", "asr_transcript", "sentences") if variant == "listening" else ("audio",)
+        """A listener gets no transcript (nor its sentences), a reader no audio key; nobody the
+        speech's id, which is the item's id unless the record gives another."""
+        hidden = ("id", "transcript", "asr_transcript", "sentences") if variant == "listening" else ("id", "audio")
         speech = {k: v for k, v in payload.get("speech", {}).items() if k not in hidden}
         return {**payload, "speech": speech}
 

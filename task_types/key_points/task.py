@@ -165,6 +165,10 @@ class KeyPoints(TaskType):
         payload = {"id": arg_id, "topic": topic, "stance": stance, "argument": argument, "key_points": key_points}
         return CleanItem(external_id=arg_id, payload=payload, gold=gold)
 
+    def worker_payload(self, payload: Mapping[str, Any], *, options: Mapping[str, Any], variant: str) -> Mapping[str, Any]:
+        """Everything but the argument's id, which is the item's id: staff see it, workers need not."""
+        return {k: v for k, v in payload.items() if k != "id"}
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "stance": payload["stance"], "argument": payload["argument"],
                 "key_points": payload["key_points"], "options": {kp["id"]: kp["text"] for kp in payload["key_points"]}}

@@ -174,8 +174,9 @@ class ResponseScoring(TaskType):
 
     def worker_payload(self, payload: Mapping[str, Any], *, options: Mapping[str, Any], variant: str) -> Mapping[str, Any]:
         """A listener gets the audio and no transcript; a reader the project's transcript only.
-        Nobody gets the references, which the automatic scores use."""
-        response = dict(payload.get("response", {}))
+        Nobody gets the references, which the automatic scores use, nor the response's id, which
+        is the item's id unless the record gives another."""
+        response = {k: v for k, v in payload.get("response", {}).items() if k != "id"}
         if variant == "listening":
             kept = {k: v for k, v in response.items() if k not in ("asr_transcript", "transcript")}
         else:

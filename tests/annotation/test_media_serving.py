@@ -1,15 +1,20 @@
-"""Audio files go to the project's annotators and to staff, with byte ranges; everyone else gets
-the page of a project that does not exist."""
+"""Audio files under their keys go to staff, with byte ranges; everyone else, the project's
+annotators too (they fetch by reference through their assignment: tests/annotation/views/
+test_assignment_media.py), gets the page of a project that does not exist."""
 
 import io
 import re
 
 import pytest
+from django.db import DatabaseError
 from django.urls import reverse
 
+from annotation.byte_ranges import MAX_SERVED_RANGES, ranges_length, ranges_union
 from annotation.media_serving import (
     CHUNK,
+    REPORT_EVERY,
     ByteRange,
+    FileSlice,
     RangeNotSatisfiable,
     media_url,
     requested_range,
@@ -32,9 +37,8 @@ def project():
 
 @pytest.fixture
 def member(project):
-    user = UserFactory()
-    project.members.add(user)
-    return user
+    """Who may fetch a file by its key: staff (a researcher)."""
+    return UserFactory(role="researcher")
 
 
 @pytest.fixture
@@ -58,7 +62,7 @@ def fetch(client, url, **headers):
     return response
 
 
-def test_a_member_gets_the_file_with_its_type_and_safe_headers(client, member, url):
+def test_staff_get_the_file_with_its_type_and_safe_headers(client, member, url):
     client.force_login(member)
     response = client.get(url)
     assert response.status_code == 200
@@ -71,16 +75,23 @@ def test_a_member_gets_the_file_with_its_type_and_safe_headers(client, member, u
     assert response["Content-Disposition"] == 'inline; filename="speech_81_pro.wav"'
 
 
-def test_staff_get_the_file_too(client, url):
-    client.force_login(UserFactory(role="researcher"))
+def test_staff_who_also_annotate_the_project_get_the_file_too(client, project, url):
+    admin = UserFactory(role="admin")
+    project.members.add(admin)
+    client.force_login(admin)
     response = client.get(url)
     assert response.status_code == 200 and body(response) == CLIP
 
 
-@pytest.mark.parametrize("who", ["anonymous", "non-member", "member elsewhere"])
+@pytest.mark.parametrize("who", ["anonymous", "non-member", "member elsewhere", "annotator of the project"])
 def test_anyone_else_gets_the_missing_project_page(client, project, url, who):
     if who == "non-member":
         client.force_login(UserFactory())
+    elif who == "annotator of the project":
+        # A key may give an answer away: an annotator may not even learn that it exists.
+        annotator = UserFactory()
+        project.members.add(annotator)
+        client.force_login(annotator)
     elif who == "member elsewhere":
         other = ProjectFactory(open_to_all=False)
         user = UserFactory()
@@ -192,3 +203,45 @@ def test_range_parsing_on_its_own():
     assert requested_range("", 10) is None
     with pytest.raises(RangeNotSatisfiable):
         requested_range("bytes=10-", 10)
+
+
+def test_a_stream_reports_the_bytes_sent_as_it_goes_and_when_it_closes():
+    data = bytes(range(256)) * (3 * REPORT_EVERY // 256 + 100)  # three reports' worth and a bit
+    sent: list[tuple[int, int]] = []
+    stream = FileSlice(io.BytesIO(data), 10, len(data) - 10, lambda start, end: sent.append((start, end)))
+    assert b"".join(stream) == data[10:]
+    assert sent == [(10, 10 + REPORT_EVERY), (10, 10 + 2 * REPORT_EVERY), (10, 10 + 3 * REPORT_EVERY)]
+    stream.close()
+    assert sent[-1] == (10, len(data)) and len(sent) == 4
+
+
+def test_a_client_that_hangs_up_is_credited_with_what_it_read():
+    data = bytes(5 * CHUNK)
+    sent: list[tuple[int, int]] = []
+    stream = FileSlice(io.BytesIO(data), 0, len(data), lambda start, end: sent.append((start, end)))
+    chunks = iter(stream)
+    next(chunks), next(chunks)  # two chunks handed to the server, the second not yet written out
+    stream.close()
+    assert sent == [(0, CHUNK)]
+
+
+def test_a_record_that_fails_does_not_stop_the_file(caplog):
+    def broken(start, end):
+        raise DatabaseError("the database is away")
+
+    stream = FileSlice(io.BytesIO(CLIP), 0, SIZE, broken)
+    assert b"".join(stream) == CLIP
+    stream.close()
+    assert "could not record" in caplog.text
+
+
+def test_byte_ranges_add_up_as_sets():
+    assert ranges_union([], 0, 10) == [[0, 10]]
+    assert ranges_union([[0, 10]], 10, 20) == [[0, 20]]  # touching ranges merge
+    assert ranges_union([[0, 10], [30, 40]], 5, 35) == [[0, 40]]
+    assert ranges_union([[0, 10]], 20, 30) == [[0, 10], [20, 30]]
+    assert ranges_union([[0, 10]], 3, 3) == [[0, 10]]
+    assert ranges_length([[0, 10], [20, 30]]) == 20
+    many = [[i * 10, i * 10 + 1] for i in range(MAX_SERVED_RANGES)]
+    kept = ranges_union(many, 100_000, 100_500)
+    assert len(kept) == MAX_SERVED_RANGES and kept[-1] == [100_000, 100_500]

@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Item
+from annotation.models import Annotation, Assignment, Item
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 
@@ -113,7 +113,9 @@ def test_submit_with_next_gives_the_next_item_in_the_same_answer():
     items = [ItemFactory(project=project, position=n, gold="a1") for n in range(3)]
     c = api(UserFactory(), token=True)
     nxt = c.post(f"/api/projects/{project.slug}/assignments/next/").json()
-    seen = [nxt["assignment"]["item"]["external_id"]]
+    # The worker's reference to an item is its assignment: the item's own id is the staff's.
+    assert set(nxt["assignment"]["item"]) == {"payload"}
+    seen = [Assignment.objects.get(pk=nxt["assignment"]["id"]).item.external_id]
     for _ in range(2):
         done = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json")
         assert done.status_code == 201
@@ -122,7 +124,7 @@ def test_submit_with_next_gives_the_next_item_in_the_same_answer():
         nxt = body["next"]
         assert set(nxt) >= {"assignment", "resumed", "variant", "options"} and "gold" not in json.dumps(nxt)
         assert nxt["assignment"]["status"] == "assigned" and nxt["assignment"]["expires_at"].endswith("Z")
-        seen.append(nxt["assignment"]["item"]["external_id"])
+        seen.append(Assignment.objects.get(pk=nxt["assignment"]["id"]).item.external_id)
     assert seen == [i.external_id for i in items]
     last = c.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json").json()
     assert last["next"] == {"assignment": None, "reason": "done"}

@@ -107,7 +107,7 @@ def test_whole_workflow(slug, client):
     nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
     assert nxt["assignment"]["item"]["payload"] and "variant" in nxt
     # The item reaches the worker as the type lets this worker's variant see it.
-    held = Item.objects.get(project=project, external_id=nxt["assignment"]["item"]["external_id"])
+    held = Assignment.objects.get(pk=nxt["assignment"]["id"]).item
     shown = task.worker_payload(held.payload, options=task.clean_options(project.options), variant=nxt["variant"])
     # ... with its options in the order drawn from the assignment's id, which the assignment stores.
     drawn = order_for(parts=task.order_parts(held.payload), seed=nxt["assignment"]["id"], keep_import_order=False)

@@ -74,3 +74,22 @@ def test_the_server_s_records_decide_what_a_report_cannot_say():
     assert stored["server"]["plays"] == 1 and stored["events"][0]["wall"].startswith("2026-01-01T11:59:20")
     summary = playback_summary(stored)
     assert summary["plays"] == 1 and summary["ended"] is True and summary["clip_duration"] == 30.0
+
+
+def test_a_clip_heard_needs_most_of_its_bytes_sent():
+    handed, started = NOW - timedelta(seconds=40), NOW - timedelta(seconds=35)
+
+    def problem(served, options=STRICT, report=WHOLE):
+        facts = MediaFacts("a.mp3", 30.0, 1, started, 1, started, size=1000, served=served)
+        return server_problem(report, facts=facts, options=options, handed_out_at=handed, received_at=NOW)
+
+    assert "Only 0% of the speech's audio was sent for this item (at least 90% is needed" in problem(1)
+    assert "Only 89% " in problem(899)
+    assert problem(900) == "" and problem(1000) == ""
+    # Without the end required, the bytes need only cover what the report says was heard.
+    half = played(("play", 0), ("pause", 15.0), heard=0.5)
+    loose = {**STRICT, "require_end": False, "allow_pause": True}
+    assert "at least 45% is needed" in problem(400, loose, half) and problem(450, loose, half) == ""
+    # A file whose size the server does not know is not checked (nothing to compare with).
+    unknown = MediaFacts("a.mp3", 30.0, 1, started, 1, started)
+    assert server_problem(WHOLE, facts=unknown, options=STRICT, handed_out_at=handed, received_at=NOW) == ""

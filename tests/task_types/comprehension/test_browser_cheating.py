@@ -1,5 +1,5 @@
-"""A cheating listener in Chromium: forged playback reports (audio never fetched, sent too early,
-a wrong length) are refused with a clear message and kept; a reload after starting the speech
+"""A cheating listener in Chromium: forged playback reports (audio never fetched, one byte of it
+fetched, sent too early, a wrong length) are refused with a clear message and kept; a reload after starting the speech
 shows it as started, not a fresh player; the transcript of a listening item is nowhere in the
 page, the API's item or an error. Screenshots of each state go to /tmp/shots-listen/."""
 
@@ -101,6 +101,13 @@ def test_forged_reports_are_refused_with_a_clear_message_and_kept(live_server, b
     assignment = Assignment.objects.get(project=project)
     assert not MediaUse.objects.filter(assignment=assignment, fetches__gt=0).exists()
 
+    # Fetched, but one byte of it: the clip never reached the player.
+    src = page.locator("audio").get_attribute("src")
+    assert "clip.wav" not in src and "clip.wav" not in page.content()
+    assert page.request.get(f"{live_server.url}{src}", headers={"Range": "bytes=0-0"}).status == 206
+    forge(page, whole(8.0))
+    expect(error).to_contain_text("Only 0% of the speech's audio was sent for this item")
+
     # Fetched this time, but a whole listen reported at once.
     page.unroute("**/media/**")
     page.reload()
@@ -117,7 +124,8 @@ def test_forged_reports_are_refused_with_a_clear_message_and_kept(live_server, b
     assert not Annotation.objects.exists()
     refusals = [r.errors["playback"] for r in RefusedAnswer.objects.filter(assignment=assignment).order_by("at")]
     assert [r.split(":")[0].split(",")[0][:30] for r in refusals] == [
-        "The speech's audio was never l", "The playback report claims 8.0", "The playback report gives the "]
+        "The speech's audio was never l", "Only 0% of the speech's audio ", "The playback report claims 8.0",
+        "The playback report gives the "]
     assert page.errors == []
     page.close()
 
@@ -154,6 +162,9 @@ def test_a_reload_after_the_speech_ended_keeps_what_was_heard(live_server, brows
     expect(page.get_by_test_id("nothing-left")).to_be_visible()
     playback = Annotation.objects.get().client["metrics"]["playback"]
     assert [e["type"] for e in playback["events"]] == ["play", "ended"] and playback["server"]["plays"] == 1
+    # What Chromium fetched for its player, over however many requests, is the whole clip.
+    use = MediaUse.objects.get()
+    assert playback["server"]["served"] == 1.0 and use.served == [[0, use.media.size]]
     page.close()
 
 

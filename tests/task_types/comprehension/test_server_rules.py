@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotation.exports import annotation_rows
 from annotation.importers import ParsedItem
+from annotation.media_refs import media_ref
 from annotation.models import Annotation, Assignment, MediaFile, MediaUse, RefusedAnswer
 from annotation.services import items_import
 from annotation.services.media import media_import_file
@@ -72,7 +73,8 @@ def submit(client, assignment, playback, **extra) -> str:
 
 
 def play(client, assignment, n=1):
-    return client.post(f"/api/assignments/{assignment.pk}/plays/", {"key": "s1.mp3", "play": n}, content_type="application/json")
+    ref = media_ref(assignment_id=assignment.pk, key="s1.mp3")
+    return client.post(f"/api/assignments/{assignment.pk}/plays/", {"key": ref, "play": n}, content_type="application/json")
 
 
 def test_the_clip_s_length_is_read_when_it_is_stored():
@@ -93,9 +95,10 @@ def test_a_report_for_a_clip_never_fetched_is_refused_and_the_refusal_kept(clien
 def test_a_full_listen_reported_half_a_second_after_the_hand_out_is_refused(client, listener):
     project = project_of()
     page, assignment = open_item(client, project)
-    audio_url = page.split('data-audio src="')[1].split('"')[0].replace("&amp;", "&")
-    assert audio_url.endswith(f"?assignment={assignment.pk}")
-    assert client.get(audio_url, HTTP_RANGE="bytes=0-1023").status_code == 206
+    audio_url = page.split('data-audio src="')[1].split('"')[0]
+    assert audio_url == f"/projects/{project.slug}/annotate/{assignment.pk}/media/{media_ref(assignment_id=assignment.pk, key='s1.mp3')}"
+    whole = client.get(audio_url)
+    assert whole.status_code == 200 and b"".join(whole.streaming_content) == CLIP.read_bytes()
     assert play(client, assignment).status_code == 200
     answer = submit(client, assignment, report(listened=LENGTH))
     assert f"claims {LENGTH:.1f} s of the speech heard, but only 0.0 s passed" in answer
@@ -166,12 +169,16 @@ def test_starts_are_recorded_once_per_number_and_only_for_the_worker_s_open_item
     assert first["media"][0]["plays"] == again["media"][0]["plays"] == 1
     assert first["media"][0]["first_played_at"] == again["media"][0]["first_played_at"]
     assert first["media"][0]["fetched"] is False
-    assert client.post(f"/api/assignments/{assignment.pk}/plays/", {"key": "other.mp3", "play": 1},
-                       content_type="application/json").status_code == 404
+    # A play names the file by its reference: the key, or anything else, is not found.
+    for other in ("s1.mp3", "other.mp3"):
+        assert client.post(f"/api/assignments/{assignment.pk}/plays/", {"key": other, "play": 1},
+                           content_type="application/json").status_code == 404
     client.force_login(UserFactory())
     assert play(client, assignment).status_code == 403
-    # Another worker of the project may fetch the file, but not in the first one's name.
-    assert client.get(f"/projects/{project.slug}/media/s1.mp3?assignment={assignment.pk}").status_code == 200
+    # Another worker of the project fetches nothing in the first one's name, nor by key.
+    ref = media_ref(assignment_id=assignment.pk, key="s1.mp3")
+    assert client.get(f"/projects/{project.slug}/annotate/{assignment.pk}/media/{ref}").status_code == 404
+    assert client.get(f"/projects/{project.slug}/media/s1.mp3").status_code == 404
     assert MediaUse.objects.get().fetches == 0
 
 
@@ -203,7 +210,9 @@ def test_a_listener_never_receives_the_transcript(client, listener):
                               content_type="application/json").content.decode()
     for text in (page, refused, api_next, api_refused):
         assert SECRET not in text and SECRET.lower() not in text and "sentences" not in text
-    assert json.loads(api_next)["assignment"]["item"]["payload"]["speech"]["audio"] == "s1.mp3"
+    assert json.loads(api_next)["assignment"]["item"]["payload"]["speech"]["audio"] == media_ref(
+        assignment_id=assignment.pk, key="s1.mp3")
+    assert "s1.mp3" not in page and "s1.mp3" not in api_next
     # A reader of the same item gets it.
     reader_project = project_of("reading")
     client.force_login(UserFactory())
@@ -247,11 +256,15 @@ def test_the_export_keeps_csv_safe_json_columns(client, listener):
 def test_an_api_client_fetches_the_clip_through_its_assignment(client, listener):
     project = project_of()
     _, assignment = open_item(client, project)
-    url = f"/api/assignments/{assignment.pk}/media/s1.mp3"
+    ref = client.post(f"/api/projects/{project.slug}/assignments/next/").json()["assignment"]["item"]["payload"]["speech"]["audio"]
+    url = f"/api/assignments/{assignment.pk}/media/{ref}"
     part = client.get(url, HTTP_RANGE="bytes=0-99", HTTP_ACCEPT="audio/mpeg")
     assert part.status_code == 206 and part["Content-Type"] == "audio/mpeg"
+    assert part["Content-Disposition"] == f'inline; filename="{ref}.mp3"'
     assert b"".join(part.streaming_content) == CLIP.read_bytes()[:100]
-    assert MediaUse.objects.get(assignment=assignment).fetches == 1
+    use = MediaUse.objects.get(assignment=assignment)
+    assert use.fetches == 1 and use.served == [[0, 100]]
+    assert client.get(f"/api/assignments/{assignment.pk}/media/s1.mp3").status_code == 404
     assert client.get(f"/api/assignments/{assignment.pk}/media/other.mp3").status_code == 404
     client.force_login(UserFactory())
     assert client.get(url).status_code == 403

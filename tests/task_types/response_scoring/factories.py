@@ -13,7 +13,7 @@ from annotation.importers import ParsedItem
 from annotation.models import Assignment, MediaFile, Project
 from annotation.services import items_import
 from annotation.services.media import media_import_file
-from annotation.services.media_uses import media_use_fetched, media_use_played
+from annotation.services.media_uses import media_use_fetched, media_use_played, media_use_served
 from annotation.task_types import get_task_type
 from tests.factories import ProjectFactory
 
@@ -51,5 +51,6 @@ def heard_on_server(assignment: Assignment, key: str, *, started_ago: float = 60
     media = MediaFile.objects.get(project_id=assignment.project_id, key=key)
     if fetch:
         media_use_fetched(assignment=assignment, media=media, now=now - timedelta(seconds=started_ago + 1))
+        media_use_served(assignment=assignment, media=media, start=0, end=media.size)
     if play:
         media_use_played(assignment=assignment, media=media, play=1, now=now - timedelta(seconds=started_ago))

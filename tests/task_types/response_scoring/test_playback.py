@@ -54,3 +54,16 @@ def test_a_listen_faster_than_the_clip_is_refused(client):
     heard_on_server(assignment, "r1.mp3", started_ago=5)
     assert f"claims {LENGTH:.1f} s of the speech heard, but only" in submit(client, assignment, report())
     assert not Annotation.objects.exists()
+
+
+def test_a_response_fetched_a_byte_at_a_time_is_not_heard(client):
+    project = project_of("listening", audio=True)
+    page, assignment = open_item(client, project)
+    url = page.split('data-audio src="')[1].split('"')[0]
+    assert "r1.mp3" not in page and url.startswith(f"/projects/{project.slug}/annotate/{assignment.pk}/media/")
+    b"".join(client.get(url, headers={"Range": "bytes=0-0"}).streaming_content)
+    heard_on_server(assignment, "r1.mp3", fetch=False)
+    assert "Only 0% of the speech's audio was sent for this item" in submit(client, assignment, report())
+    b"".join(client.get(url).streaming_content)
+    submit(client, assignment, report())
+    assert Annotation.objects.get().client["metrics"]["playback"]["server"]["served"] == 1.0
