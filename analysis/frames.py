@@ -389,4 +389,3 @@ def item_frame(*, project: Project) -> pd.DataFrame:
         .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
     ]
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
-

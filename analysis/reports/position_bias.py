@@ -67,10 +67,15 @@ class PositionBiasReport(Report):
         result = position_bias(answers, chosen, level=params["level"], min_answers=params["min_answers"])
         workers = [{"worker": name, **_share(share)} for name, share in result.workers.items()]
         workers.sort(key=lambda row: (-(row["share"] or 0) + (row["expected"] or 0), row["worker"]))
-        return {"first_shown": get_task_type(data.task_type).first_shown, "overall": _share(result.overall), "workers": workers, "level": result.level, "family_error_percent": round(100 * (1 - result.level), 1), "worker_level": result.worker_level, "tested_workers": result.tested_workers,
-                "orders_varied": result.orders_varied, "min_answers": params["min_answers"],
-                "n_annotations": int(frame["annotation"].nunique()), "n_items": int(frame["item"].nunique()),
-                "flagged_workers": sum(1 for row in workers if row["flagged"])}
+        return {
+            "first_shown": get_task_type(data.task_type).first_shown,
+            "overall": _share(result.overall), "workers": workers,
+            "level": result.level, "family_error_percent": round(100 * (1 - result.level), 1),
+            "worker_level": result.worker_level, "tested_workers": result.tested_workers,
+            "orders_varied": result.orders_varied, "min_answers": params["min_answers"],
+            "n_annotations": int(frame["annotation"].nunique()), "n_items": int(frame["item"].nunique()),
+            "flagged_workers": sum(1 for row in workers if row["flagged"]),
+        }
 
     def figure(self, name: str, result: Mapping[str, Any]) -> str:
         if name != "workers":

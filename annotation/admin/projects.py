@@ -57,8 +57,8 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         return {t.slug: t for t in task_types()}.get(slug or "")
 
     def get_form(self, request, obj=None, change=False, **kwargs):
-        # A project's task-type options are the fields of the type's options form; the raw JSON
-        # stays readable (it also keeps records such as pair generations) but is not typed in.
+        # A project's task-type options are the fields of the type's options form; records the
+        # form does not know (such as pair generations) are shown apart, read-only, and kept.
         task = self.chosen_task(request, obj)
         if task is not None and task.options_form is not None:
             kwargs["form"] = project_form_with_options(kwargs.get("form", self.form), task)

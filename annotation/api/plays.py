@@ -50,7 +50,7 @@ def plays_body(assignment: Assignment) -> dict:
     refs = media_refs(assignment_id=assignment.pk, keys=facts)
     return {"assignment": assignment.pk, "media": [
         {"key": refs[f.key], "duration": f.duration, "fetched": f.fetches > 0,
-         "served": round(f.served / f.size, 4) if f.size else 0.0, "plays": f.plays,
+         "served": round(f.served / f.size, 4) if f.size and f.served is not None else None, "plays": f.plays,
          "first_played_at": f.first_played_at.isoformat() if f.first_played_at else None}
         for f in facts.values()]}
 

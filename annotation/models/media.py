@@ -56,7 +56,8 @@ class MediaUse(models.Model):
     fetches = models.PositiveIntegerField(default=0, help_text="Requests answered with (part of) the file.")
     first_fetched_at = models.DateTimeField(null=True, blank=True)
     last_fetched_at = models.DateTimeField(null=True, blank=True)
-    served = models.JSONField(default=list, blank=True,
+    # NULL: fetched before the bytes sent were counted (the check of a listen then goes without).
+    served = models.JSONField(default=list, blank=True, null=True,
                               help_text="The bytes of the file sent for the assignment: sorted, disjoint [start, end) ranges.")
     plays = models.PositiveIntegerField(default=0, help_text="Starts of playback the player reported.")
     first_played_at = models.DateTimeField(null=True, blank=True)

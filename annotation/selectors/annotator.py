@@ -28,6 +28,13 @@ def preview_item(*, project: Project) -> Item | None:
     return Item.objects.filter(project=project).order_by("position", "pk").first()
 
 
+def worker_assignment(*, worker: User, slug: str, pk: int) -> Assignment | None:
+    """The worker's own assignment ``pk`` in the project ``slug``, with its item and project;
+    None for anyone else's, or another project's."""
+    return (Assignment.objects.select_related("item", "project")
+            .filter(pk=pk, project__slug=slug, worker=worker).first())
+
+
 def holds_open_assignment(*, project: Project, worker: User) -> bool:
     return Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED).exists()
 

@@ -48,7 +48,7 @@ def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, Med
         facts[key] = MediaFacts(
             key=key, duration=media.duration if media else None, size=media.size if media else None,
             fetches=use.fetches if use else 0, first_fetched_at=use.first_fetched_at if use else None,
-            served=ranges_length(use.served) if use else 0,
+            served=(None if use.served is None else ranges_length(use.served)) if use else 0,
             plays=use.plays if use else 0, first_played_at=use.first_played_at if use else None,
             last_played_at=use.last_played_at if use else None,
         )

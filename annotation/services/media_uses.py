@@ -44,7 +44,9 @@ def media_use_served(*, assignment: Assignment, media: MediaFile, start: int, en
     use = _use(assignment, media)
     with transaction.atomic():
         served = MediaUse.objects.select_for_update().values_list("served", flat=True).get(pk=use.pk)
-        merged = ranges_union(served or [], start, end)
+        if served is None:  # fetched before bytes were counted: a partial count would mislead
+            return
+        merged = ranges_union(served, start, end)
         if merged != served:
             MediaUse.objects.filter(pk=use.pk).update(served=merged)
 

@@ -53,8 +53,9 @@ class MediaFacts:
     first_played_at: datetime | None = None
     last_played_at: datetime | None = None
     size: int | None = None  # bytes; None: not known, and no check of the bytes sent
-    # Bytes of the file sent for the assignment (their union over every request).
-    served: int = 0
+    # Bytes of the file sent for the assignment (their union over every request); None where
+    # they were not counted (a fetch made before the platform counted them).
+    served: int | None = 0
 
 
 @dataclass(frozen=True)

@@ -242,13 +242,13 @@ def served_needed(report: Mapping[str, Any], *, options: Mapping[str, Any]) -> f
 def _served_problem(report: Mapping[str, Any], *, facts: MediaFacts, options: Mapping[str, Any]) -> str:
     """A report of more listening than the bytes sent for the assignment can hold: a client
     that asked for a byte of the clip and waited its length has not received it."""
-    if not facts.size:
+    if not facts.size or facts.served is None:  # no size to compare with, or bytes not counted
         return ""
     needed = served_needed(report, options=options)
     share = facts.served / facts.size
     if share >= needed:
         return ""
-    return (f"Only {math.floor(share * 100)}% of the speech's audio was sent for this item (at least "
+    return (f"Only {math.floor(share * 100)}% of the audio was sent for this item (at least "
             f"{math.ceil(needed * 100)}% is needed to hear it), so it cannot have been heard: let the item's player "
             "load it and play it.")
 
@@ -268,7 +268,7 @@ def with_timeline(report: Mapping[str, Any], *, facts: MediaFacts | None, handed
             "received_at": received_at.isoformat(),
             "clip_duration": facts.duration if facts else None,
             "fetched_at": facts.first_fetched_at.isoformat() if facts and facts.first_fetched_at else None,
-            "served": round(facts.served / facts.size, 4) if facts and facts.size else None,
+            "served": round(facts.served / facts.size, 4) if facts and facts.size and facts.served is not None else None,
             "started_at": facts.first_played_at.isoformat() if facts and facts.first_played_at else None,
             "plays": facts.plays if facts else 0,
         }

@@ -29,6 +29,7 @@ from annotation.selectors.annotator import (
     presentation,
     preview_item,
     project_access,
+    worker_assignment,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
 from annotation.selectors.media import media_file_for, media_for_ref
@@ -107,8 +108,7 @@ def assignment_media(request: HtmxRequest, slug: str, assignment_id: int, ref: s
     reference of another item) is the page of a project that does not exist."""
     if not request.user.is_authenticated or _visible_project(request.user, slug) is None:
         return not_found(request)
-    assignment = (Assignment.objects.select_related("item", "project")
-                  .filter(pk=assignment_id, project__slug=slug, worker=request.user).first())
+    assignment = worker_assignment(worker=request.user, slug=slug, pk=assignment_id)
     media_file = media_for_ref(assignment=assignment, ref=ref) if assignment is not None else None
     if assignment is None or media_file is None:
         return not_found(request)

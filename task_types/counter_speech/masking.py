@@ -36,7 +36,7 @@ TOKEN = "[speaker]"
 PRONOUN_SENTENCES = 5  # sentences after a masked name (or a masked pronoun) whose pronouns are masked
 _NEUTRAL = {"he": "they", "she": "they", "him": "them", "his": "their", "hers": "theirs",
             "himself": "themself", "herself": "themself"}
-_PRONOUN_OR_TOKEN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.I)
+_PRONOUN = re.compile(r"\b(?:he|she|him|her|his|hers|himself|herself)\b", re.I)
 # One end per sentence: a full stop before a blank line ends one sentence, not two.
 _SENTENCE_END = re.compile(r"[.!?]+(?:[^\S\n]*\n\s*\n|(?=\s))|\n\s*\n")
 _NEXT_WORD = re.compile(r"\s+([^\W_]+)")
@@ -105,7 +105,7 @@ def mask_pronouns(text: str, *, token: str = TOKEN, sentences: int = PRONOUN_SEN
     """The gendered pronouns of ``text`` that follow a ``token`` within ``sentences`` sentences
     (of the token or of the last pronoun masked), made neutral."""
     marks = sorted([(m.start(), m.end(), "token") for m in re.finditer(re.escape(token), text)]
-                   + [(m.start(), m.end(), "pronoun") for m in _PRONOUN_OR_TOKEN.finditer(text)]
+                   + [(m.start(), m.end(), "pronoun") for m in _PRONOUN.finditer(text)]
                    + [(m.start(), m.end(), "end") for m in _SENTENCE_END.finditer(text)])
     out, done, left = [], 0, -1  # left: sentence ends still in scope (-1: none open)
     for start, end, kind in marks:

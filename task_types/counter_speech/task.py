@@ -212,6 +212,16 @@ class CounterSpeech(TaskType):
         # speaker of the motion the record lists) are masked in the transcripts and kept, with
         # the supporting speech's corpus id, in the gold for researchers.
         everyone = [speech["speaker"], *(c["speaker"] for c in candidates), *_speakers(record)]
+        # A candidate's id reaches the worker as the value of its choice. Ids that name a speaker
+        # (the IBM release's end with the speaker a speech answers: the true counter names the
+        # supporting speaker) become c1, c2 … in import order, the originals kept in the gold's
+        # sources, where the corpus ids of built questions already are.
+        names = {str(n).lower() for n in everyone if len(str(n)) >= 2}
+        if any(name in str(i).lower() for i in ids for name in names):
+            renamed = {str(c["id"]): f"c{n}" for n, c in enumerate(candidates, 1)}
+            sources = {renamed[old]: str(sources.get(old, old)) for old in renamed}
+            counters = [renamed[str(c)] for c in counters]
+            candidates = [{**c, "id": renamed[str(c["id"])]} for c in candidates]
         for shown in (speech, *candidates):
             shown["transcript"] = mask_names(shown["transcript"], everyone)
         gold_extra = {"speech": speech["id"], "speaker": speech["speaker"],

@@ -23,6 +23,7 @@ from typing import Any, cast
 
 from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
+from analysis.presentation import shown_first_frame
 from annotation.models import Item
 from annotation.spreadsheet import safe_cell
 from task_types.pairwise.published import (
@@ -174,10 +175,14 @@ def released_zip(run: AnalysisRun) -> Iterator[bytes]:
 def _full_records(run: AnalysisRun) -> Iterator[dict]:
     frame = annotation_frame(project=run.project, up_to_id=run.last_annotation_id).frame
     competence = _result(run)["mace"]["competence"]
+    # A reason speaks of the arguments as the worker saw them (A1 on the left), while the label
+    # names them by import side: each vote says which side was on the left.
+    left = dict(shown_first_frame(project=run.project).itertuples(index=False)) if len(frame) else {}
     votes: dict[str, list[dict]] = {}
-    for item, worker, label, reason in frame[["item", "worker", "label", "reason"]].itertuples(index=False):
+    for item, worker, label, reason, annotation in frame[["item", "worker", "label", "reason", "annotation"]].itertuples(index=False):
         votes.setdefault(item, []).append(
-            {"worker": worker, "label": label, "reason": reason, "competence": competence.get(worker)}
+            {"worker": worker, "label": label, "reason": reason, "shown_left": left.get(annotation, "a1"),
+             "competence": competence.get(worker)}
         )
     for p in run_pairs(run=run):
         yield {**p, "votes": votes.get(p["pair"], [])}

@@ -196,12 +196,16 @@ class PairwiseConvincingness(TaskType):
         return {"sides": ["a1", "a2"]}
 
     def apply_order(self, payload: Mapping[str, Any], order: Mapping[str, list[Any]]) -> Mapping[str, Any]:
-        """The payload with ``sides``: the two arguments as shown, left (A1) first, each with
-        the answer value that names it (``a1`` for the item's arg1, wherever it is shown)."""
+        """The payload with ``sides`` instead of ``arg1`` and ``arg2``: the two arguments' texts
+        as shown, left (A1) first, each with the answer value that names it (``a1`` for the
+        item's arg1, wherever it is shown). A client that showed ``arg1`` on the left would undo
+        the drawn order, and the arguments' ids (of which the default item id is made) are no
+        business of the worker's."""
         sides = [side for side in order.get("sides") or ("a1", "a2") if side in ("a1", "a2")]
         if sorted(sides) != ["a1", "a2"]:
             sides = ["a1", "a2"]
-        return {**payload, "sides": [{"id": side, "argument": payload[f"arg{side[1]}"]} for side in sides]}
+        shown = {k: v for k, v in payload.items() if k not in ("arg1", "arg2")}
+        return {**shown, "sides": [{"id": side, "text": payload[f"arg{side[1]}"]["text"]} for side in sides]}
 
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]

@@ -187,7 +187,7 @@ def test_recompute_every_analysis(admin_client, annotated_project, django_captur
         response = admin_client.post(reverse("analysis-recompute-all", args=[annotated_project.slug]))
     assert response.status_code == 302
     runs = list(AnalysisRun.objects.order_by("pk"))
-    assert [r.kind for r in runs] == ["agreement", "agreement", "pairwise_gold"]
+    assert [r.kind for r in runs] == ["agreement", "agreement", "pairwise_gold", "position_bias"]
     assert runs[1].params == runs[0].params and runs[1].params["n_boot"] == 7  # the latest parameters
     assert all(r.status == "done" for r in runs), [r.error for r in runs]
 
@@ -196,10 +196,8 @@ def test_recompute_every_analysis(admin_client, annotated_project, django_captur
 def test_analyze_all_command(annotated_project):
     out = io.StringIO()
     call_command("analyze", annotated_project.slug, "--all", stdout=out)
-    assert out.getvalue().splitlines() == [
-        f"agreement run #{r.pk}: done" if r.kind == "agreement" else f"pairwise_gold run #{r.pk}: done"
-        for r in AnalysisRun.objects.order_by("kind")
-    ]
+    assert out.getvalue().splitlines() == [f"{r.kind} run #{r.pk}: done" for r in AnalysisRun.objects.order_by("kind")]
+    assert [r.kind for r in AnalysisRun.objects.order_by("kind")] == ["agreement", "pairwise_gold", "position_bias"]
 
 
 def test_analyze_here_runs_in_this_process_and_queued_runs_say_why_they_wait(annotated_project, monkeypatch):

@@ -211,7 +211,6 @@ def _ngrs(q: Tokens, vocabulary: frozenset[str] | None = None) -> np.ndarray:
 
 
 SIMILARITY = ("js", "cosine")  # scored over Terms; the others over the binary vectors' entries (or none)
-BINARY = ("mi", "cmi")
 SCORERS: dict[str, Callable[[Tokens, Any], np.ndarray]] = {
     "js": _js, "cosine": _cosine, "mi": _mi, "cmi": _cmi, "ngrs": _ngrs}
 

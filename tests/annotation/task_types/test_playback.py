@@ -83,7 +83,7 @@ def test_a_clip_heard_needs_most_of_its_bytes_sent():
         facts = MediaFacts("a.mp3", 30.0, 1, started, 1, started, size=1000, served=served)
         return server_problem(report, facts=facts, options=options, handed_out_at=handed, received_at=NOW)
 
-    assert "Only 0% of the speech's audio was sent for this item (at least 90% is needed" in problem(1)
+    assert "Only 0% of the audio was sent for this item (at least 90% is needed" in problem(1)
     assert "Only 89% " in problem(899)
     assert problem(900) == "" and problem(1000) == ""
     # Without the end required, the bytes need only cover what the report says was heard.

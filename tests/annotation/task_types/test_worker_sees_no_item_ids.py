@@ -13,7 +13,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, Item
+from annotation.models import Assignment, Item, Project
 from annotation.task_types import get_task_type, task_types
 from tests.factories import ProjectFactory, UserFactory
 
@@ -91,6 +91,13 @@ def test_no_worker_page_or_api_answer_names_the_item(slug, ids, client):
     seen.append(("api plays", api.get(f"/api/assignments/{pk}/plays/").content.decode()))
     seen.append(("api answer", api.get(f"/api/assignments/{pk}/annotation/").content.decode()))
     seen.append(("api projects", api.get("/api/projects/").content.decode()))
+
+    # A marketplace's preview of the HIT, before it is accepted.
+    Project.objects.filter(pk=project.pk).update(external_entry=True, marketplace_sources="mturk")
+    client.logout()
+    preview = client.get(f"/start/{project.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
+    assert preview.status_code == 200 and b'data-testid="preview"' in preview.content
+    seen.append(("the marketplace's preview", preview.content.decode()))
 
     for where, text in seen:
         text = re.sub(r"[A-Za-z0-9]{64}", "", text)  # CSRF tokens, random, may hold a short id

@@ -67,6 +67,13 @@ def test_an_unsent_answer_survives_a_reload_and_stays_with_its_assignment(live_s
     expect(page.get_by_test_id("draft-restored")).to_have_count(0)
     assert page.locator("#task-form input[name=label]:checked").count() == 0
     assert page.locator("textarea[name=reason]").input_value() == ""
+    # Logging out takes every draft kept in this browser with the session.
+    page.get_by_role("radio", name="Equally convincing").check()
+    page.locator("textarea[name=reason]").fill("Left behind on a shared machine")
+    page.wait_for_function("Object.keys(localStorage).some((k) => k.startsWith('draft:'))")
+    page.get_by_role("button", name="Log out").click()
+    page.wait_for_url("**/")
+    assert page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('draft:'))") == []
     assert page.errors == []
     page.close()
 

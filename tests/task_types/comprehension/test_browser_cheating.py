@@ -80,6 +80,8 @@ def forge(page, report):
             "X-CSRFToken": token}, body: JSON.stringify({key: section.dataset.key, play: 1})});
         document.querySelector("[data-playback]").value = JSON.stringify(report);
         section.dataset.problem = "";
+        // What the page switched off for an item it knows cannot be answered, switched on again.
+        document.querySelectorAll("#task-form [disabled]").forEach((el) => { el.disabled = false; });
     }""", report)
     page.locator('input[name="titles"]').first.check()
     page.get_by_test_id("submit").click()
@@ -106,7 +108,7 @@ def test_forged_reports_are_refused_with_a_clear_message_and_kept(live_server, b
     assert "clip.wav" not in src and "clip.wav" not in page.content()
     assert page.request.get(f"{live_server.url}{src}", headers={"Range": "bytes=0-0"}).status == 206
     forge(page, whole(8.0))
-    expect(error).to_contain_text("Only 0% of the speech's audio was sent for this item")
+    expect(error).to_contain_text("Only 0% of the audio was sent for this item")
 
     # Fetched this time, but a whole listen reported at once.
     page.unroute("**/media/**")
@@ -124,7 +126,7 @@ def test_forged_reports_are_refused_with_a_clear_message_and_kept(live_server, b
     assert not Annotation.objects.exists()
     refusals = [r.errors["playback"] for r in RefusedAnswer.objects.filter(assignment=assignment).order_by("at")]
     assert [r.split(":")[0].split(",")[0][:30] for r in refusals] == [
-        "The speech's audio was never l", "Only 0% of the speech's audio ", "The playback report claims 8.0",
+        "The speech's audio was never l", "Only 0% of the audio was sent ", "The playback report claims 8.0",
         "The playback report gives the "]
     assert page.errors == []
     page.close()

@@ -85,7 +85,7 @@ def test_one_byte_then_a_wait_and_a_consistent_report_is_refused(client, opened)
     use = MediaUse.objects.get(assignment=assignment)
     assert use.fetches == 1 and use.served == [[0, 1]]
     answer = start_and_wait(client, assignment)
-    assert ("Only 0% of the speech's audio was sent for this item (at least 90% is needed to hear it), so it "
+    assert ("Only 0% of the audio was sent for this item (at least 90% is needed to hear it), so it "
             "cannot have been heard") in answer
     assert not Annotation.objects.exists()
     assert "Only 0%" in RefusedAnswer.objects.get(assignment=assignment).errors["playback"]
@@ -118,7 +118,7 @@ def test_the_same_half_twice_is_still_half(client, opened):
     fetch(client, url, 0, half - 1)
     fetch(client, url, SIZE - 1000)
     assert MediaUse.objects.get(assignment=assignment).served == [[0, half], [SIZE - 1000, SIZE]]
-    assert "Only 50% of the speech's audio was sent" in start_and_wait(client, assignment)
+    assert "Only 50% of the audio was sent" in start_and_wait(client, assignment)
     assert not Annotation.objects.exists()
 
 
@@ -157,3 +157,17 @@ def test_no_request_after_the_answer_adds_to_the_record(client, opened):
     MediaUse.objects.filter(assignment=assignment).update(served=[])
     fetch(client, url)  # the worker may still play it while changing the answer
     assert MediaUse.objects.get(assignment=assignment).served == []
+
+
+def test_fetches_from_before_bytes_were_counted_are_not_checked_for_them(client, opened):
+    # An assignment open while the platform was upgraded: its record says the bytes were not
+    # counted (NULL), later requests do not start a partial count, and its answer is judged on
+    # the other rules alone.
+    assignment, url = opened
+    assert fetch(client, url, 0, 0) == 206
+    MediaUse.objects.filter(assignment=assignment).update(served=None)
+    assert fetch(client, url, 0, 9) == 206
+    assert MediaUse.objects.get(assignment=assignment).served is None
+    start_and_wait(client, assignment)
+    playback = Annotation.objects.get(assignment=assignment).client["metrics"]["playback"]
+    assert playback["server"]["served"] is None

@@ -130,6 +130,27 @@ def test_the_gold_stays_out_of_the_payload():
     assert exc.value.field == "candidates"
 
 
+def test_candidate_ids_that_name_a_speaker_are_replaced():
+    # Imported by hand with the IBM release's speech ids: the true counter's id ends with the
+    # supporting speaker's name, and a candidate's id is the value of its choice on the page.
+    record = {"motion": "We should abandon the use of school uniform",
+              "speech": {"id": "daniel_1661_school-uniforms_pro_opening", "speaker": "daniel", "transcript": "Uniforms help."},
+              "candidates": [{"id": "george_1661_school-uniforms_con_opening", "speaker": "george", "transcript": "No."},
+                             {"id": "mary_1661_school-uniforms_con_opening_daniel", "speaker": "mary", "transcript": "No!"}],
+              "gold": "mary_1661_school-uniforms_con_opening_daniel"}
+    item = TASK.clean_item(record)
+    assert [c["id"] for c in item.payload["candidates"]] == ["c1", "c2"]
+    assert "daniel" not in str(item.payload) and "opening" not in str(item.payload)
+    assert item.gold["counters"] == ["c2"]
+    assert item.gold["sources"] == {"c1": "george_1661_school-uniforms_con_opening",
+                                    "c2": "mary_1661_school-uniforms_con_opening_daniel"}
+    assert item.gold["speakers"] == {"c1": "george", "c2": "mary"}
+    # Ids that name nobody stay as they are.
+    plain = TASK.clean_item({**record, "candidates": [{**c, "id": i} for c, i in zip(record["candidates"], "xy", strict=True)],
+                             "gold": "y"})
+    assert [c["id"] for c in plain.payload["candidates"]] == ["x", "y"] and plain.gold["counters"] == ["y"]
+
+
 def payload():
     return TASK.clean_item(TASK.example().records[0]).payload
 

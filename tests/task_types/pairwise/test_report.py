@@ -106,7 +106,8 @@ def test_gold_files(client, gold_run):
     assert rank[1].split("\t")[0] == "t_bad_5"  # topics in order, most convincing first
     records = [json.loads(line) for line in download(client, run, "full.jsonl").splitlines()]
     assert len(records) == 30 and all(len(rec["votes"]) == 5 for rec in records)
-    assert {"worker", "label", "reason", "competence"} <= set(records[0]["votes"][0])
+    assert {"worker", "label", "reason", "shown_left", "competence"} <= set(records[0]["votes"][0])
+    assert {vote["shown_left"] for rec in records for vote in rec["votes"]} <= {"a1", "a2"}
     whole = json.loads(download(client, run, "full.json"))
     assert whole["counts"] == run.result["counts"] and len(whole["pairs"]) == 30
     # Published figures travel only with a project that reproduces their corpus.

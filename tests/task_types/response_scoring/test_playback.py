@@ -63,7 +63,7 @@ def test_a_response_fetched_a_byte_at_a_time_is_not_heard(client):
     assert "r1.mp3" not in page and url.startswith(f"/projects/{project.slug}/annotate/{assignment.pk}/media/")
     b"".join(client.get(url, headers={"Range": "bytes=0-0"}).streaming_content)
     heard_on_server(assignment, "r1.mp3", fetch=False)
-    assert "Only 0% of the speech's audio was sent for this item" in submit(client, assignment, report())
+    assert "Only 0% of the audio was sent for this item" in submit(client, assignment, report())
     b"".join(client.get(url).streaming_content)
     submit(client, assignment, report())
     assert Annotation.objects.get().client["metrics"]["playback"]["server"]["served"] == 1.0
