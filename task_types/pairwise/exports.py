@@ -177,7 +177,7 @@ def _full_records(run: AnalysisRun) -> Iterator[dict]:
     competence = _result(run)["mace"]["competence"]
     # A reason speaks of the arguments as the worker saw them (A1 on the left), while the label
     # names them by import side: each vote says which side was on the left.
-    left = dict(shown_first_frame(project=run.project).itertuples(index=False)) if len(frame) else {}
+    left: dict[int, str] = dict(shown_first_frame(project=run.project).itertuples(index=False)) if len(frame) else {}
     votes: dict[str, list[dict]] = {}
     for item, worker, label, reason, annotation in frame[["item", "worker", "label", "reason", "annotation"]].itertuples(index=False):
         votes.setdefault(item, []).append(
