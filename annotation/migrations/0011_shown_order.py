@@ -18,6 +18,6 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='project',
             name='keep_import_order',
-            field=models.BooleanField(default=False, help_text="Show every worker an item's options (the two arguments of a pair, candidates, key points, sets, titles) in the order they were imported, to repeat a protocol that fixed it. Off: each assignment gets its own order, drawn from its id and recorded.", verbose_name='keep the import order of options'),
+            field=models.BooleanField(default=False, help_text="Show every worker an item's options (the two arguments of a pair, candidates, key points, sets, titles) in the order they were imported, to repeat a protocol that fixed it. Off: each assignment gets its own order, drawn for it and recorded.", verbose_name='keep the import order of options'),
         ),
     ]

@@ -63,7 +63,7 @@ class Project(models.Model):
         "keep the import order of options", default=False,
         help_text="Show every worker an item's options (the two arguments of a pair, candidates, key "
                   "points, sets, titles) in the order they were imported, to repeat a protocol that "
-                  "fixed it. Off: each assignment gets its own order, drawn from its id and recorded.",
+                  "fixed it. Off: each assignment gets its own order, drawn for it and recorded.",
     )
     open_to_all = models.BooleanField(
         default=False, help_text="Every annotator sees the project, not only its members."
@@ -209,7 +209,7 @@ class Assignment(models.Model):
     reviewed_at = models.DateTimeField(null=True, blank=True)
     review_note = models.CharField(max_length=500, blank=True)
     # The order the worker was shown the item's options in, as {part: [canonical option ids]}
-    # (``TaskType.shown_order_parts``); drawn from the assignment's id when it is opened. NULL:
+    # (``TaskType.shown_order_parts``); drawn from the assignment's item and worker when it is opened. NULL:
     # shown in import order (answers collected before orders were drawn, or elsewhere).
     shown_order = models.JSONField(null=True, blank=True)
 

@@ -81,8 +81,9 @@ def presentation(*, project: Project, worker: User | None, item: Item | None = N
         if assignment is not None:
             if media:
                 shown["media"] = list(media_facts(assignment=assignment, keys=keys).values())
-            payload = with_media_refs(payload, media_refs(assignment_id=assignment.pk, keys=keys))
-        elif not staff:
+            if keys:  # an item without media is sent as it is
+                payload = with_media_refs(payload, media_refs(assignment_id=assignment.pk, keys=keys))
+        elif not staff and keys:
             payload = with_media_refs(payload, dict.fromkeys(keys, ""))
         shown["payload"] = payload
     return shown

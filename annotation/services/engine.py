@@ -24,7 +24,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Item, Project, WorkerProfile
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
-from annotation.task_types.shown_order import order_for
+from annotation.task_types.shown_order import assignment_seed, order_for
 
 Status = Assignment.Status
 SLOT = set(Assignment.SLOT_STATUSES)
@@ -184,17 +184,15 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
     if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
         return None
     item.n_active += 1
-    assignment = Assignment.objects.create(
-        item=item, project=project, worker=worker, status=Status.ASSIGNED,
-        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes),
-    )
-    # The order is drawn from the assignment's id, known once the row exists.
+    # The order the worker sees the item's options in, drawn from the assignment's item and
+    # worker (its natural key), is stored with the row.
     parts = get_task_type(project.task_type).order_parts(item.payload)
-    order = order_for(parts=parts, seed=assignment.pk, keep_import_order=project.keep_import_order)
-    if order is not None:
-        assignment.shown_order = order
-        Assignment.objects.filter(pk=assignment.pk).update(shown_order=order)
-    return assignment
+    order = order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
+                      keep_import_order=project.keep_import_order)
+    return Assignment.objects.create(
+        item=item, project=project, worker=worker, status=Status.ASSIGNED,
+        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes), shown_order=order,
+    )
 
 
 def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:

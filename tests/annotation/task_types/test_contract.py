@@ -23,7 +23,7 @@ from annotation.exports import export_columns
 from annotation.models import Annotation, Assignment, Item
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
-from annotation.task_types.shown_order import order_for
+from annotation.task_types.shown_order import assignment_seed, order_for
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -110,7 +110,9 @@ def test_whole_workflow(slug, client):
     held = Assignment.objects.get(pk=nxt["assignment"]["id"]).item
     shown = task.worker_payload(held.payload, options=task.clean_options(project.options), variant=nxt["variant"])
     # ... with its options in the order drawn from the assignment's id, which the assignment stores.
-    drawn = order_for(parts=task.order_parts(held.payload), seed=nxt["assignment"]["id"], keep_import_order=False)
+    opened = Assignment.objects.get(pk=nxt["assignment"]["id"])
+    drawn = order_for(parts=task.order_parts(held.payload), keep_import_order=False,
+                      seed=assignment_seed(item_id=opened.item_id, worker_id=opened.worker_id))
     assert nxt["assignment"]["shown_order"] == drawn
     assert Assignment.objects.get(pk=nxt["assignment"]["id"]).shown_order == drawn
     if drawn is not None:

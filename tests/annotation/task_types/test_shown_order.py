@@ -1,4 +1,4 @@
-"""The order an assignment shows an item's options in: drawn from its id, stored, shown on the page,
+"""The order an assignment shows an item's options in: drawn from its item and worker, stored, shown on the page,
 in the API and in a refused form alike, exported; answers keep naming options by id."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from annotation.models import Annotation, Assignment
 from annotation.services import annotation_submit, assignment_next
 from annotation.task_types import get_task_type
-from annotation.task_types.shown_order import draw_order, order_for
+from annotation.task_types.shown_order import assignment_seed, draw_order, order_for
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import REASON, answer
 
@@ -23,24 +23,26 @@ pytestmark = pytest.mark.django_db
 
 def test_a_draw_is_reproducible_from_the_seed_and_covers_every_order():
     parts = {"candidates": ["c1", "c2", "c3"]}
-    assert draw_order(parts, seed=41) == draw_order(parts, seed=41)
-    seen = {tuple(draw_order(parts, seed=seed)["candidates"]) for seed in range(200)}
+    assert draw_order(parts, seed="41-7") == draw_order(parts, seed="41-7")
+    seen = {tuple(draw_order(parts, seed=f"{seed}-7")["candidates"]) for seed in range(200)}
     assert len(seen) == 6 and all(sorted(order) == ["c1", "c2", "c3"] for order in seen)
     # Two options: each side first about half of the time.
-    lefts = [draw_order({"sides": ["a1", "a2"]}, seed=seed)["sides"][0] for seed in range(2000)]
+    lefts = [draw_order({"sides": ["a1", "a2"]}, seed=f"{seed}-7")["sides"][0] for seed in range(2000)]
     assert 0.45 < lefts.count("a1") / len(lefts) < 0.55
-    assert order_for(parts=parts, seed=41, keep_import_order=True) == parts
-    assert order_for(parts={}, seed=41, keep_import_order=False) is None
+    assert order_for(parts=parts, seed="41-7", keep_import_order=True) == parts
+    assert order_for(parts={}, seed="41-7", keep_import_order=False) is None
+    assert assignment_seed(item_id=41, worker_id=7) == "41-7"
 
 
-def test_the_engine_stores_the_order_drawn_from_the_assignment_id():
+def test_the_engine_stores_the_order_drawn_from_the_assignment_s_item_and_worker():
     project = ProjectFactory(task_type="counter_speech", redundancy=3)
     item = ItemFactory(project=project)
     task = get_task_type("counter_speech")
     for _ in range(3):
         assignment = assignment_next(project=project, worker=UserFactory()).assignment
         stored = Assignment.objects.get(pk=assignment.pk).shown_order
-        assert stored == draw_order(task.order_parts(item.payload), seed=assignment.pk) == assignment.shown_order
+        seed = assignment_seed(item_id=item.pk, worker_id=assignment.worker_id)
+        assert stored == draw_order(task.order_parts(item.payload), seed=seed) == assignment.shown_order
 
 
 def test_a_project_may_keep_the_import_order():
