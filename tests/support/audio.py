@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import math
 import struct
 import wave
 import zipfile
@@ -17,6 +18,18 @@ def wav(frames: int = 200, *, rate: int = 8000) -> bytes:
         w.setsampwidth(2)
         w.setframerate(rate)
         w.writeframes(b"".join(struct.pack("<h", i % 30000) for i in range(frames)))
+    return buffer.getvalue()
+
+
+def tone(seconds: float = 1.5, *, rate: int = 8000) -> bytes:
+    """A 440 Hz sine tone of ``seconds`` as a mono 16-bit WAV: a clip a browser plays."""
+    buffer = io.BytesIO()
+    with wave.open(buffer, "wb") as w:
+        w.setnchannels(1)
+        w.setsampwidth(2)
+        w.setframerate(rate)
+        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / rate)))
+                               for i in range(int(seconds * rate))))
     return buffer.getvalue()
 
 

@@ -5,9 +5,6 @@ text it shows names a media file or the systems an item compares."""
 from __future__ import annotations
 
 import io
-import math
-import struct
-import wave
 
 import pytest
 from playwright.sync_api import expect
@@ -19,6 +16,7 @@ from annotation.services.media import media_import_file
 from annotation.task_types import get_task_type
 from tests.annotation.views.test_browser import open_page
 from tests.factories import ItemFactory, ProjectFactory
+from tests.support.audio import tone
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 REASON = "The left one gives a concrete reason, the other repeats itself."
@@ -69,16 +67,6 @@ def test_candidates_on_screen_follow_the_stored_order_after_a_reload(live_server
     page.close()
 
 
-def _tone(seconds: float = 0.5, rate: int = 8000) -> bytes:
-    out = io.BytesIO()
-    with wave.open(out, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * n / rate)))
-                               for n in range(int(seconds * rate))))
-    return out.getvalue()
-
 
 def _watch(page) -> list[str]:
     """Every address the page asks for (documents, htmx, media, scripts)."""
@@ -97,7 +85,7 @@ def test_no_address_or_item_id_names_a_file_or_a_system(live_server, browser):
              "ca": "mary_1661_school-uniforms_con_opening_daniel.wav",
              "cb": "george_1702_boxing_con_opening_rachel.wav"}
     for name in names.values():
-        clip = _tone()
+        clip = tone(0.5)
         media_import_file(project=project, data=io.BytesIO(clip), name=name, size=len(clip), key=name)
     record = {"id": "daniel_1661_vs_mary", "motion": "We should abandon the use of school uniform",
               "speech": {"id": "p", "speaker": "daniel", "transcript": "Uniforms help.", "audio": names["p"]},

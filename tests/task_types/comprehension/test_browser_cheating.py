@@ -18,7 +18,7 @@ from annotation.services import items_import
 from annotation.services.media import media_import_file
 from annotation.task_types import get_task_type
 from tests.factories import ProjectFactory, UserFactory
-from tests.task_types.comprehension.test_browser_listening import tone
+from tests.support.audio import tone
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media_root")]
 TASK = get_task_type("comprehension")

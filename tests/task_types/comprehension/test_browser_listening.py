@@ -4,9 +4,6 @@ once, titles are ticked with the keyboard (None unticks them), and the playback 
 from __future__ import annotations
 
 import io
-import math
-import struct
-import wave
 
 import pytest
 from playwright.sync_api import expect
@@ -18,21 +15,11 @@ from annotation.services.media import media_import_file
 from annotation.task_types import get_task_type
 from tests.annotation.views.test_browser import open_page
 from tests.factories import ProjectFactory
+from tests.support.audio import tone
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media_root")]
 TASK = get_task_type("comprehension")
 
-
-def tone(seconds: float = 1.5, rate: int = 8000) -> bytes:
-    """A short sine tone as a WAV file."""
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / rate)))
-                               for i in range(int(seconds * rate))))
-    return buffer.getvalue()
 
 
 def listening_project(**options):

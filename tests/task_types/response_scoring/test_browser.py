@@ -4,9 +4,6 @@ in a listening project the score waits for the response to play to its end."""
 from __future__ import annotations
 
 import io
-import math
-import struct
-import wave
 from pathlib import Path
 
 import pytest
@@ -19,21 +16,12 @@ from annotation.services.media import media_import_file
 from task_types.response_scoring.services import responses_import
 from tests.annotation.views.test_browser import open_page
 from tests.factories import ProjectFactory
+from tests.support.audio import tone
 from tests.task_types.response_scoring.factories import SAMPLE, TASK, record
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media_root")]
 SHOTS = Path("/tmp/shots-rs")
 
-
-def tone(seconds: float = 1.5, rate: int = 8000) -> bytes:
-    buffer = io.BytesIO()
-    with wave.open(buffer, "wb") as w:
-        w.setnchannels(1)
-        w.setsampwidth(2)
-        w.setframerate(rate)
-        w.writeframes(b"".join(struct.pack("<h", int(8000 * math.sin(2 * math.pi * 440 * i / rate)))
-                               for i in range(int(seconds * rate))))
-    return buffer.getvalue()
 
 
 def test_a_rater_reads_the_response_and_scores_it_with_the_keyboard(live_server, browser):
