@@ -133,6 +133,9 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     contexts: dict[int, ExportContext] = {}
     previous: dict[int, ExportContext] = {}
     answers: dict[str, Any] = {}
+    # Orders repeat too (a pair has two): each distinct stored text is rewritten once; one not
+    # drawn is the item's import order, kept with the item's context.
+    orders: dict[Any, str] = {}
     for n, (item_pk, item, payload, gold, assignment, worker, source, external_id, status, accepted, submitted,
             seconds, version, revised, answer, reason, client, shown) in enumerate(
                 _annotation_values(project=project, counted_only=counted_only), start=1):
@@ -148,7 +151,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             "worker_source": source or "", "worker_external_id": external_id or "", "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "version": version, "revised_at": iso_time(revised),
-            "shown_order": _shown_order_text(task, shown, ctx) if task.shown_order_parts else "",
+            "shown_order": "",
         }
         # Most annotations record no metrics and no refused answers: their client data is not
         # decoded, and they share their item's context.
@@ -161,6 +164,14 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             if len(answers) >= DISTINCT_ANSWERS:
                 answers.clear()
             decoded = answers[answer] = answer_of(answer)
+        if task.shown_order_parts:
+            key = shown if shown not in (None, "null") else ("import", item_pk)
+            text = orders.get(key)
+            if text is None:
+                if len(orders) >= DISTINCT_ANSWERS:
+                    orders.clear()
+                text = orders[key] = _shown_order_text(task, shown, ctx)
+            row["shown_order"] = text
         row.update(export_row(ctx, decoded, reason))
         yield row
 
