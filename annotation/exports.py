@@ -133,8 +133,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     contexts: dict[int, ExportContext] = {}
     previous: dict[int, ExportContext] = {}
     answers: dict[str, Any] = {}
-    # Orders repeat too (a pair has two): each distinct stored text is rewritten once; one not
-    # drawn is the item's import order, kept with the item's context.
+    # Orders repeat too (a pair has two): each distinct one is written out once.
     orders: dict[Any, str] = {}
     for n, (item_pk, item, payload, gold, assignment, worker, source, external_id, status, accepted, submitted,
             seconds, version, revised, answer, reason, client, shown) in enumerate(
@@ -165,22 +164,24 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
                 answers.clear()
             decoded = answers[answer] = answer_of(answer)
         if task.shown_order_parts:
-            key = shown if shown not in (None, "null") else ("import", item_pk)
-            text = orders.get(key)
-            if text is None:
-                if len(orders) >= DISTINCT_ANSWERS:
-                    orders.clear()
-                text = orders[key] = _shown_order_text(task, shown, ctx)
-            row["shown_order"] = text
+            row["shown_order"] = _shown_order_text(task, shown, ctx, orders)
         row.update(export_row(ctx, decoded, reason))
         yield row
 
 
-def _shown_order_text(task: TaskType, stored: str | None, ctx: ExportContext) -> str:
+def _shown_order_text(task: TaskType, stored: str | None, ctx: ExportContext, known: dict[Any, str]) -> str:
     """The stored order as compact JSON; the import order for an answer that has none (given
-    before orders were drawn, or collected elsewhere)."""
-    order = json.loads(stored) if stored not in (None, "null") else task.order_parts(ctx.payload)
-    return json.dumps(order, separators=(",", ":"), ensure_ascii=False)
+    before orders were drawn, or collected elsewhere). ``known`` keeps the texts written so far,
+    by stored text or by the import order's ids."""
+    drawn = stored not in (None, "null")
+    order = None if drawn else task.order_parts(ctx.payload)
+    key = stored if drawn else tuple((part, tuple(ids)) for part, ids in order.items())
+    text = known.get(key)
+    if text is None:
+        if len(known) >= DISTINCT_ANSWERS:
+            known.clear()
+        text = known[key] = json.dumps(json.loads(stored) if drawn else order, separators=(",", ":"), ensure_ascii=False)
+    return text
 
 
 def _pieces(lines: Iterable[str]) -> Iterator[str]:
