@@ -173,14 +173,18 @@ def _shown_order_text(task: TaskType, stored: str | None, ctx: ExportContext, kn
     """The stored order as compact JSON; the import order for an answer that has none (given
     before orders were drawn, or collected elsewhere). ``known`` keeps the texts written so far,
     by stored text or by the import order's ids."""
-    drawn = stored not in (None, "null")
-    order = None if drawn else task.order_parts(ctx.payload)
-    key = stored if drawn else tuple((part, tuple(ids)) for part, ids in order.items())
+    order: dict[str, list[Any]] | None = None
+    if stored is not None and stored != "null":
+        key: Any = stored
+    else:
+        order = task.order_parts(ctx.payload)
+        key = tuple((part, tuple(ids)) for part, ids in order.items())
     text = known.get(key)
     if text is None:
         if len(known) >= DISTINCT_ANSWERS:
             known.clear()
-        text = known[key] = json.dumps(json.loads(stored) if drawn else order, separators=(",", ":"), ensure_ascii=False)
+        value = json.loads(stored) if order is None and stored is not None else order
+        text = known[key] = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
     return text
 
 
