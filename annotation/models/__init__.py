@@ -11,9 +11,39 @@ from annotation.models.crowd import (
 )
 from annotation.models.imports import ImportJob
 from annotation.models.media import MediaFile, MediaUse
+from annotation.models.quality import (
+    CHECK_ITEM_REDUNDANCY,
+    Adjudication,
+    AuditEntry,
+    CheckResult,
+    GoldAnswer,
+    ItemFlag,
+    ItemKind,
+    Purpose,
+    QualityPolicy,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
 from annotation.models.refusals import RefusedAnswer
 
 __all__ = [
+    "CHECK_ITEM_REDUNDANCY",
+    "Adjudication",
+    "AuditEntry",
+    "CheckResult",
+    "GoldAnswer",
+    "ItemFlag",
+    "ItemKind",
+    "Purpose",
+    "QualityPolicy",
+    "QualityRule",
+    "RuleDecision",
+    "Standing",
+    "TrainingRound",
+    "WorkerStanding",
     "Annotation",
     "AnnotationRevision",
     "Assignment",

@@ -11,6 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 
+from annotation.models.quality import ItemKind, Purpose
 from annotation.task_types import task_type_choices
 
 # A marketplace name: it never holds "+", which separates it from the worker id in user names.
@@ -149,6 +150,9 @@ class Item(models.Model):
     external_id = models.CharField(max_length=200)
     payload = models.JSONField()
     gold = models.JSONField(null=True, blank=True, help_text="Known answer, if any.")
+    # Real items are the data; gold questions and training items check the workers
+    # (``annotation.models.quality``). Declared there, stored here: the engine filters on it.
+    kind = models.CharField(max_length=10, choices=ItemKind.choices, default=ItemKind.REAL)
     position = models.PositiveIntegerField(default=0)
     redundancy = models.PositiveSmallIntegerField()
     n_active = models.PositiveSmallIntegerField(default=0)
@@ -163,6 +167,7 @@ class Item(models.Model):
             models.CheckConstraint(
                 condition=Q(n_active__lte=F("redundancy")), name="item_slots_within_redundancy"
             ),
+            models.CheckConstraint(condition=Q(kind__in=ItemKind.values), name="item_kind_valid"),
         ]
         indexes = [
             models.Index(fields=["project", "position"], name="item_project_position"),
@@ -172,6 +177,8 @@ class Item(models.Model):
             # The project's progress (slots taken against N per item), counted from this index
             # alone.
             models.Index(fields=["project", "n_active", "redundancy"], name="item_project_slots"),
+            # Gold questions and training items of a project, picked apart from the real ones.
+            models.Index(fields=["project", "kind", "position"], name="item_project_kind"),
         ]
 
     def __str__(self) -> str:
@@ -212,6 +219,8 @@ class Assignment(models.Model):
     # (``TaskType.shown_order_parts``); drawn from the assignment's item and worker when it is opened. NULL:
     # shown in import order (answers collected before orders were drawn, or elsewhere).
     shown_order = models.JSONField(null=True, blank=True)
+    # What the item was handed out as (``Purpose``): only task answers are annotations of the item.
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.TASK)
 
     class Meta:
         ordering = ["-assigned_at", "-id"]
@@ -228,6 +237,7 @@ class Assignment(models.Model):
             models.CheckConstraint(
                 condition=Q(expires_at__gt=F("assigned_at")), name="assignment_lease_positive"
             ),
+            models.CheckConstraint(condition=Q(purpose__in=Purpose.values), name="assignment_purpose_valid"),
         ]
         indexes = [
             models.Index(fields=["status", "expires_at"], name="assignment_status_expiry"),

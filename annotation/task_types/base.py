@@ -49,6 +49,8 @@ from annotation.task_types.records import (
 if TYPE_CHECKING:
     from django import forms
 
+    from annotation.task_types.gold import CleanGold, GoldPolicy, GoldScore
+
 __all__ = [
     "LEVELS",
     "NO_CONTEXT",
@@ -171,6 +173,10 @@ class TaskType(ABC):
     shown_order_parts: ClassVar[tuple[str, ...]] = ()
     # What the position-bias report calls the option shown first of that part.
     first_shown: ClassVar[str] = "the option shown first"
+    # The answer fields a known answer (gold question, training item, adjudication) holds and
+    # scoring compares (``annotation.task_types.gold``): e.g. ("label",) for a pair, ("titles",)
+    # for a comprehension item. Their kinds ("choice" or "choices") decide the scoring.
+    gold_fields: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -270,6 +276,33 @@ class TaskType(ABC):
         """What makes a valid item unfit for this project's options ({field: message}), e.g. a
         speech without audio in a listening project; checked on import."""
         return {}
+
+    # --- gold questions and training items --------------------------------------------------
+
+    def gold_choices(self, payload: Mapping[str, Any], name: str) -> list[str] | None:
+        """The values gold field ``name`` may take for an item (None: any; ``NONE`` is added
+        for a "choices" field). The default: the ids of the first shown-order part's options."""
+        parts = self.order_parts(payload)
+        return [str(i) for i in next(iter(parts.values()))] if parts else None
+
+    def clean_gold(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanGold:
+        """Validate a known answer given on import or by a staff member: the gold fields (as
+        one answer holds them) and, under ``accept``, a list of other answers that are also
+        right. Raises FieldError naming the field."""
+        from annotation.task_types.gold import clean_gold_fields
+
+        if not self.gold_fields:
+            raise FieldError("gold_answer", f"the {self.name} task type has no gold questions")
+        kinds = {f.name: f.kind for f in self.answer_fields if f.name in self.gold_fields}
+        return clean_gold_fields(data, kinds=kinds, choices=lambda name: self.gold_choices(payload, name))
+
+    def score_gold(self, *, answer: Mapping[str, Any], gold: CleanGold, policy: GoldPolicy) -> GoldScore:
+        """Score a worker's answer against a known answer (``annotation.task_types.gold``):
+        exact for one choice, set overlap for several, exact or within one for an ordinal score."""
+        from annotation.task_types.gold import score_answer
+
+        kinds = {f.name: f.kind for f in self.answer_fields if f.name in self.gold_fields}
+        return score_answer(answer, gold, kinds=kinds, policy=policy, ordinal=self.level == "ordinal")
 
     # --- bonuses ----------------------------------------------------------------------------
 

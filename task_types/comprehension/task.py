@@ -98,6 +98,7 @@ class Comprehension(TaskType):
     level = "set"
     # The titles are listed in an order drawn per assignment; answers name them by id.
     shown_order_parts = ("titles",)
+    gold_fields = ("titles",)
     first_shown = "the argument title listed first"
     long_rows_use_payload = True
     options_form = ComprehensionOptions

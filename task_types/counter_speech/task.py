@@ -131,6 +131,7 @@ class CounterSpeech(TaskType):
     level = "nominal"
     # The candidates are shown in an order drawn per assignment; the answer names its speech by id.
     shown_order_parts = ("candidates",)
+    gold_fields = ("choice",)
     first_shown = "the candidate speech shown first"
     options_form = CounterSpeechOptions
     styles = ("counter_speech/counter_speech.css",)

@@ -100,6 +100,7 @@ class KeyPointSets(TaskType):
     level = "nominal"
     # The sets are shown in an order drawn per assignment; the answer names its set by id.
     shown_order_parts = ("sets",)
+    gold_fields = ("choice",)
     first_shown = "the set shown first"
     styles = ("key_point_sets/key_point_sets.css",)
     commands = ("key_point_sets_build",)

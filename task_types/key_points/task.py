@@ -124,6 +124,7 @@ class KeyPoints(TaskType):
     level = "set"
     # The key points are listed in an order drawn per assignment; answers name them by id.
     shown_order_parts = ("key_points",)
+    gold_fields = ("key_points",)
     first_shown = "the key point listed first"
     long_rows_use_payload = True
     options_form = KeyPointOptions

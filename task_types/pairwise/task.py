@@ -134,6 +134,7 @@ class PairwiseConvincingness(TaskType):
     # Which argument is shown on the left (as A1) is drawn per assignment; the answer names the
     # argument by its import side (a1: the item's arg1), whichever side it was shown on.
     shown_order_parts = ("sides",)
+    gold_fields = ("label",)
     first_shown = "the argument shown on the left (A1)"
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -194,6 +195,10 @@ class PairwiseConvincingness(TaskType):
 
     def order_parts(self, payload: Mapping[str, Any]) -> dict[str, list[Any]]:
         return {"sides": ["a1", "a2"]}
+
+    def gold_choices(self, payload: Mapping[str, Any], name: str) -> list[str] | None:
+        # A gold pair's label; a tie may be the label or an accepted alternative.
+        return list(LABELS)
 
     def apply_order(self, payload: Mapping[str, Any], order: Mapping[str, list[Any]]) -> Mapping[str, Any]:
         """The payload with ``sides`` instead of ``arg1`` and ``arg2``: the two arguments' texts

@@ -103,6 +103,7 @@ class ResponseScoring(TaskType):
     media = ("audio",)
     level = "ordinal"
     categories = tuple((value, f"{value}: {text}") for value, text in sorted(RUBRIC))
+    gold_fields = ("score",)
     options_form = ResponseScoringOptions
     commands = ("import_responses",)
     urls = "task_types.response_scoring.urls"
@@ -224,6 +225,9 @@ class ResponseScoring(TaskType):
                 "speaker": p["response"].get("speaker", ""), "mode": answer.get("mode", ""),
                 "score": answer.get("score", ""), "comment": answer.get("comment", ""),
                 **playback_summary(ctx.metrics.get("playback"), refused=ctx.refused)}
+
+    def gold_choices(self, payload: Mapping[str, Any], name: str) -> list[str] | None:
+        return [value for value, _ in sorted(RUBRIC)]
 
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return f"score {answer.get('score', '?')}"
