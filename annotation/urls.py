@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotator, marketplace, staff
+from annotation.views import annotator, marketplace, quality, staff
 
 urlpatterns = [
     path("", annotator.home, name="home"),
@@ -17,6 +17,7 @@ urlpatterns = [
     path("projects/<slug:slug>/media/<path:key>", annotator.media, name="media"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
+    path("projects/<slug:slug>/quality/", quality.quality, name="quality"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
     path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
     path("start/<slug:slug>/", marketplace.start, name="start"),

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, plays, revisions, tokens, views
+from annotation.api import media, plays, quality, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -21,4 +21,5 @@ urlpatterns = [
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
+    path("projects/<slug:slug>/quality/", quality.QualitySettings.as_view(), name="api-quality"),
 ]

@@ -8,6 +8,7 @@ siblings.
 """
 
 from django.conf import settings
+from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.db.models import Q
 
@@ -76,18 +77,19 @@ class QualityPolicy(models.Model):
 
     project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, related_name="quality")
     gold_rate = models.FloatField(
-        default=0.0, help_text="Share of the items handed out that are gold questions (0 to 0.5); 0: none.")
+        default=0.0, validators=[MinValueValidator(0), MaxValueValidator(0.5)], help_text="Share of the items handed out that are gold questions (0 to 0.5); 0: none.")
     gold_feedback = models.BooleanField(
         default=False, help_text="After a gold question, show the worker the expected answer and its explanation.")
     set_overlap = models.CharField(max_length=10, choices=SetOverlap.choices, default=SetOverlap.JACCARD,
                                    help_text="How a set-valued answer is compared with the gold set.")
-    set_pass = models.FloatField(default=0.5, help_text="Overlap (0 to 1) from which a set-valued answer is right.")
+    set_pass = models.FloatField(default=0.5, validators=[MinValueValidator(0), MaxValueValidator(1)], help_text="Overlap (0 to 1) from which a set-valued answer is right.")
     rubric = models.CharField(max_length=12, choices=Rubric.choices, default=Rubric.EXACT,
                               help_text="When a rubric score is right; both are recorded.")
     qualification_items = models.PositiveSmallIntegerField(
         default=0, help_text="Training items in the qualification round before real items (k); 0: no qualification.")
-    qualification_pass = models.FloatField(default=0.8, help_text="Share of right answers that passes (0 to 1).")
-    qualification_attempts = models.PositiveSmallIntegerField(default=2, help_text="Qualification rounds a worker may take.")
+    qualification_pass = models.FloatField(default=0.8, validators=[MinValueValidator(0), MaxValueValidator(1)],
+                                           help_text="Share of right answers that passes (0 to 1).")
+    qualification_attempts = models.PositiveSmallIntegerField(default=2, validators=[MinValueValidator(1)], help_text="Qualification rounds a worker may take.")
     screened_out_code = models.CharField(
         max_length=64, blank=True, help_text="Completion code for marketplace workers who fail the qualification.")
     screened_out_url = models.URLField(

@@ -1,0 +1,45 @@
+"""API of a project's quality settings: ``GET`` them (staff who may see the project), ``PATCH``
+any of them (staff who may change it), with the checks and the audit entry the page makes."""
+
+from __future__ import annotations
+
+from django.core.exceptions import ValidationError as ModelValidationError
+from django.shortcuts import get_object_or_404
+from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.parsers import FormParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.parsers import SafeJSONParser, body_fields
+from annotation.api.views import has_perm
+from annotation.models import Project
+from annotation.selectors.quality import quality_policy_values, quality_summary
+from annotation.services.quality_settings import quality_policy_update
+
+
+def _summary(project: Project) -> dict:
+    s = quality_summary(project=project)
+    return {"items_by_kind": s.items_by_kind, "workers_by_state": s.workers_by_state,
+            "gold_answered": s.gold_answered, "gold_right": s.gold_right, "open_flags": s.open_flags,
+            "rules": s.rules, "enabled_rules": s.enabled_rules, "decisions": s.decisions}
+
+
+class QualitySettings(APIView):
+    permission_classes = [has_perm("annotation.view_project")]
+    parser_classes = [SafeJSONParser, FormParser]
+
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        return Response({"settings": quality_policy_values(project=project), "summary": _summary(project)})
+
+    def patch(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        if not request.user.has_perm("annotation.change_project"):
+            raise PermissionDenied("You need the permission annotation.change_project.")
+        try:
+            quality_policy_update(project=project, values=dict(body_fields(request, "the settings")),
+                                  actor=request.user)
+        except ModelValidationError as exc:
+            raise ValidationError(exc.message_dict) from None
+        return Response({"settings": quality_policy_values(project=project), "summary": _summary(project)})

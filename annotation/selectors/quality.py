@@ -1,0 +1,57 @@
+"""Reads for the project's quality-control page: its settings, what checks it holds, where its
+workers stand, and what waits for staff."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db.models import Count, Sum
+
+from annotation.models import Item, ItemFlag, ItemKind, Project, QualityRule, RuleDecision, Standing, WorkerStanding
+from annotation.services.quality_settings import SETTINGS
+from annotation.services.standing import policy_for
+
+# Workers listed as waiting for staff, at most.
+WAITING_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class QualitySummary:
+    items_by_kind: dict[str, int]
+    workers_by_state: dict[str, int]
+    gold_answered: int
+    gold_right: int
+    open_flags: int
+    rules: int
+    enabled_rules: int
+    decisions: int
+    waiting: list[WorkerStanding] = field(default_factory=list)  # to review or blocked, newest first
+
+    @property
+    def gold_accuracy(self) -> float | None:
+        return self.gold_right / self.gold_answered if self.gold_answered else None
+
+
+def quality_policy_values(*, project: Project) -> dict[str, Any]:
+    """The project's quality settings (defaults until changed), by name."""
+    policy = policy_for(project=project)
+    return {name: getattr(policy, name) for name in SETTINGS}
+
+
+def quality_summary(*, project: Project) -> QualitySummary:
+    kinds = dict(Item.objects.filter(project=project).values_list("kind").annotate(n=Count("id")).order_by())
+    states = dict(WorkerStanding.objects.filter(project=project).values_list("state").annotate(n=Count("id")).order_by())
+    gold = WorkerStanding.objects.filter(project=project).aggregate(answered=Sum("gold_answered"), right=Sum("gold_right"))
+    rules = QualityRule.objects.filter(project=project)
+    waiting = list(WorkerStanding.objects.filter(project=project, state__in=[Standing.REVIEW, Standing.BLOCKED])
+                   .select_related("worker").order_by("-changed_at", "-id")[:WAITING_SHOWN])
+    return QualitySummary(
+        items_by_kind={kind: kinds.get(kind, 0) for kind in ItemKind.values},
+        workers_by_state={state: states.get(state, 0) for state in Standing.values},
+        gold_answered=gold["answered"] or 0, gold_right=gold["right"] or 0,
+        open_flags=ItemFlag.objects.filter(project=project, resolved_at__isnull=True).count(),
+        rules=rules.count(), enabled_rules=rules.filter(enabled=True).count(),
+        decisions=RuleDecision.objects.filter(project=project).count(),
+        waiting=waiting,
+    )

@@ -1,0 +1,43 @@
+"""Changing a project's quality-control settings (``QualityPolicy``): validated as the database
+would, stored, and recorded in the audit log with what changed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from annotation.models import Project, QualityPolicy
+from annotation.services.audit import audit_record
+
+# The settings a staff member may change, in the order forms and the API show them.
+SETTINGS = ("gold_rate", "gold_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
+            "qualification_pass", "qualification_attempts", "screened_out_code", "screened_out_url",
+            "prefer_adjudicated")
+
+
+def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor: User | None) -> QualityPolicy:
+    """Set the given settings (any subset of ``SETTINGS``) of the project's policy. Raises
+    ValidationError naming each bad field; nothing is stored then."""
+    unknown = sorted(set(values) - set(SETTINGS))
+    if unknown:
+        raise ValidationError({name: "is not a quality setting" for name in unknown})
+    with transaction.atomic():
+        QualityPolicy.objects.get_or_create(project=project)
+        policy = QualityPolicy.objects.select_for_update().get(project=project)
+        before = {name: getattr(policy, name) for name in SETTINGS}
+        for name, value in values.items():
+            setattr(policy, name, value)
+        # The fields' validators name the field; the table's constraints hold the same bounds.
+        policy.full_clean(exclude=["project"], validate_constraints=False)
+        policy.save()
+        changed = {name: [before[name], getattr(policy, name)] for name in SETTINGS
+                   if before[name] != getattr(policy, name)}
+        if changed:
+            audit_record(actor=actor, project=project, action="settings", target="quality policy",
+                         details={"changed": changed})
+    return policy
+

@@ -1,0 +1,83 @@
+"""The project's quality-control page: its settings (gold rate, feedback, scoring, the
+qualification), what checks it holds, where its workers stand, and links to the rules,
+adjudication, flagged items and the audit log."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import PermissionDenied, ValidationError
+from django.http import HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import NoReverseMatch, reverse
+from django.views.decorators.cache import never_cache
+
+from annotation.models import Project, QualityPolicy
+from annotation.selectors.quality import quality_policy_values, quality_summary
+from annotation.services.quality_settings import SETTINGS, quality_policy_update
+from annotation.views.permissions import permission_required
+from annotation.views.request_types import AuthenticatedRequest
+
+
+class QualityPolicyForm(forms.ModelForm):
+    # Typed without a scheme, a marketplace's address is an https one.
+    screened_out_url = forms.URLField(label="Screened-out URL", max_length=500, required=False, assume_scheme="https",
+                                      help_text=QualityPolicy._meta.get_field("screened_out_url").help_text)
+
+    class Meta:
+        model = QualityPolicy
+        fields = list(SETTINGS)
+        widgets = {
+            "gold_rate": forms.NumberInput(attrs={"step": "0.01", "min": "0", "max": "0.5"}),
+            "set_pass": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+            "qualification_pass": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
+        }
+
+
+# The pages of quality control, by URL name (each takes the project's slug), in the order shown.
+PAGES = (("quality-rules", "Rules and decisions"), ("adjudication", "Adjudication queue"),
+         ("item-flags", "Flagged items"), ("audit-csv", "Audit log (CSV)"))
+
+
+def _links(project: Project) -> list[tuple[str, str]]:
+    links = []
+    for name, label in PAGES:
+        try:
+            links.append((reverse(name, args=[project.slug]), label))
+        except NoReverseMatch:
+            continue
+    return links
+
+
+def _has_url(name: str) -> bool:
+    try:
+        reverse(name, args=["x", 1])
+    except NoReverseMatch:
+        return False
+    return True
+
+
+@never_cache
+@permission_required("annotation.view_project")
+def quality(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    form = QualityPolicyForm(initial=quality_policy_values(project=project))
+    if request.method == "POST":
+        if not request.user.has_perm("annotation.change_project"):
+            raise PermissionDenied("You may not change this project's settings.")
+        form = QualityPolicyForm(request.POST)
+        if form.is_valid():
+            try:
+                quality_policy_update(project=project, values={n: form.cleaned_data[n] for n in SETTINGS},
+                                      actor=request.user)
+            except ValidationError as exc:
+                for name, errors in exc.message_dict.items():
+                    form.add_error(name if name in form.fields else None, errors)
+            else:
+                messages.success(request, "Quality settings saved.")
+                return redirect("quality", slug=project.slug)
+    return render(request, "annotation/quality.html", {
+        "project": project, "form": form, "summary": quality_summary(project=project),
+        "can_change": request.user.has_perm("annotation.change_project"),
+        "links": _links(project), "worker_pages": _has_url("quality-worker"),
+    })

@@ -1,0 +1,84 @@
+"""The project's quality-control page and its settings API: who may see and change them, the
+checks on every value, the audit entry of a change, and another project untouched."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import AuditEntry, ItemKind, QualityPolicy, Standing, WorkerStanding
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_admin_sees_the_counts_and_saves_the_settings_with_an_audit_entry(client):
+    project = ProjectFactory()
+    ItemFactory(project=project, kind=ItemKind.GOLD)
+    worker = UserFactory()
+    WorkerStanding.objects.create(project=project, worker=worker, state=Standing.REVIEW, reason="gold accuracy",
+                                  gold_answered=4, gold_right=1)
+    admin = UserFactory(role="admin")
+    client.force_login(admin)
+    page = client.get(f"/projects/{project.slug}/quality/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "1</b>gold questions" in html and "4</b>gold answers, 25% right" in html
+    assert worker.username in html and "gold accuracy" in html
+    saved = client.post(f"/projects/{project.slug}/quality/", {
+        "gold_rate": "0.1", "gold_feedback": "on", "set_overlap": "masi", "set_pass": "0.5", "rubric": "within_one",
+        "qualification_items": "5", "qualification_pass": "0.8", "qualification_attempts": "2",
+        "screened_out_code": "SCREENED", "screened_out_url": "", "prefer_adjudicated": ""})
+    assert saved.status_code == 302
+    policy = QualityPolicy.objects.get(project=project)
+    assert (policy.gold_rate, policy.gold_feedback, policy.set_overlap, policy.qualification_items) == (0.1, True, "masi", 5)
+    entry = AuditEntry.objects.get(project=project, action="settings")
+    assert entry.actor == admin and entry.details["changed"]["gold_rate"] == [0.0, 0.1]
+
+
+def test_a_rate_out_of_range_is_refused_naming_the_field(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="admin"))
+    page = client.post(f"/projects/{project.slug}/quality/", {
+        "gold_rate": "0.9", "set_overlap": "jaccard", "set_pass": "0.5", "rubric": "exact",
+        "qualification_items": "0", "qualification_pass": "0.8", "qualification_attempts": "2"})
+    assert page.status_code == 200
+    assert "gold_rate" in page.context["form"].errors
+    assert not QualityPolicy.objects.filter(project=project).exists()
+
+
+def test_researchers_read_the_settings_but_cannot_change_them(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="researcher"))
+    assert client.get(f"/projects/{project.slug}/quality/").status_code == 200
+    assert client.post(f"/projects/{project.slug}/quality/", {"gold_rate": "0.1"}).status_code == 403
+    assert not QualityPolicy.objects.filter(project=project).exists()
+
+
+def test_annotators_get_no_access(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory())
+    assert client.get(f"/projects/{project.slug}/quality/").status_code == 403
+
+
+def test_api_reads_and_patches_the_settings_of_one_project_only():
+    project, other = ProjectFactory(), ProjectFactory()
+    c = APIClient()
+    c.force_authenticate(UserFactory(role="admin"))
+    got = c.get(f"/api/projects/{project.slug}/quality/")
+    assert got.status_code == 200 and got.json()["settings"]["gold_rate"] == 0.0
+    patched = c.patch(f"/api/projects/{project.slug}/quality/", {"gold_rate": 0.05, "gold_feedback": True}, format="json")
+    assert patched.status_code == 200 and patched.json()["settings"]["gold_rate"] == 0.05
+    assert not QualityPolicy.objects.filter(project=other).exists()
+    bad = c.patch(f"/api/projects/{project.slug}/quality/", {"gold_rate": "lots", "colour": "red"}, format="json")
+    assert bad.status_code == 400 and set(bad.json()) == {"colour"}
+    bad = c.patch(f"/api/projects/{project.slug}/quality/", {"qualification_pass": 2}, format="json")
+    assert bad.status_code == 400 and "qualification_pass" in bad.json()
+    assert QualityPolicy.objects.get(project=project).qualification_pass == 0.8
+    assert c.patch("/api/projects/no-such-project/quality/", {"gold_rate": 0.1}, format="json").status_code == 404
+
+
+def test_api_refuses_researchers_a_change():
+    project = ProjectFactory()
+    c = APIClient()
+    c.force_authenticate(UserFactory(role="researcher"))
+    assert c.get(f"/api/projects/{project.slug}/quality/").status_code == 200
+    assert c.patch(f"/api/projects/{project.slug}/quality/", {"gold_rate": 0.1}, format="json").status_code == 403
