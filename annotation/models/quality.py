@@ -98,6 +98,11 @@ class QualityPolicy(models.Model):
     prefer_adjudicated = models.BooleanField(
         default=False, help_text="Gold exports take an adjudicated item's decision instead of its aggregate.")
 
+    # The settings a staff member may change, in the order forms and the API show them.
+    SETTINGS = ("gold_rate", "gold_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
+                "qualification_pass", "qualification_attempts", "screened_out_code", "screened_out_url",
+                "prefer_adjudicated")
+
     class Meta:
         verbose_name_plural = "quality policies"
         constraints = [

@@ -8,9 +8,17 @@ from typing import Any
 
 from django.db.models import Count, Sum
 
-from annotation.models import Item, ItemFlag, ItemKind, Project, QualityRule, RuleDecision, Standing, WorkerStanding
-from annotation.services.quality_settings import SETTINGS
-from annotation.services.standing import policy_for
+from annotation.models import (
+    Item,
+    ItemFlag,
+    ItemKind,
+    Project,
+    QualityPolicy,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    WorkerStanding,
+)
 
 # Workers listed as waiting for staff, at most.
 WAITING_SHOWN = 50
@@ -33,10 +41,17 @@ class QualitySummary:
         return self.gold_right / self.gold_answered if self.gold_answered else None
 
 
+def policy_for(*, project: Project) -> QualityPolicy:
+    """The project's quality policy (defaults until someone changes it: no gold, no
+    qualification). Not stored until it is saved."""
+    found = QualityPolicy.objects.filter(project_id=project.pk).first()
+    return found if found is not None else QualityPolicy(project=project)
+
+
 def quality_policy_values(*, project: Project) -> dict[str, Any]:
     """The project's quality settings (defaults until changed), by name."""
     policy = policy_for(project=project)
-    return {name: getattr(policy, name) for name in SETTINGS}
+    return {name: getattr(policy, name) for name in QualityPolicy.SETTINGS}
 
 
 def quality_summary(*, project: Project) -> QualitySummary:

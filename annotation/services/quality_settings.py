@@ -13,10 +13,7 @@ from django.db import transaction
 from annotation.models import Project, QualityPolicy
 from annotation.services.audit import audit_record
 
-# The settings a staff member may change, in the order forms and the API show them.
-SETTINGS = ("gold_rate", "gold_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
-            "qualification_pass", "qualification_attempts", "screened_out_code", "screened_out_url",
-            "prefer_adjudicated")
+SETTINGS = QualityPolicy.SETTINGS
 
 
 def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor: User | None) -> QualityPolicy:

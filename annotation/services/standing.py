@@ -14,20 +14,16 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, Project, QualityPolicy, Standing, WorkerStanding
+from annotation.selectors.quality import policy_for
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
 from annotation.task_types.gold import GoldPolicy
 
 Status = Assignment.Status
+__all__ = ["STOPPED", "gold_policy", "policy_for", "standing_for", "standing_set"]
+
 # States in which the worker gets no items in the project.
 STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
-
-
-def policy_for(*, project: Project) -> QualityPolicy:
-    """The project's quality policy (defaults until someone changes it: no gold, no
-    qualification). Not stored until it is saved."""
-    found = QualityPolicy.objects.filter(project_id=project.pk).first()
-    return found if found is not None else QualityPolicy(project=project)
 
 
 def gold_policy(*, policy: QualityPolicy) -> GoldPolicy:
