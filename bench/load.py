@@ -56,6 +56,9 @@ import server_cpu  # noqa: E402
 from load_annotators import Annotator, LabelStudioAnnotator  # noqa: E402
 
 SLUG = "bench-load"
+# The same project with quality control on: 5% gold questions with feedback and a gold-accuracy
+# rule, so that ``run --checks`` prints what the checks cost per item, both measured in one run.
+CHECKS_SLUG = "bench-load-checks"
 TOKENS = Path(os.environ.get("BENCH_LOAD_TOKENS", "/tmp/argcrowd-load-tokens.json"))
 
 
@@ -67,17 +70,11 @@ def _django():
     django.setup()
 
 
-def prepare(args) -> None:
-    _django()
-    from django.contrib.auth import get_user_model
-    from rest_framework.authtoken.models import Token
-
+def _load_project(slug: str, name: str, args):
     from annotation.models import Item, Project
-    from annotation.services.accounts import role_set
 
-    User = get_user_model()
-    project, _ = Project.objects.update_or_create(slug=SLUG, defaults={
-        "name": "Load benchmark", "task_type": "pairwise", "redundancy": args.redundancy,
+    project, _ = Project.objects.update_or_create(slug=slug, defaults={
+        "name": name, "task_type": "pairwise", "redundancy": args.redundancy,
         "state": Project.State.ACTIVE, "open_to_all": True, "assignment_order": Project.Order.SPREAD})
     project.items.all().delete()
     Item.objects.bulk_create([
@@ -86,14 +83,47 @@ def prepare(args) -> None:
             "arg1": {"id": f"a{n}", "text": f"Argument {n} says load tests find slow paths."},
             "arg2": {"id": f"b{n}", "text": f"Argument {n} says they find lock contention."}})
         for n in range(args.items)], batch_size=2000)
+    return project
+
+
+def _add_checks(project, args) -> int:
+    """Turn every 20th item into a gold question (label a1, a tie accepted), set the gold rate
+    to 5% with feedback, and add a gold-accuracy rule that sends a worker to review (the
+    simulated annotators answer at random, so the rule fires: its cost is part of the figure)."""
+    from annotation.models import CHECK_ITEM_REDUNDANCY, GoldAnswer, Item, ItemKind, QualityRule
+    from annotation.services.quality_settings import quality_policy_update
+
+    gold = list(Item.objects.filter(project=project, position__in=range(0, args.items, 20)))
+    Item.objects.filter(pk__in=[i.pk for i in gold]).update(kind=ItemKind.GOLD, redundancy=CHECK_ITEM_REDUNDANCY)
+    GoldAnswer.objects.bulk_create([GoldAnswer(item=i, answer={"label": "a1"}, accept=[{"label": "equal"}],
+                                               explanation="A1 names a concrete cost.") for i in gold])
+    quality_policy_update(project=project, values={"gold_rate": 0.05, "gold_feedback": True}, actor=None)
+    QualityRule.objects.filter(project=project).delete()
+    QualityRule.objects.create(project=project, kind=QualityRule.Kind.GOLD_ACCURACY, action=QualityRule.Action.REVIEW,
+                               threshold=0.9, min_answers=3)
+    return len(gold)
+
+
+def prepare(args) -> None:
+    _django()
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    from annotation.services.accounts import role_set
+
+    User = get_user_model()
+    _load_project(SLUG, "Load benchmark", args)
+    gold = _add_checks(_load_project(CHECKS_SLUG, "Load benchmark with quality control", args), args)
     tokens = []
     for i in range(args.annotators):
         user, created = User.objects.get_or_create(username=f"load{i}")
         if created:
             role_set(user=user, role="annotator")
         tokens.append(Token.objects.get_or_create(user=user)[0].key)
-    TOKENS.write_text(json.dumps({"slug": SLUG, "tokens": tokens}))
-    print(f"project {SLUG}: {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; tokens in {TOKENS}")
+    TOKENS.write_text(json.dumps({"slug": SLUG, "checks_slug": CHECKS_SLUG, "tokens": tokens}))
+    print(f"projects {SLUG} and {CHECKS_SLUG} (the same with {gold} gold questions at a 5% rate, feedback and a "
+          f"gold-accuracy rule): {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; "
+          f"tokens in {TOKENS}")
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -238,6 +268,13 @@ def run(args) -> None:
     ours = drive(Annotator, Server("this platform", args.url, args.database_url, OURS_STORED, setup["slug"],
                         args.redis_url),
                  tokens, args, args.combined)
+    if args.checks:
+        checked = drive(Annotator, Server("this platform, quality control on", args.url, args.database_url,
+                                          OURS_STORED, setup["checks_slug"], args.redis_url),
+                        tokens, args, args.combined)
+        print(f"quality control (5% gold with feedback, a gold-accuracy rule): server CPU per item "
+              f"{1000 * checked['cpu']:.2f} ms against {1000 * ours['cpu']:.2f} ms without "
+              f"({1000 * (checked['cpu'] - ours['cpu']):+.2f} ms per item)")
     if peer is None:
         return
     theirs = drive(LabelStudioAnnotator,
@@ -251,27 +288,33 @@ def run(args) -> None:
 
 def check(args) -> None:
     _django()
+    failed = [slug for slug in (SLUG, CHECKS_SLUG) if not _invariants_hold(slug)]
+    if failed:
+        raise SystemExit(1)
+
+
+def _invariants_hold(slug: str) -> bool:
+    """Print the invariants of one load project; whether they all hold."""
     from django.db.models import Count, F, Q
 
     from annotation.models import Annotation, Assignment, Item
 
     slot = Assignment.SLOT_STATUSES
-    items = Item.objects.filter(project__slug=SLUG)
+    items = Item.objects.filter(project__slug=slug)
+    mine = Assignment.objects.filter(project__slug=slug)
     problems = {
         "items over-filled": items.filter(n_active__gt=F("redundancy")).count(),
         "slot counts off": items.annotate(held=Count("assignments", filter=Q(assignments__status__in=slot)))
         .exclude(held=F("n_active")).count(),
-        "workers twice on an item": Assignment.objects.filter(project__slug=SLUG).values("item", "worker")
+        "workers twice on an item": mine.values("item", "worker").annotate(n=Count("id")).filter(n__gt=1).count(),
+        "workers with two open assignments": mine.filter(status="assigned").values("worker")
         .annotate(n=Count("id")).filter(n__gt=1).count(),
-        "workers with two open assignments": Assignment.objects.filter(project__slug=SLUG, status="assigned")
-        .values("worker").annotate(n=Count("id")).filter(n__gt=1).count(),
-        "submitted without an annotation": Assignment.objects.filter(
-            project__slug=SLUG, status__in=Assignment.COUNTED_STATUSES, annotation__isnull=True).count(),
+        "submitted without an annotation": mine.filter(status__in=Assignment.COUNTED_STATUSES,
+                                                       annotation__isnull=True).count(),
     }
-    answers = Annotation.objects.filter(assignment__project__slug=SLUG).count()
-    print(f"{answers} annotations; " + "; ".join(f"{k}: {v}" for k, v in problems.items()))
-    if any(problems.values()):
-        raise SystemExit(1)
+    answers = Annotation.objects.filter(assignment__project__slug=slug).count()
+    print(f"{slug}: {answers} annotations; " + "; ".join(f"{k}: {v}" for k, v in problems.items()))
+    return not any(problems.values())
 
 
 def main() -> None:
@@ -293,6 +336,8 @@ def main() -> None:
     r.add_argument("--redis-url", default=os.environ.get("REDIS_URL", ""),
                    help="the server's Redis (default $REDIS_URL), whose CPU is counted with the server's")
     r.add_argument("--warmup", type=float, default=2.0, help="seconds of the same load before each measured run")
+    r.add_argument("--checks", action="store_true",
+                   help="then drive the project with quality control on, and print what the checks cost per item")
     r.add_argument("--label-studio", metavar="URL", help="then drive Label Studio at URL the same way")
     r.add_argument("--label-studio-database-url", metavar="URL", help="Label Studio's PostgreSQL database")
     sub.add_parser("check")
