@@ -152,7 +152,8 @@ class Item(models.Model):
     gold = models.JSONField(null=True, blank=True, help_text="Known answer, if any.")
     # Real items are the data; gold questions and training items check the workers
     # (``annotation.models.quality``). Declared there, stored here: the engine filters on it.
-    kind = models.CharField(max_length=10, choices=ItemKind.choices, default=ItemKind.REAL)
+    # The database's default too, so that rows written in bulk without the column are real items.
+    kind = models.CharField(max_length=10, choices=ItemKind.choices, default=ItemKind.REAL, db_default=ItemKind.REAL)
     position = models.PositiveIntegerField(default=0)
     redundancy = models.PositiveSmallIntegerField()
     n_active = models.PositiveSmallIntegerField(default=0)
@@ -220,7 +221,7 @@ class Assignment(models.Model):
     # shown in import order (answers collected before orders were drawn, or elsewhere).
     shown_order = models.JSONField(null=True, blank=True)
     # What the item was handed out as (``Purpose``): only task answers are annotations of the item.
-    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.TASK)
+    purpose = models.CharField(max_length=10, choices=Purpose.choices, default=Purpose.TASK, db_default=Purpose.TASK)
 
     class Meta:
         ordering = ["-assigned_at", "-id"]
