@@ -9,7 +9,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.task_types.base import CleanItem, FieldError, TaskType
+from annotation.task_types.base import CleanItem, FieldError, ImportField, TaskType
 from annotation.task_types.gold import CleanGold
 
 # The generic columns any item file may hold, whatever its task type: what the item is served as
@@ -19,6 +19,14 @@ from annotation.task_types.gold import CleanGold
 CHECK_COLUMNS = ("item_kind", "gold_answer", "gold_explanation")
 IMPORT_KINDS = ("real", "gold", "training")
 EXPLANATION_MAX_LENGTH = 5000
+# The columns as the import page lists them beside the task type's own.
+CHECK_FIELD_DOCS = (
+    ImportField("item_kind", False, "real (or empty), gold (a gold question, mixed in among real items) or "
+                "training (served in training rounds)."),
+    ImportField("gold_answer", False, "For gold and training items: the known answer as a JSON object of the "
+                "task type's scored fields, optionally with \"accept\": [other answers also right]."),
+    ImportField("gold_explanation", False, "For gold and training items: text shown to the worker with the feedback."),
+)
 
 
 def split_check_columns(record: Mapping[str, Any]) -> tuple[Mapping[str, Any], dict[str, Any]]:

@@ -10,18 +10,15 @@ purpose ``task``).
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
-from django.db.models import Count
 
 from annotation.importers import ParsedItem, RowError
 from annotation.models import (
     CHECK_ITEM_REDUNDANCY,
-    Annotation,
     Assignment,
     GoldAnswer,
     Item,
@@ -29,14 +26,12 @@ from annotation.models import (
     Project,
     Purpose,
 )
+from annotation.selectors.gold_candidates import unanimous_items
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
-from annotation.task_types.base import FieldError, TaskType
 
 CHECK_KINDS = (ItemKind.GOLD, ItemKind.TRAINING)
-# Items read per query when looking for unanimous ones.
-CHUNK = 2000
 # Item ids an audit entry names (the count is always there).
 AUDIT_IDS = 200
 
@@ -88,61 +83,6 @@ def gold_answers_import(*, project: Project, answers: Sequence[ParsedItem], now_
                                    update_fields=["answer", "accept", "explanation", "source"])
 
 
-def _gold_value(task: TaskType, answer: Mapping[str, Any]) -> tuple:
-    """The gold fields of an answer, comparable: a set of choices in one order."""
-    kinds = {f.name: f.kind for f in task.answer_fields if f.name in task.gold_fields}
-    value = []
-    for name in task.gold_fields:
-        given = answer.get(name)
-        if kinds.get(name) == "choices":
-            value.append(tuple(sorted(str(v) for v in given or ())))
-        else:
-            value.append(None if given is None else str(given))
-    return tuple(value)
-
-
-def _gold_data(task: TaskType, value: tuple) -> dict[str, Any]:
-    return {name: list(v) if isinstance(v, tuple) else v for name, v in zip(task.gold_fields, value, strict=True)}
-
-
-def unanimous_items(*, project: Project, min_answers: int, limit: int | None = None) -> list[tuple[Item, dict, dict]]:
-    """Real items of the project whose counted answers (at least ``min_answers``) all hold the
-    same gold fields, in import order: (item, the known answer, the evidence). Two queries per
-    ``CHUNK`` items with enough answers, whatever the number of answers."""
-    task = get_task_type(project.task_type)
-    if not task.gold_fields:
-        raise WorkflowError(f"The {task.name} task type has no gold questions.")
-    counted = Assignment.objects.filter(project=project, purpose=Purpose.TASK, status__in=Assignment.COUNTED_STATUSES,
-                                        item__kind=ItemKind.REAL)
-    enough = list(counted.values("item_id").annotate(n=Count("pk")).filter(n__gte=min_answers)
-                  .order_by("item__position", "item_id").values_list("item_id", flat=True))
-    found: list[tuple[Item, dict, dict]] = []
-    for start in range(0, len(enough), CHUNK):
-        chunk = enough[start:start + CHUNK]
-        votes: dict[int, list[tuple[str, tuple]]] = defaultdict(list)
-        for item_id, worker, answer in (Annotation.objects.filter(
-                assignment__item_id__in=chunk, assignment__purpose=Purpose.TASK,
-                assignment__status__in=Assignment.COUNTED_STATUSES)
-                .order_by("pk").values_list("assignment__item_id", "assignment__worker__username", "answer")):
-            votes[item_id].append((worker, _gold_value(task, answer or {})))
-        items = Item.objects.in_bulk(chunk)
-        for item_id in chunk:
-            values = Counter(value for _, value in votes[item_id])
-            if len(values) != 1:
-                continue
-            (value, n), = values.items()
-            item = items[item_id]
-            try:
-                gold = task.clean_gold(_gold_data(task, value), payload=item.payload)
-            except FieldError:  # e.g. answers naming an option the item no longer has
-                continue
-            evidence = {"answers": n, "votes": [{"worker": w, **_gold_data(task, v)} for w, v in votes[item_id]]}
-            found.append((item, gold.answer, evidence))
-            if limit is not None and len(found) >= limit:
-                return found
-    return found
-
-
 @transaction.atomic
 def items_promote_gold(*, project: Project, actor: User | None, min_answers: int, limit: int | None = None,
                        posterior: float | None = None, posteriors: Mapping[str, float] | None = None) -> int:
@@ -155,6 +95,9 @@ def items_promote_gold(*, project: Project, actor: User | None, min_answers: int
     ``posterior``: only items whose MACE posterior of the unanimous label is at least this, read
     from ``posteriors`` (item id → posterior). The agreement report does not store per-item
     posteriors, so a caller that asks for a threshold must bring them."""
+    task = get_task_type(project.task_type)
+    if not task.gold_fields:
+        raise WorkflowError(f"The {task.name} task type has no gold questions.")
     if min_answers < 1:
         raise WorkflowError("A gold question needs at least one answer to promote it from.")
     if limit is not None and limit < 1:
