@@ -68,7 +68,8 @@ class GoldAnswerInline(admin.StackedInline):
     extra = 0
     max_num = 1
     can_delete = False
-    fields = readonly_fields = ["answer", "accept", "explanation", "source", "evidence", "created_by", "created_at"]
+    fields = ("answer", "accept", "explanation", "source", "evidence", "created_by", "created_at")
+    readonly_fields = fields
     verbose_name = verbose_name_plural = "known answer"
 
     def has_add_permission(self, request, obj=None):

@@ -20,7 +20,7 @@ CHUNK = 2000
 def _gold_value(task: TaskType, answer: Mapping[str, Any]) -> tuple:
     """The gold fields of an answer, comparable: a set of choices in one order."""
     kinds = {f.name: f.kind for f in task.answer_fields if f.name in task.gold_fields}
-    value = []
+    value: list[tuple[str, ...] | str | None] = []
     for name in task.gold_fields:
         given = answer.get(name)
         if kinds.get(name) == "choices":

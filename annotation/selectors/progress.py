@@ -4,6 +4,7 @@ tables of workers and items are in ``annotation.selectors.staff``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum, Value
@@ -63,8 +64,9 @@ def project_progress(*, project: Project) -> ProjectProgress:
     every = Item.objects.filter(project=project).values("project").annotate(part=Value(0), **figures)
     others = (Item.objects.filter(project=project, kind__in=NOT_DATA_KINDS).values("project")
               .annotate(part=Value(1), **figures))
-    rows = {row["part"]: row for row in every.order_by().union(others.order_by(), all=True)}
-    totals = {key: (rows.get(0, {}).get(key) or 0) - (rows.get(1, {}).get(key) or 0) for key in figures}
+    rows: dict[int, dict[str, Any]] = {row["part"]: dict(row)
+                                       for row in every.order_by().union(others.order_by(), all=True)}
+    totals = {key: int(rows.get(0, {}).get(key) or 0) - int(rows.get(1, {}).get(key) or 0) for key in figures}
     held = {pk: (n_active, redundancy) for pk, n_active, redundancy in
             Item.objects.filter(pk__in=list(open_items), kind=ItemKind.REAL)
             .values_list("pk", "n_active", "redundancy")}

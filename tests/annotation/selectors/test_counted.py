@@ -10,10 +10,18 @@ from django.utils import timezone
 
 from analysis.frames import annotation_frame
 from analysis.reports import get_report
-from analysis.services import report_input
 from analysis.selectors import annotations_since, run_state
+from analysis.services import report_input
 from annotation.exports import FORMATS, annotation_rows, export_response
-from annotation.models import CHECK_ITEM_REDUNDANCY, Annotation, Assignment, Bonus, GoldAnswer, ItemKind, Purpose
+from annotation.models import (
+    CHECK_ITEM_REDUNDANCY,
+    Annotation,
+    Assignment,
+    Bonus,
+    GoldAnswer,
+    ItemKind,
+    Purpose,
+)
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import item_table
 from annotation.selectors.tallies import count_per_hour
