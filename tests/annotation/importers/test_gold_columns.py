@@ -115,3 +115,21 @@ def test_every_bad_row_is_reported_at_once():
         parse_items(encode(rows, "json"), fmt="json", task_type=task)
     assert [(e.line, e.field, e.unit) for e in exc.value.errors] == [(1, "gold_answer", "record"),
                                                                       (2, "gold_answer", "record")]
+
+
+def test_the_manuals_example_files_import():
+    """docs/quality/gold-questions.md shows an example file for every task type: each reads, and
+    holds a gold question or a training item."""
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[3] / "docs" / "quality" / "gold-questions.md").read_text(encoding="utf-8")
+    examples = re.findall(r'```(csv|jsonl) title="(\w+)\.\w+"\n(.*?)```', page, flags=re.S)
+    assert sorted(slug for _, slug, _ in examples) == sorted(t.slug for t in task_types())
+    kinds = set()
+    for fmt, slug, text in examples:
+        parsed = parse_items(text.encode(), fmt=fmt, task_type=get_task_type(slug))
+        assert any(p.is_check for p in parsed), slug
+        assert all(p.explanation for p in parsed if p.is_check), slug
+        kinds |= {p.kind for p in parsed}
+    assert kinds == {"real", "gold", "training"}
