@@ -174,3 +174,17 @@ def test_answers_since_a_run_count_data_only(mixed):
     run = AnalysisRun.objects.create(project=project, kind="agreement", last_annotation_id=min(a.pk for a in kept) - 1,
                                      started_at=timezone.now())
     assert annotations_since(run=run) == len(kept)
+
+
+def test_the_key_point_corpus_files_hold_the_data_items_only():
+    from task_types.key_points.selectors import corpus_files
+
+    project = ProjectFactory(task_type="key_points")
+    task = get_task_type("key_points")
+    check, real = (task.clean_item(r) for r in task.example().records)
+    ItemFactory(project=project, external_id=check.external_id, payload=check.payload, kind=ItemKind.GOLD,
+                redundancy=CHECK_ITEM_REDUNDANCY, gold=check.gold)
+    ItemFactory(project=project, external_id=real.external_id, payload=real.payload)
+    text = "".join(corpus_files(project=project).values())
+    assert real.payload["argument"][:40] in text
+    assert check.payload["argument"][:40] not in text

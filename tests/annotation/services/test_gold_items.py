@@ -146,6 +146,8 @@ def test_the_api_and_the_command_take_the_columns():
                     {"file": SimpleUploadedFile("items.json", data)}, format="multipart")
     assert r.status_code == 201 and r.json()["created"] == 2
     assert Item.objects.get(external_id="u1_u2").kind == ItemKind.GOLD
+    listed = client.get(f"/api/projects/{project.slug}/items/").json()["results"]
+    assert {i["external_id"]: i["kind"] for i in listed} == {"u1_u2": "gold", "u2_u3": "real"}
     bad = as_json(pairs(item_kind="gold"))
     r = client.post(f"/api/projects/{project.slug}/items/import/",
                     {"file": SimpleUploadedFile("items.json", bad), "on_duplicate": "update"}, format="multipart")
