@@ -22,7 +22,8 @@ from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
+from annotation.selectors.counted import answers_as_data, data_items
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -37,7 +38,9 @@ class AnnotationFrame:
 
 
 def annotations_queryset(*, project: Project, counted_only: bool = True):
-    qs = Annotation.objects.filter(assignment__project=project)
+    """The project's annotations that are data (``annotation.selectors.counted``): never a gold
+    or training answer, nor an answer to a withdrawn item; ``counted_only``: submitted or approved."""
+    qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__"), assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
     return qs
@@ -159,11 +162,14 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         return pd.DataFrame()
     status = Assignment.Status
     counted = "AND status IN (%(submitted)s, %(approved)s)" if counted_only else ""
+    # Answers that are data (``annotation.selectors.counted``): tasks, not to withdrawn items
+    # (few: the subquery reads them once, through the index on the items' kind).
     assignments_sql = f"""
         SELECT string_agg(int8send(id), ''), string_agg(int8send(item_id), ''), string_agg(int8send(worker_id), ''),
                string_agg(COALESCE(timestamptz_send(submitted_at), %(no_time)s), '')
         FROM {Assignment._meta.db_table}
-        WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted}
+        WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted} AND purpose = %(task)s
+          AND item_id NOT IN (SELECT id FROM {Item._meta.db_table} WHERE project_id = %(project)s AND kind = %(withdrawn)s)
     """
     keys = "".join(f", string_agg(COALESCE(answer ->> %(key{n})s, %(null)s), %(sep)s)"
                    for n in range(len(task.answer_columns)))
@@ -176,6 +182,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     # timestamptz_send gives microseconds since 2000-01-01 (UTC); no time gets the int64 minimum,
     # pandas' NaT, so that every column keeps one value per row.
     base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
+            "task": Purpose.TASK, "withdrawn": ItemKind.WITHDRAWN,
             "sep": _SEP, "null": _NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 
@@ -380,12 +387,12 @@ def _frame_from_long_rows(project, task, qs, lookups, common) -> pd.DataFrame:
 
 
 def item_frame(*, project: Project) -> pd.DataFrame:
-    """One row per item in import order: ``item`` (external id), ``gold`` (known answer or None)
-    and the task type's item columns (``TaskType.item_columns``)."""
+    """One row per item that is data (``data_items``) in import order: ``item`` (external id),
+    ``gold`` (known answer or None) and the task type's item columns (``TaskType.item_columns``)."""
     task = get_task_type(project.task_type)
     rows = [
         {"item": external_id, "gold": gold, **task.item_columns(payload)}
-        for external_id, gold, payload in Item.objects.filter(project=project)
+        for external_id, gold, payload in data_items(project=project)
         .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
     ]
     return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])

@@ -25,6 +25,7 @@ from django.http import StreamingHttpResponse
 
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.selectors.bonuses import bonuses_of
+from annotation.selectors.counted import answers_as_data
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext, TaskType
@@ -101,8 +102,10 @@ def _as_text(path: str) -> Cast:
 def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tuple]:
     """The export's raw values, one tuple per annotation in submission order: item pk, item id,
     payload, gold, assignment, worker name, source, external id, status, accepted, submitted,
-    seconds, version, revised, answer, reason, client, shown order (JSON and times as text)."""
-    qs = Annotation.objects.filter(assignment__project=project)
+    seconds, version, revised, answer, reason, client, shown order (JSON and times as text).
+    Only answers that are data (``annotation.selectors.counted``): never a gold or training
+    answer, nor an answer to a withdrawn item, with or without ``counted_only``."""
+    qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__"), assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
     username = get_user_model().USERNAME_FIELD

@@ -20,7 +20,9 @@ from typing import IO, Any, Protocol
 
 from django.conf import settings
 
+from annotation.gold_columns import clean_check_columns, split_check_columns
 from annotation.task_types.base import CleanItem, FieldError, TaskType
+from annotation.task_types.gold import CleanGold
 from annotation.value_checks import text_problem, value_problem
 
 FORMATS = ("csv", "tsv", "json", "jsonl")
@@ -68,6 +70,14 @@ class ImportFailed(ValueError):
 class ParsedItem:
     line: int
     item: CleanItem
+    # real, gold or training; a gold or training item has its known answer and explanation.
+    kind: str = "real"
+    gold_answer: CleanGold | None = None
+    explanation: str = ""
+
+    @property
+    def is_check(self) -> bool:
+        return self.kind != "real"
 
 
 def detect_format(filename: str, declared: str | None = None) -> str:
@@ -290,8 +300,11 @@ def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progr
     for line, record in read_records(text, fmt, progress=progress):
         try:
             check_record(record)
-            item = task_type.clean_item(record)
+            fields, columns = split_check_columns(record)
+            item = task_type.clean_item(fields)
             check_clean_item(item)
+            kind, gold_answer, explanation = (clean_check_columns(columns, item=item, task_type=task_type)
+                                              if columns else ("real", None, ""))
         except FieldError as exc:
             n_errors += 1
             if len(errors) < MAX_REPORTED_ERRORS:
@@ -307,7 +320,7 @@ def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progr
                 ))
             continue
         first_line[item.external_id] = line
-        parsed.append(ParsedItem(line=line, item=item))
+        parsed.append(ParsedItem(line=line, item=item, kind=kind, gold_answer=gold_answer, explanation=explanation))
     if errors:
         raise ImportFailed(errors, total=n_errors)
     if not parsed:

@@ -17,6 +17,7 @@ from django.urls import path, reverse
 from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm
+from annotation.admin.gold import ProjectGoldActions
 from annotation.admin.media import ProjectMediaPages
 from annotation.admin.task_options import (
     is_option_field,
@@ -24,6 +25,7 @@ from annotation.admin.task_options import (
     other_options_of,
     project_form_with_options,
 )
+from annotation.gold_columns import CHECK_FIELD_DOCS
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
 from annotation.services import project_set_redundancy
@@ -38,7 +40,7 @@ from jobs.selectors import dead_job_error, is_dead
 
 
 @admin.register(Project)
-class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
+class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
     # A completion URL typed without a scheme is an https one (what marketplaces hand out).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
@@ -48,6 +50,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     # Searched, not listed: a platform has thousands of accounts.
     autocomplete_fields = ["members"]
     readonly_fields = ["created_by", "created_at"]
+    actions = ["promote_gold"]
 
     @staticmethod
     def chosen_task(request, obj=None) -> TaskType | None:
@@ -170,7 +173,7 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         project = get_object_or_404(Project, pk=pk)
         return self._upload_view(request, pk, kind=ImportJob.Kind.ITEMS, perm="annotation.add_item",
                                  form_class=ItemImportForm, title=f"Import items into {project}",
-                                 fields=get_task_type(project.task_type).import_fields)
+                                 fields=[*get_task_type(project.task_type).import_fields, *CHECK_FIELD_DOCS])
 
     def crowd_view(self, request, pk: int):
         project = get_object_or_404(Project, pk=pk)

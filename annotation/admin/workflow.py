@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import admin, messages
 from django.utils.translation import ngettext
 
+from annotation.admin.gold import GoldAnswerInline
 from annotation.admin.paging import LargeTablePaginator
 from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item
 from annotation.services import assignments_review
@@ -49,15 +50,18 @@ def review_message(outcome: ReviewOutcome, *, approve: bool) -> tuple[str, int]:
 
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
-    list_display = ["external_id", "project", "position", "n_active", "redundancy"]
-    list_filter = ["project"]
+    list_display = ["external_id", "project", "kind", "position", "n_active", "redundancy"]
+    # What an item is served as: gold questions and training items are changed by an import
+    # (their known answer with them) or by promotion, never by hand here.
+    list_filter = ["project", "kind"]
     search_fields = ["external_id"]
     list_select_related = ["project"]
     paginator = LargeTablePaginator
     show_full_result_count = False
     show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
-    readonly_fields = ["project", "external_id", "payload", "position", "n_active", "created_at", "updated_at"]
-    fields = [*readonly_fields[:3], "gold", "redundancy", *readonly_fields[3:]]
+    readonly_fields = ["project", "external_id", "kind", "payload", "position", "n_active", "created_at", "updated_at"]
+    fields = [*readonly_fields[:4], "gold", "redundancy", *readonly_fields[4:]]
+    inlines = [GoldAnswerInline]
 
 
 @admin.register(Assignment)

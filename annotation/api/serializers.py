@@ -19,7 +19,7 @@ class ProjectSerializer(serializers.ModelSerializer):
 class ItemSerializer(serializers.ModelSerializer):
     class Meta:
         model = Item
-        fields = ["external_id", "payload", "gold", "position", "redundancy", "n_active"]
+        fields = ["external_id", "payload", "gold", "kind", "position", "redundancy", "n_active"]
 
 
 _datetime = serializers.DateTimeField()

@@ -4,14 +4,18 @@ tables of workers and items are in ``annotation.selectors.staff``."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Count, F, Q, QuerySet, Sum
+from django.db.models import Count, F, Q, QuerySet, Sum, Value
 
-from annotation.models import Assignment, Item, Project
+from annotation.models import Assignment, Item, ItemKind, Project
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
+# Items that are not the project's data: gold questions and training items (answered by any
+# number of workers) and withdrawn items. Progress leaves them out.
+NOT_DATA_KINDS = (ItemKind.GOLD, ItemKind.TRAINING, ItemKind.WITHDRAWN)
 
 
 @dataclass(frozen=True)
@@ -45,15 +49,28 @@ def project_progress(*, project: Project) -> ProjectProgress:
 
     An item's counted answers are its slots taken (``n_active``: assigned, submitted, approved)
     less its open assignments, so it is complete when every slot is taken and none is open,
-    and untouched when every slot taken is open."""
+    and untouched when every slot taken is open.
+
+    Only real items count: gold questions, training items and withdrawn ones are counted apart
+    (few, through the index on the items' kind) and taken off the whole project's figures, so
+    that the count of every item still reads the index that carries the redundancy alone."""
     open_items = open_per_item(project=project)
-    # Counted from the index on (project, n_active, …) that carries the redundancy.
-    totals = Item.objects.filter(project=project).aggregate(
-        items=Count("n_active"), full=Count("n_active", filter=Q(n_active__gte=F("redundancy"))),
-        empty=Count("n_active", filter=Q(n_active=0)), target=Sum("redundancy"), taken=Sum("n_active"),
-    )
+    figures = {
+        "items": Count("n_active"), "full": Count("n_active", filter=Q(n_active__gte=F("redundancy"))),
+        "empty": Count("n_active", filter=Q(n_active=0)), "target": Sum("redundancy"), "taken": Sum("n_active"),
+    }
+    # Counted from the index on (project, n_active, …) that carries the redundancy, and the few
+    # other items through the index on their kind: one round trip for both.
+    every = Item.objects.filter(project=project).values("project").annotate(part=Value(0), **figures)
+    others = (Item.objects.filter(project=project, kind__in=NOT_DATA_KINDS).values("project")
+              .annotate(part=Value(1), **figures))
+    rows: dict[int, dict[str, Any]] = {row["part"]: dict(row)
+                                       for row in every.order_by().union(others.order_by(), all=True)}
+    totals = {key: int(rows.get(0, {}).get(key) or 0) - int(rows.get(1, {}).get(key) or 0) for key in figures}
     held = {pk: (n_active, redundancy) for pk, n_active, redundancy in
-            Item.objects.filter(pk__in=list(open_items)).values_list("pk", "n_active", "redundancy")}
+            Item.objects.filter(pk__in=list(open_items), kind=ItemKind.REAL)
+            .values_list("pk", "n_active", "redundancy")}
+    open_items = {pk: n for pk, n in open_items.items() if pk in held}
     complete, untouched = totals["full"], totals["empty"]
     for pk, (n_active, redundancy) in held.items():
         complete -= n_active >= redundancy  # a slot is open: not complete yet

@@ -18,7 +18,8 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Max, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Annotation, Assignment, Item, ItemKind, Project
+from annotation.selectors.counted import counted_as_data
 from annotation.selectors.progress import open_per_item
 from annotation.selectors.tallies import Tally, median_seconds, status_counts, tally_of
 from annotation.task_types import get_task_type
@@ -210,9 +211,10 @@ class ItemRow:
 
 
 def items_matching(*, project: Project, search: str = "", state: str = "") -> QuerySet[Item]:
-    """Items in import order; ``search`` matches the external id, ``state`` is one of
-    ``ITEM_STATES`` (anything else: every item)."""
-    items = Item.objects.filter(project=project)
+    """Real items in import order (gold questions, training items and withdrawn items are not
+    the project's data: the admin lists them); ``search`` matches the external id, ``state`` is
+    one of ``ITEM_STATES`` (anything else: every item)."""
+    items = Item.objects.filter(project=project, kind=ItemKind.REAL)
     if search:
         items = items.filter(external_id__icontains=search)
     if state in ITEM_STATES:
@@ -237,9 +239,8 @@ def _votes(*, project: Project, item_ids: list[int]) -> dict[int, list[tuple[str
     fixed key is counted by the database; any other answer is labelled by its task type, which
     reads only the annotations of these items."""
     task = get_task_type(project.task_type)
-    annotations = Annotation.objects.filter(
-        assignment__item_id__in=item_ids, assignment__status__in=Assignment.COUNTED_STATUSES
-    )
+    annotations = Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
+                                            assignment__item_id__in=item_ids)
     tallies: dict[int, Counter] = defaultdict(Counter)
     if task.answer_columns:
         grouped = (

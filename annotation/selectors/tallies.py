@@ -28,6 +28,7 @@ from django.db.models.functions import RowNumber, TruncHour
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Project
+from annotation.selectors.counted import counted_as_data
 from jobs.tasks import task_send
 
 logger = logging.getLogger(__name__)
@@ -94,8 +95,10 @@ def status_counts(*, prefix: str = "") -> dict[str, Count]:
 
 def count_per_hour(*, project: Project, hours: int = HOURS) -> list[tuple[datetime, int]]:
     """Counted answers per hour over the ``hours`` up to the latest one (for imported data that
-    is not now), from the assignments alone: one counted assignment is one counted answer."""
-    counted = Assignment.objects.filter(project=project, status__in=Assignment.COUNTED_STATUSES)
+    is not now), from the assignments alone: one counted assignment is one counted answer. Only
+    answers that are data (``annotation.selectors.counted``); the worker table counts a worker's
+    gold and training answers too, as work they did."""
+    counted = Assignment.objects.filter(counted_as_data(project=project), project=project)
     latest = counted.aggregate(latest=Max("submitted_at"))["latest"]
     if latest is None:
         return []

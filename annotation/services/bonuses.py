@@ -14,7 +14,7 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Bonus, Project
+from annotation.models import Annotation, Assignment, Bonus, Project, Purpose
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -70,8 +70,9 @@ def bonus_grant_new(*, annotation: Annotation, assignment: Assignment, task: Tas
     """The bonus for an answer just stored (so none is recorded yet), with its assignment, item
     and project already read: no query unless the task type grants one."""
     a = assignment
-    # Rejected work and late answers that did not count earn nothing.
-    if a.status not in Assignment.COUNTED_STATUSES:
+    # Rejected work and late answers that did not count earn nothing; nor does a gold or training
+    # answer, which is not an annotation of its item (it is scored for the worker instead).
+    if a.status not in Assignment.COUNTED_STATUSES or a.purpose != Purpose.TASK:
         return None
     earned = task.bonus_for(answer=annotation.answer, gold=a.item.gold, options=task.clean_options(a.project.options))
     if earned is None:

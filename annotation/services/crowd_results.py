@@ -37,7 +37,7 @@ from annotation.importers import (
     parse_time,
     read_records,
 )
-from annotation.models import Annotation, Assignment, Item, Project, WorkerProfile
+from annotation.models import Annotation, Assignment, Item, ItemKind, Project, WorkerProfile
 from annotation.services.bulk_insert import rows_insert
 from annotation.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
@@ -236,6 +236,14 @@ def _crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str,
         project_items = Item.objects.filter(project=project)
         existing = dict(project_items.filter(external_id__in=list(first_line)).values_list("external_id", "pk")
                         if project_items.exists() else {})
+        # Crowd results are data: they go to real items, never to a gold question, a training item
+        # or a withdrawn item, whose answers are no annotations (few: read through the kind index).
+        checks = dict(project_items.filter(external_id__in=list(existing)).exclude(kind=ItemKind.REAL)
+                      .values_list("external_id", "kind")) if existing else {}
+        if checks:
+            refused = [RowError(first_line[i], "item", f"item {i!r} is a {kind} item: crowd results go to real items only",
+                                unit=unit) for i, kind in checks.items()]
+            raise ImportFailed(refused[:MAX_REPORTED_ERRORS], total=len(refused))
         missing = {row.answer.item_id: row.answer.item_source for row in rows if row.answer.item_id not in existing}
         try:
             built = task.crowd_items(missing) if missing else {}

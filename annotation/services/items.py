@@ -16,9 +16,10 @@ from annotation.importers import (
     detect_format,
     parse_items,
 )
-from annotation.models import Assignment, Item, Project
+from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
 from annotation.services.errors import WorkflowError
+from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -57,6 +58,10 @@ def items_import(
     ``on_duplicate``: ``reject`` refuses the whole file if any id already exists in the project;
     ``update`` replaces payload and gold of existing items, except that an item that already has
     annotations keeps its payload (annotators answered that text) and only its gold may change.
+    Gold questions and training items (``ParsedItem.kind``) take the check items' N and their
+    known answer (``GoldAnswer``) in the same transaction; ``update`` changes an item's kind,
+    known answer and explanation too, but never makes an item whose answers count as data a
+    check item (promotion does: ``annotation.services.gold_items``).
     ``on_written`` runs inside the transaction after the writes (a job stores its outcome there).
     """
     if on_duplicate not in ("reject", "update"):
@@ -73,7 +78,7 @@ def items_import(
             existing.update(
                 (i.external_id, i)
                 for i in Item.objects.filter(project=project, external_id__in=chunk).only(
-                    "id", "external_id", "payload", "gold"
+                    "id", "external_id", "payload", "gold", "kind", "redundancy", "n_active"
                 )
             )
         if existing and on_duplicate == "reject":
@@ -104,6 +109,12 @@ def items_import(
                     ],
                     total=len(frozen),
                 )
+        known = _known_answers(existing.values())
+        withdrawn = {i.external_id for i in existing.values() if i.kind == ItemKind.WITHDRAWN}
+        if existing:
+            problems = check_kind_problems(project=project, parsed=parsed, existing=existing, unit=unit)
+            if problems:
+                raise ImportFailed(problems[:50], total=len(problems))
         position = (Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0)
         new, changed, unchanged = [], [], 0
         for p in parsed:
@@ -111,21 +122,54 @@ def items_import(
             if item is None:
                 position += 1
                 new.append(Item(project=project, external_id=p.item.external_id, payload=p.item.payload,
-                                gold=p.item.gold, position=position, redundancy=project.redundancy))
-            elif item.payload == p.item.payload and item.gold == p.item.gold:
+                                gold=p.item.gold, position=position, kind=p.kind,
+                                redundancy=CHECK_ITEM_REDUNDANCY if p.is_check else project.redundancy))
+                continue
+            kind = _kind_after(item.kind, p.kind)
+            if (item.payload == p.item.payload and item.gold == p.item.gold and item.kind == kind
+                    and known.get(item.pk) == _answer_key(p)):
                 unchanged += 1
-            else:
-                item.payload, item.gold = p.item.payload, p.item.gold
-                changed.append(item)
+                continue
+            if kind != item.kind:
+                # A check item is answered by any number of workers; one made real again (never
+                # answered, see check_kind_problems) takes the project's N.
+                item.redundancy = CHECK_ITEM_REDUNDANCY if kind in CHECK_KINDS else max(project.redundancy, item.n_active)
+            item.payload, item.gold, item.kind = p.item.payload, p.item.gold, kind
+            changed.append(item)
         total = max(len(new) + len(changed), 1)
         for start in range(0, len(new), WRITE_CHUNK):
             Item.objects.bulk_create(new[start : start + WRITE_CHUNK], batch_size=1000)
             report(min(start + WRITE_CHUNK, len(new)) / total, "writing items")
-        Item.objects.bulk_update(changed, ["payload", "gold", "updated_at"], batch_size=1000)
+        Item.objects.bulk_update(changed, ["payload", "gold", "kind", "redundancy", "updated_at"], batch_size=1000)
+        stored = {i.external_id: i.pk for i in existing.values()}
+        gold_answers_import(
+            project=project,
+            answers=[p for p in parsed if p.gold_answer is not None and p.item.external_id not in withdrawn
+                     and known.get(stored.get(p.item.external_id, 0)) != _answer_key(p)],
+            now_real=[i.pk for i in changed if i.kind == ItemKind.REAL and i.pk in known])
         result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged)
         if on_written is not None:
             on_written(result)
     return result
+
+
+def _kind_after(stored: str, imported: str) -> str:
+    """What an existing item becomes: the file's kind, except that a withdrawn item stays
+    withdrawn (check_kind_problems refuses a file that makes it a check item)."""
+    return stored if stored == ItemKind.WITHDRAWN else imported
+
+
+def _known_answers(items) -> dict[int, tuple]:
+    """The stored known answers of these items, in the shape ``_answer_key`` compares."""
+    ids = [i.pk for i in items if i.kind in CHECK_KINDS]
+    return {pk: (answer, accept, explanation) for pk, answer, accept, explanation in
+            GoldAnswer.objects.filter(item_id__in=ids).values_list("item_id", "answer", "accept", "explanation")}
+
+
+def _answer_key(p: ParsedItem) -> tuple | None:
+    if p.gold_answer is None:
+        return None
+    return (p.gold_answer.answer, p.gold_answer.accept, p.explanation)
 
 
 def items_import_file(
@@ -140,12 +184,13 @@ def items_import_file(
 
 
 def project_set_redundancy(*, project: Project, redundancy: int) -> None:
-    """Change N for the project and its items; an item never drops below the slots it has given."""
+    """Change N for the project and its items; an item never drops below the slots it has given.
+    Gold questions and training items keep theirs: any number of workers answer them."""
     if redundancy < 1:
         raise WorkflowError("Redundancy must be at least 1.")
     with transaction.atomic():
         Project.objects.filter(pk=project.pk).update(redundancy=redundancy)
-        items = Item.objects.filter(project=project)
+        items = Item.objects.filter(project=project).exclude(kind__in=CHECK_KINDS)
         items.filter(n_active__lte=redundancy).update(redundancy=redundancy)
         items.filter(n_active__gt=redundancy).update(redundancy=F("n_active"))
     project.redundancy = redundancy
@@ -154,9 +199,10 @@ def project_set_redundancy(*, project: Project, redundancy: int) -> None:
 def items_remove_unused(*, project: Project, keep: Sequence[str]) -> tuple[int, int]:
     """Delete the project's items whose external id is not in ``keep`` and that were never handed
     out (a rebuilt set of questions replaces the old ones); items with assignments stay, since
-    their answers must not be lost. Returns (deleted, kept because answered or held)."""
+    their answers must not be lost, and so do gold questions, training items and withdrawn items,
+    which no rebuilt set of questions holds. Returns (deleted, kept because answered or held)."""
     with transaction.atomic():
-        stale = Item.objects.filter(project=project).exclude(external_id__in=list(keep))
+        stale = Item.objects.filter(project=project, kind=ItemKind.REAL).exclude(external_id__in=list(keep))
         held = stale.filter(assignments__isnull=False).distinct().count()
         deleted = stale.filter(assignments__isnull=True).delete()[1].get(Item._meta.label, 0)
     return deleted, held

@@ -8,7 +8,8 @@ from typing import Any
 
 import pandas as pd
 
-from annotation.models import Item, Project
+from annotation.models import Project
+from annotation.selectors.counted import data_items
 from task_types.key_points.corpus import (
     ARGUMENT_COLUMNS,
     KEY_POINT_COLUMNS,
@@ -21,7 +22,8 @@ from task_types.key_points.corpus import (
 
 def _payloads_and_gold(project: Project) -> tuple[list[dict[str, Any]], list[tuple[str, dict[str, int]]]]:
     payloads, gold = [], []
-    for external_id, payload, item_gold in (Item.objects.filter(project=project).order_by("position", "pk")
+    # The project's data: no imported gold question, training item or withdrawn item.
+    for external_id, payload, item_gold in (data_items(project=project).order_by("position", "pk")
                                             .values_list("external_id", "payload", "gold").iterator(chunk_size=5000)):
         payloads.append(payload)
         if isinstance(item_gold, dict):

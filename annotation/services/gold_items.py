@@ -1,0 +1,124 @@
+"""Writes of gold questions and training items: their known answers as an item file brings them
+(``annotation.services.items.items_import`` calls these inside its transaction), and the
+promotion of unanimously answered real items to gold questions.
+
+An item's kind decides what its answers are: the answers to a real item are its annotations;
+a gold question's or training item's are scored for the worker and are never data. A promoted
+item's earlier answers were given to a real item, so they stay data (their assignments keep the
+purpose ``task``).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+
+from django.contrib.auth.models import User
+from django.db import transaction
+
+from annotation.importers import ParsedItem, RowError
+from annotation.models import (
+    CHECK_ITEM_REDUNDANCY,
+    Assignment,
+    GoldAnswer,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+)
+from annotation.selectors.gold_candidates import unanimous_items
+from annotation.services.audit import audit_record
+from annotation.services.errors import WorkflowError
+from annotation.task_types import get_task_type
+
+CHECK_KINDS = (ItemKind.GOLD, ItemKind.TRAINING)
+# Item ids an audit entry names (the count is always there).
+AUDIT_IDS = 200
+
+
+def check_kind_problems(*, project: Project, parsed: Sequence[ParsedItem], existing: Mapping[str, Item],
+                        unit: str) -> list[RowError]:
+    """Why an update import may not change these existing items' kinds, row by row: a withdrawn
+    item stays withdrawn; a real item whose answers count as data (or with an open assignment
+    that will) becomes a gold question only by promotion; a check item already answered stays a
+    check item (its known answer may still change)."""
+    moving = [(p, existing[p.item.external_id]) for p in parsed if p.item.external_id in existing
+              and existing[p.item.external_id].kind != ItemKind.WITHDRAWN
+              and (existing[p.item.external_id].kind in CHECK_KINDS) != p.is_check]
+    withdrawn = [p for p in parsed if p.is_check and p.item.external_id in existing
+                 and existing[p.item.external_id].kind == ItemKind.WITHDRAWN]
+    errors = [RowError(p.line, "item_kind", f"item {p.item.external_id!r} was withdrawn; it stays withdrawn", unit=unit)
+              for p in withdrawn]
+    if not moving:
+        return errors
+    answered: dict[int, set[str]] = defaultdict(set)
+    for item_id, purpose in (Assignment.objects.filter(item_id__in=[i.pk for _, i in moving],
+                                                       status__in=Assignment.SLOT_STATUSES)
+                             .values_list("item_id", "purpose").distinct()):
+        answered[item_id].add(purpose)
+    for p, item in moving:
+        if p.is_check and Purpose.TASK in answered[item.pk]:
+            errors.append(RowError(p.line, "item_kind", (
+                f"item {p.item.external_id!r} already has answers counted as data, so it cannot become a {p.kind} "
+                "item here; promote it to a gold question instead (it must be answered unanimously)"), unit=unit))
+        elif not p.is_check and answered[item.pk]:
+            errors.append(RowError(p.line, "item_kind", (
+                f"item {p.item.external_id!r} was already answered as a {item.kind} item, so it stays one "
+                "(its gold_answer may change)"), unit=unit))
+    return errors
+
+
+def gold_answers_import(*, project: Project, answers: Sequence[ParsedItem], now_real: Iterable[int]) -> None:
+    """Store the known answers an item file brings (``answers``: gold and training items whose
+    answer or explanation is new or changed) and drop those of items the file made real."""
+    GoldAnswer.objects.filter(item_id__in=list(now_real)).delete()
+    if not answers:
+        return
+    ids = dict(Item.objects.filter(project=project, external_id__in=[p.item.external_id for p in answers])
+               .values_list("external_id", "pk"))
+    rows = [GoldAnswer(item_id=ids[p.item.external_id], answer=p.gold_answer.answer, accept=p.gold_answer.accept,
+                       explanation=p.explanation, source=GoldAnswer.Source.IMPORTED)
+            for p in answers if p.gold_answer is not None]
+    GoldAnswer.objects.bulk_create(rows, batch_size=1000, update_conflicts=True, unique_fields=["item"],
+                                   update_fields=["answer", "accept", "explanation", "source"])
+
+
+@transaction.atomic
+def items_promote_gold(*, project: Project, actor: User | None, min_answers: int, limit: int | None = None,
+                       posterior: float | None = None, posteriors: Mapping[str, float] | None = None) -> int:
+    """Make gold questions of the project's real items whose counted answers are unanimous: at
+    least ``min_answers`` answers (the admin action asks for the project's N), all with the same
+    gold fields. Each becomes ``kind`` gold with the check items' N and a known answer (source
+    promoted, the votes as evidence); its earlier answers stay data. ``limit``: at most that many,
+    in import order. Returns how many were promoted; the audit log records it.
+
+    ``posterior``: only items whose MACE posterior of the unanimous label is at least this, read
+    from ``posteriors`` (item id → posterior). The agreement report does not store per-item
+    posteriors, so a caller that asks for a threshold must bring them."""
+    task = get_task_type(project.task_type)
+    if not task.gold_fields:
+        raise WorkflowError(f"The {task.name} task type has no gold questions.")
+    if min_answers < 1:
+        raise WorkflowError("A gold question needs at least one answer to promote it from.")
+    if limit is not None and limit < 1:
+        raise WorkflowError("The limit must be at least 1.")
+    if posterior is not None and posteriors is None:
+        raise WorkflowError("No per-item MACE posteriors are stored for this project: promote on unanimity alone.")
+    Project.objects.select_for_update().filter(pk=project.pk).first()
+    found = unanimous_items(project=project, min_answers=min_answers,
+                            limit=None if posterior is not None else limit)
+    if posterior is not None and posteriors is not None:
+        found = [f for f in found if posteriors.get(f[0].external_id, 0.0) >= posterior][:limit]
+    if not found:
+        return 0
+    ids = [item.pk for item, _, _ in found]
+    Item.objects.filter(pk__in=ids, kind=ItemKind.REAL).update(kind=ItemKind.GOLD, redundancy=CHECK_ITEM_REDUNDANCY)
+    GoldAnswer.objects.filter(item_id__in=ids).delete()
+    GoldAnswer.objects.bulk_create([
+        GoldAnswer(item=item, answer=answer, source=GoldAnswer.Source.PROMOTED, created_by=actor,
+                   evidence={**evidence, **({"posterior": posteriors.get(item.external_id)} if posteriors else {})})
+        for item, answer, evidence in found], batch_size=1000)
+    audit_record(actor=actor, action="promote_gold", project=project, target=f"{len(found)} items",
+                 details={"promoted": len(found), "min_answers": min_answers, "limit": limit, "posterior": posterior,
+                          "items": [item.external_id for item, _, _ in found[:AUDIT_IDS]]})
+    return len(found)
