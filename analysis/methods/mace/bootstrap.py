@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -101,7 +102,7 @@ def competence_intervals(
 
 
 def competence_intervals_frame(frame: pd.DataFrame, *, item: str = "item", worker: str = "worker",
-                               label: str = "label", **options) -> pd.DataFrame:
+                               label: str = "label", **options: Any) -> pd.DataFrame:
     """:func:`competence_intervals` over a long frame: one row per worker (indexed by the
     frame's worker ids) with ``low``, ``high`` and ``present``; ``options`` are the function's."""
     missing = [c for c in (item, worker, label) if c not in frame.columns]
