@@ -87,8 +87,9 @@ def _apply(*, project: Project, found: dict[QualityRule, list[Finding]], trigger
 def _answer_rules(project: Project, rules: dict[str, list[QualityRule]]) -> dict[QualityRule, list[Finding]]:
     """The rules judged on the stored answers: too fast and automated browsers."""
     by_id = {rule.pk: rule for kind in (Kind.TOO_FAST, Kind.AUTOMATION) for rule in rules.get(kind, [])}
-    hits = {**findings.too_fast(project=project, rules=rules.get(Kind.TOO_FAST, [])),
-            **findings.automation(project=project, rules=rules.get(Kind.AUTOMATION, []))}
+    hits = findings.automation(project=project, rules=rules.get(Kind.AUTOMATION, []))
+    if rules.get(Kind.TOO_FAST):
+        hits.update(findings.too_fast(table=findings.timed_answers(project=project), rules=rules[Kind.TOO_FAST]))
     return {by_id[pk]: found for pk, found in hits.items()}
 
 

@@ -19,7 +19,7 @@ from django.db.models import Count, Q
 
 from analysis.methods.position_bias import wilson
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, Project, Purpose, QualityRule, WorkerStanding
+from annotation.models import Annotation, Assignment, Project, Purpose, QualityRule, WorkerStanding
 
 
 @dataclass(frozen=True)
@@ -101,58 +101,92 @@ def position_bias(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
         **_bar(rule), "basis": f"run {run.pk}"}) for row in hits if str(row["worker"]) in ids]
 
 
-def task_answers(*, project: Project):
-    """The project's answers to real items (task assignments) that record their time."""
-    return Annotation.objects.filter(assignment__project=project, assignment__purpose=Purpose.TASK,
-                                     seconds__isnull=False)
+# Answers that may come from an automated browser: the database matches the text, which is cheap
+# (the ORM stores JSON as json.dumps writes it, and PostgreSQL's jsonb reads back the same way:
+# ``"webdriver": true``), and the few it finds are read as JSON here.
+MENTIONS_WEBDRIVER = Q(client__icontains='"webdriver": true')
 
 
-def median_seconds(*, project: Project) -> float | None:
-    seconds = np.fromiter(task_answers(project=project).values_list("seconds", flat=True), dtype=float)
-    return float(np.median(seconds)) if seconds.size else None
+# Ids per query: below every database's limit on query parameters.
+ID_CHUNK = 10_000
 
 
-def too_fast(*, project: Project, rules: list[QualityRule]) -> dict[int, list[Finding]]:
-    """Per rule (by id): workers whose share of answers faster than the rule's share of the
-    project's median time has a Wilson interval wholly above the bar, after ``min_answers``
-    answers. One pass over the answers serves every too-fast rule."""
-    if not rules:
-        return {}
-    median = median_seconds(project=project)
-    if median is None:
-        return {rule.pk: [] for rule in rules}
-    cutoffs = {rule.pk: median * rule.share_of_median for rule in rules}
-    counts = {f"fast_{pk}": Count("pk", filter=Q(seconds__lt=cutoff)) for pk, cutoff in cutoffs.items()}
-    rows = task_answers(project=project).values("assignment__worker_id").annotate(answers=Count("pk"), **counts)
+def is_automated(client: Any) -> bool:
+    signals = client.get("signals") if isinstance(client, dict) else None
+    return isinstance(signals, dict) and signals.get("webdriver") is True
+
+
+@dataclass(frozen=True)
+class TimedAnswers:
+    """The project's answers to real items (task assignments) that record their time, one
+    entry per answer: read in one query, counted per worker here."""
+
+    workers: np.ndarray  # the worker's user id
+    seconds: np.ndarray
+
+    def median_seconds(self) -> float | None:
+        return float(np.median(self.seconds)) if self.seconds.size else None
+
+
+def timed_answers(*, project: Project) -> TimedAnswers:
+    rows = (Annotation.objects.filter(assignment__project=project, assignment__purpose=Purpose.TASK,
+                                      seconds__isnull=False).order_by()
+            .values_list("assignment__worker_id", "seconds"))
+    table = np.array(list(rows), dtype=float).reshape(-1, 2)
+    return TimedAnswers(workers=table[:, 0].astype(np.int64), seconds=table[:, 1])
+
+
+def _per_worker(workers: np.ndarray, *masks: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    ids, codes = np.unique(workers, return_inverse=True)
+    return ids, [np.bincount(codes, weights=mask, minlength=len(ids)).astype(np.int64) for mask in masks]
+
+
+def too_fast(*, table: TimedAnswers, rules: list[QualityRule]) -> dict[int, list[Finding]]:
+    """Per rule (by id): workers whose share of answers to real items faster than the rule's
+    share of the project's median time has a Wilson interval wholly above the bar, after
+    ``min_answers`` timed answers."""
     found: dict[int, list[Finding]] = {rule.pk: [] for rule in rules}
-    for row in rows:
-        for rule in rules:
-            answers, fast = row["answers"], row[f"fast_{rule.pk}"]
-            if answers < rule.min_answers or not fast:
-                continue
-            figures = _share(fast, answers, rule)
+    median = table.median_seconds() if rules else None
+    if median is None:
+        return found
+    for rule in rules:
+        cutoff = median * rule.share_of_median
+        ids, (answers, fast) = _per_worker(table.workers, np.ones(len(table.workers)), table.seconds < cutoff)
+        for at in np.flatnonzero((answers >= rule.min_answers) & (fast > 0)):
+            figures = _share(int(fast[at]), int(answers[at]), rule)
             if figures["low"] > rule.threshold:
-                found[rule.pk].append(Finding(row["assignment__worker_id"], {
-                    "median": round(median, 3), "cutoff": round(cutoffs[rule.pk], 3),
-                    "share_of_median": rule.share_of_median, "too_fast": fast, "answers": answers, **figures,
-                    **_bar(rule), "basis": f"{answers} answers"}))
+                found[rule.pk].append(Finding(int(ids[at]), {
+                    "median": round(median, 3), "cutoff": round(cutoff, 3), "share_of_median": rule.share_of_median,
+                    "too_fast": int(fast[at]), "answers": int(answers[at]), **figures, **_bar(rule),
+                    "basis": f"{int(answers[at])} answers"}))
     return found
 
 
 def automation(*, project: Project, rules: list[QualityRule]) -> dict[int, list[Finding]]:
     """Per rule (by id): workers with at least ``min_answers`` answers sent from a browser that
     said it was automated (``client["signals"]["webdriver"]``)."""
-    if not rules:
-        return {}
-    rows = (Annotation.objects.filter(assignment__project=project)
-            .values("assignment__worker_id")
-            .annotate(answers=Count("pk"), automated=Count("pk", filter=Q(client__signals__webdriver=True)))
-            .filter(automated__gte=min(rule.min_answers for rule in rules)))
     found: dict[int, list[Finding]] = {rule.pk: [] for rule in rules}
-    for row in rows:
-        for rule in rules:
-            if row["automated"] >= rule.min_answers:
-                found[rule.pk].append(Finding(row["assignment__worker_id"], {
-                    "automated": row["automated"], "answers": row["answers"], "min_answers": rule.min_answers,
-                    "basis": f"{row['automated']} automated answers"}))
+    if not rules:
+        return found
+    # The text match over the answers alone, then their assignments: the database scans the
+    # answers once instead of looking up each of the project's assignments' answer.
+    candidates = [pk for pk, client in Annotation.objects.filter(MENTIONS_WEBDRIVER).order_by()
+                  .values_list("assignment_id", "client") if is_automated(client)]
+    automated: dict[int, int] = {}
+    for start in range(0, len(candidates), ID_CHUNK):
+        for worker_id in (Assignment.objects.filter(pk__in=candidates[start:start + ID_CHUNK], project=project)
+                          .values_list("worker_id", flat=True)):
+            automated[worker_id] = automated.get(worker_id, 0) + 1
+    automated = {w: n for w, n in automated.items() if n >= min(rule.min_answers for rule in rules)}
+    if not automated:
+        return found
+    answers = Annotation.objects.filter(assignment__project=project).order_by()
+    totals = dict(answers.filter(assignment__worker_id__in=list(automated)).values("assignment__worker_id")
+                  .annotate(n=Count("pk")).values_list("assignment__worker_id", "n"))
+    for rule in rules:
+        for worker_id, n in sorted(automated.items()):
+            if n >= rule.min_answers:
+                found[rule.pk].append(Finding(worker_id, {
+                    "automated": n, "answers": totals.get(worker_id, n), "min_answers": rule.min_answers,
+                    "basis": f"{n} automated answers"}))
     return found
