@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models import Count, Q
 
 from analysis.methods.position_bias import wilson
@@ -101,10 +102,16 @@ def position_bias(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
         **_bar(rule), "basis": f"run {run.pk}"}) for row in hits if str(row["worker"]) in ids]
 
 
-# Answers that may come from an automated browser: the database matches the text, which is cheap
-# (the ORM stores JSON as json.dumps writes it, and PostgreSQL's jsonb reads back the same way:
-# ``"webdriver": true``), and the few it finds are read as JSON here.
-MENTIONS_WEBDRIVER = Q(client__icontains='"webdriver": true')
+# Answers that may come from an automated browser, found cheaply by the database and then read as
+# JSON here: PostgreSQL tests containment in its binary JSON; SQLite matches the text, which the
+# ORM stored as json.dumps writes it (``"webdriver": true``), instead of parsing every answer's JSON.
+WEBDRIVER_SIGNAL = {"signals": {"webdriver": True}}
+
+
+def mentions_webdriver() -> Q:
+    if connection.vendor == "postgresql":
+        return Q(client__contains=WEBDRIVER_SIGNAL)
+    return Q(client__icontains='"webdriver": true')
 
 
 # Ids per query: below every database's limit on query parameters.
@@ -170,7 +177,7 @@ def automation(*, project: Project, rules: list[QualityRule]) -> dict[int, list[
         return found
     # The text match over the answers alone, then their assignments: the database scans the
     # answers once instead of looking up each of the project's assignments' answer.
-    candidates = [pk for pk, client in Annotation.objects.filter(MENTIONS_WEBDRIVER).order_by()
+    candidates = [pk for pk, client in Annotation.objects.filter(mentions_webdriver()).order_by()
                   .values_list("assignment_id", "client") if is_automated(client)]
     automated: dict[int, int] = {}
     for start in range(0, len(candidates), ID_CHUNK):
