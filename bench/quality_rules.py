@@ -151,15 +151,22 @@ def measure(repeat: int) -> dict:
             "steady_check_cpu_ms": ms(steady_cpu)}
 
 
-def intervals_seconds(data: Path) -> float:
+def intervals(data: Path) -> dict:
+    """The competence intervals alone on the crowd labels: their time, and their median width
+    by the worker's number of answers."""
     import pandas as pd
 
     from analysis.methods.mace import competence_intervals_frame
 
     frame = pd.read_csv(data / "assignments.tsv.gz", sep="\t", usecols=["pair_id", "worker", "label"])
+    frame = frame.rename(columns={"pair_id": "item"})
     started = time.perf_counter()
-    competence_intervals_frame(frame.rename(columns={"pair_id": "item"}), replicates=50, seed=0)
-    return time.perf_counter() - started
+    found = competence_intervals_frame(frame, replicates=50, seed=0)
+    seconds = time.perf_counter() - started
+    answers = frame.groupby("worker").size().reindex(found.index)
+    width = (found["high"] - found["low"]).groupby(pd.cut(answers, [0, 5, 20, 100, 10**6])).median()
+    return {"intervals_seconds": round(seconds, 2),
+            "widths": {str(band): round(float(w), 2) for band, w in width.items()}}
 
 
 def child(args: argparse.Namespace) -> None:
@@ -171,8 +178,7 @@ def child(args: argparse.Namespace) -> None:
 
     built = build(args.data)
     measured = measure(args.repeat)
-    print(json.dumps({"database": connection.vendor, **built, **measured,
-                      "intervals_seconds": round(intervals_seconds(args.data), 2)}))
+    print(json.dumps({"database": connection.vendor, **built, **measured, **intervals(args.data)}))
 
 
 def main() -> None:
@@ -205,7 +211,8 @@ def main() -> None:
           f"decisions; found per rule id: {result['found']}")
     print(f"check with nothing new to decide: {med(steady):.0f} ms ({min(steady):.0f}–{max(steady):.0f}), "
           f"CPU of this process {med(result['steady_check_cpu_ms']):.0f} ms")
-    print(f"MACE competence intervals, 50 replicates over 84,445 labels: {result['intervals_seconds']} s")
+    print(f"MACE competence intervals, 50 replicates over 84,445 labels: {result['intervals_seconds']} s; "
+          f"median width by the worker's answers: {result['widths']}")
 
 
 if __name__ == "__main__":

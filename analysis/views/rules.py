@@ -57,7 +57,7 @@ def rules_page(request: HttpRequest, slug: str) -> HttpResponse:
     if request.GET.get("edit"):
         editing = QualityRule.objects.filter(project=project, pk=request.GET["edit"]).first() \
             if request.GET["edit"].isdigit() else None
-    form = RuleForm(initial=rule_settings(editing), rule=editing) if editing is not None else None
+    form = RuleForm(initial=rule_settings(rule=editing), rule=editing) if editing is not None else None
     return _page(request, project, form=form, editing=editing)
 
 
@@ -78,7 +78,7 @@ def rule_add_view(request: HttpRequest, slug: str) -> HttpResponse:
 def rule_edit_view(request: HttpRequest, slug: str, rule_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     rule = get_object_or_404(QualityRule, project=project, pk=rule_id)
-    form = RuleForm(request.POST, initial=rule_settings(rule), rule=rule)
+    form = RuleForm(request.POST, initial=rule_settings(rule=rule), rule=rule)
     if not form.is_valid():
         return _page(request, project, form=form, editing=rule, status=400)
     rule_change(rule=rule, actor=request.user, data=form.cleaned_data)  # type: ignore[arg-type]

@@ -103,7 +103,7 @@ def rule_clean(*, data: Mapping[str, Any], rule: QualityRule | None = None) -> d
     return clean
 
 
-def rule_settings(rule: QualityRule) -> dict[str, Any]:
+def rule_settings(*, rule: QualityRule) -> dict[str, Any]:
     return {name: getattr(rule, name) for name in FIELDS}
 
 
@@ -113,7 +113,7 @@ def rule_add(*, project: Project, actor: User | None, data: Mapping[str, Any]) -
         rule = QualityRule.objects.create(project=project, created_by=actor if actor and actor.is_authenticated else None,
                                           **clean)
         audit_record(actor=actor, action="rule_add", project=project, target=f"rule {rule.pk}",
-                     details={"before": None, "after": rule_settings(rule)})
+                     details={"before": None, "after": rule_settings(rule=rule)})
     return rule
 
 
@@ -121,11 +121,11 @@ def rule_change(*, rule: QualityRule, actor: User | None, data: Mapping[str, Any
     clean = rule_clean(data=data, rule=rule)
     with transaction.atomic():
         rule = QualityRule.objects.select_for_update().get(pk=rule.pk)
-        before = rule_settings(rule)
+        before = rule_settings(rule=rule)
         for name, value in clean.items():
             setattr(rule, name, value)
         rule.save()
-        after = rule_settings(rule)
+        after = rule_settings(rule=rule)
         if after != before:
             audit_record(actor=actor, action="rule_change", project=rule.project, target=f"rule {rule.pk}",
                          details={"before": before, "after": after})
@@ -135,7 +135,7 @@ def rule_change(*, rule: QualityRule, actor: User | None, data: Mapping[str, Any
 def rule_delete(*, rule: QualityRule, actor: User | None) -> None:
     """Delete a rule; its decisions stay (with their evidence), no longer linked to it."""
     with transaction.atomic():
-        before = rule_settings(rule)
+        before = rule_settings(rule=rule)
         project, pk = rule.project, rule.pk
         rule.delete()
         audit_record(actor=actor, action="rule_delete", project=project, target=f"rule {pk}",
