@@ -13,6 +13,7 @@ from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.models import Assignment, AuditEntry, RuleDecision, Standing, WorkerStanding
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.standing import standing_set
+from annotation.task_types import task_types
 from tests.analysis.quality.helpers import answered, rule
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
@@ -223,3 +224,18 @@ def test_a_run_without_intervals_judges_no_competence():
     run.save()
     [decision] = rules_after_run(run=run)
     assert decision.worker == worker
+
+
+@pytest.mark.parametrize("slug", [task.slug for task in task_types()])
+def test_the_rules_on_answers_and_gold_counts_judge_every_task_type(slug):
+    project = ProjectFactory(task_type=slug)
+    speeder, bot, guesser = UserFactory(), UserFactory(), UserFactory()
+    for _ in range(12):
+        answered(project, speeder, seconds=0.5)
+        answered(project, UserFactory(), seconds=15.0)
+        answered(project, bot, seconds=15.0, client={"signals": {"webdriver": True}})
+    gold_counts(project, guesser, 1, 15)
+    for kind, threshold in (("too_fast", 0.3), ("automation", 0.0), ("gold_accuracy", 0.6)):
+        rule(project, kind, threshold=threshold, min_answers=5)
+    decided = {d.kind: d.worker for d in rules_check(project=project).decisions}
+    assert decided == {"too_fast": speeder, "automation": bot, "gold_accuracy": guesser}
