@@ -9,6 +9,13 @@ def report_links(project) -> list[tuple[str, str]]:
     return [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)]
 
 
+def quality_links(project) -> list[tuple[str, str]]:
+    """The project's quality rules page (rules read analysis runs, so they live here)."""
+    from django.urls import reverse
+
+    return [(reverse("quality-rules", args=(project.slug,)), "Quality rules")]
+
+
 class AnalysisConfig(AppConfig):
     name = "analysis"
     verbose_name = "Analysis"
@@ -18,3 +25,4 @@ class AnalysisConfig(AppConfig):
         from annotation.staff_links import staff_links_register
 
         staff_links_register(report_links)
+        staff_links_register(quality_links)

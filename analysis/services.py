@@ -15,6 +15,7 @@ from django.db import transaction
 from analysis.frames import annotation_frame, item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.presentation import shown_first_frame
+from analysis.quality.checks import rules_after_run_safely
 from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
 from annotation.models import Project
 from annotation.task_types import get_task_type
@@ -119,8 +120,12 @@ def report_input(*, project: Project, frame, report: Report | None = None,
 
 def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
     """Execute a queued run and store its result or its failure; returns None if it was finished.
-    Raises JobBusy when a live worker is executing it, TransientFault after requeueing it."""
-    return job_execute(model=AnalysisRun, pk=run_id, work=_compute)
+    Raises JobBusy when a live worker is executing it, TransientFault after requeueing it.
+    A run that finishes has the project's quality rules judge it (``analysis.quality``)."""
+    run = job_execute(model=AnalysisRun, pk=run_id, work=_compute)
+    if run is not None and run.status == Status.DONE:
+        rules_after_run_safely(run=run)
+    return run
 
 
 def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:

@@ -25,6 +25,7 @@ from analysis.methods.agreement import (
 )
 from analysis.methods.agreement.alpha import AlphaLevel
 from analysis.methods.mace import MaceFrameResult, MaceTooLarge, mace_frame
+from analysis.methods.mace.bootstrap import competence_intervals_frame
 from analysis.methods.mace.layout import RESTARTS_PER_BLOCK
 from analysis.reports import Param, Progress, Report, ReportInput
 
@@ -38,6 +39,8 @@ FAST_FACTOR = 1 / 3  # their median time is under a third of the project's media
 ONE_LABEL_SHARE = 0.9  # or one label makes up 90% of their (at least 10) answers.
 # The flag of a rank that rests on fewer annotations than the report's ``min_annotations``.
 FEW_ANNOTATIONS = "few annotations"
+# Coverage of each worker's competence interval (the bootstrap's percentiles).
+COMPETENCE_LEVEL = 0.95
 
 
 class MaceRefused(RuntimeError):
@@ -58,6 +61,23 @@ def run_mace(frame: pd.DataFrame, *, restarts: int, **options) -> MaceFrameResul
             advice = (f"set mace_restarts to {RESTARTS_PER_BLOCK} or fewer (one block of restarts at a "
                       f"time needs less), or {advice}")
         raise MaceRefused(f"MACE was not run: {refusal.problem}. To go ahead, {advice}.") from None
+
+
+def add_competence_intervals(workers: list[dict[str, Any]], labels: pd.DataFrame, *, replicates: int,
+                             **options) -> None:
+    """Give each worker row ``competence_low`` and ``competence_high``: the percentile interval
+    of the worker's competence over MACE runs on items drawn with replacement (None for a worker
+    no replicate saw)."""
+    try:
+        found = competence_intervals_frame(labels, replicates=replicates, level=COMPETENCE_LEVEL,
+                                           max_memory=settings.MACE_MAX_MEMORY_BYTES, **options)
+    except MaceTooLarge as refusal:
+        raise MaceRefused(f"the competence intervals were not computed: {refusal.problem}. Set "
+                          "competence_replicates to 0 or raise MACE_MAX_MEMORY_MB.") from None
+    by_name = {str(k): (low, high) for k, low, high in zip(found.index, found["low"], found["high"], strict=True)}
+    for row in workers:
+        low, high = by_name.get(row["worker"], (None, None))
+        row["competence_low"], row["competence_high"] = _number(low), _number(high)
 
 
 def _number(value: Any) -> float | None:
@@ -229,6 +249,9 @@ class AgreementReport(Report):
               label="Iterations per restart", group="Worker competence (MACE)"),
         Param("mace_restarts", int, 10, "MACE restarts (the best log-likelihood wins)", minimum=1, maximum=500,
               label="Restarts", group="Worker competence (MACE)"),
+        Param("competence_replicates", int, 50, "bootstrap resamples of items for each worker's competence interval "
+              "(0: none); each reruns MACE with one restart", minimum=0, maximum=1000,
+              label="Resamples for competence intervals", group="Worker competence (MACE)"),
         Param("min_annotations", int, 10, "a rank resting on fewer of the worker's annotations is marked 'few' (flag 'few annotations')",
               minimum=1, label="Annotations for a trusted rank", group="Worker competence (MACE)"),
         Param("seed", int, 0, "seed of the bootstrap and of MACE's restarts", label="Random seed", group="Reproducibility"),
@@ -274,6 +297,14 @@ class AgreementReport(Report):
         workers = worker_table(frame, mace.labels, mace.competence, mace.ranking,
                                n_labels if shapes is None else int(shapes["label"].nunique()),
                                min_annotations=params["min_annotations"], answers=shapes)
+        replicates = params["competence_replicates"]
+        if replicates:
+            progress(0.75, "competence intervals")
+            add_competence_intervals(workers, labels, replicates=replicates, em=params["mace_em"],
+                                     iterations=params["mace_iterations"], seed=params["seed"])
+        else:
+            for row in workers:
+                row["competence_low"] = row["competence_high"] = None
         progress(0.8, "agreement as annotations accumulate")
         curve = accumulation_curve(labels, points=params["curve_points"], level=level, categories=categories)
         mace_counts = mace.labels.dropna().value_counts()
@@ -287,6 +318,8 @@ class AgreementReport(Report):
                 "items_labelled": int(mace.labels.notna().sum()),
             },
             "workers": workers,
+            "competence_replicates": replicates,
+            "competence_level": COMPETENCE_LEVEL,
             "min_annotations": params["min_annotations"],
             "curve": curve,
             "items_in_project": len(data.items),

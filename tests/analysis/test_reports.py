@@ -116,3 +116,21 @@ def test_set_valued_answers_count_whole_answers_and_ids_never_collide():
     assert "one label" in workers["none-sayer"]["flags"] and "one label" not in workers["w0"]["flags"]
     texts = {o["option"]: o["text"] for o in result["sets"]["options"]}
     assert texts["b · c"] == "BC" and texts["o1"] == "O1"
+
+
+def test_agreement_report_gives_each_worker_a_competence_interval():
+    frame = crowd(n_items=60)
+    items = pd.DataFrame({"item": sorted(frame["item"].unique())})
+    data = ReportInput(frame=frame, items=items, task_type="pairwise", redundancy=9)
+    report = get_report("agreement")
+    result = report.run(data, report.clean_params({"n_boot": 0, "competence_replicates": 20, "seed": 1}),
+                        lambda f, s: None)
+    assert result["competence_replicates"] == 20 and result["competence_level"] == 0.95
+    workers = {w["worker"]: w for w in result["workers"]}
+    for row in workers.values():
+        assert row["competence_low"] - 0.05 <= row["competence"] <= row["competence_high"] + 0.05
+    assert max(workers[f"spam{i}"]["competence_high"] for i in range(3)) < min(
+        workers[f"good{i}"]["competence_low"] for i in range(6))
+    none = report.run(data, report.clean_params({"n_boot": 0, "competence_replicates": 0}), lambda f, s: None)
+    assert none["competence_replicates"] == 0
+    assert all(w["competence_low"] is None and w["competence_high"] is None for w in none["workers"])

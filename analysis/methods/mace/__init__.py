@@ -20,9 +20,17 @@ allocated) when it would need more than ``max_memory`` bytes. Memory follows the
 annotations, not items x labels: posteriors and strategies come as SparseRows, one value per row
 standing for every label nobody gave the item (the worker never gave).
 
+``competence_intervals`` gives each worker's competence a percentile interval by a bootstrap over
+items (MACE rerun on items drawn with replacement).
+
 Run ``python -m analysis.methods.mace FILE.csv [options]`` for the original command line.
 """
 
+from analysis.methods.mace.bootstrap import (
+    CompetenceIntervals,
+    competence_intervals,
+    competence_intervals_frame,
+)
 from analysis.methods.mace.estimator import (
     NO_LABEL,
     MaceFrameResult,
@@ -36,6 +44,9 @@ from analysis.methods.mace.layout import DEFAULT_MAX_MEMORY, MaceTooLarge, memor
 from analysis.methods.mace.sparse import SparseRows
 
 __all__ = [
+    "CompetenceIntervals",
+    "competence_intervals",
+    "competence_intervals_frame",
     "DEFAULT_MAX_MEMORY",
     "MaceFrameResult",
     "MaceResult",

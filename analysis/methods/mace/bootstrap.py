@@ -1,0 +1,123 @@
+"""An interval for each worker's MACE competence, by a bootstrap over items.
+
+Items are drawn with replacement (as many as were annotated), every annotation of a drawn item
+comes along (an item drawn twice enters twice, as two items), and MACE is run again on the
+draw; a worker's interval is the percentile interval of their competence over the replicates in
+which they answered something. A worker of few items gets a wide interval, one of many a narrow
+one: the width says how much the point estimate rests on.
+
+Replicates are many runs of MACE: each gets fewer restarts than a full run (one by default) and
+its own seed drawn from ``seed``, so that the whole is reproducible.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from analysis.methods.codes import factorize
+from analysis.methods.mace.checks import code_array, code_count
+from analysis.methods.mace.estimator import DEFAULT_ITERATIONS, mace
+
+DEFAULT_REPLICATES = 50
+DEFAULT_REPLICATE_RESTARTS = 1
+DEFAULT_LEVEL = 0.95
+
+
+@dataclass(frozen=True)
+class CompetenceIntervals:
+    """Per worker code: the interval's ends (NaN for a worker absent from every replicate) and
+    the replicates the worker took part in."""
+
+    low: np.ndarray  # (n_workers,)
+    high: np.ndarray  # (n_workers,)
+    present: np.ndarray  # (n_workers,) replicates in which the worker answered a drawn item
+    replicates: int
+    level: float
+
+
+def competence_intervals(
+    items: np.ndarray,
+    workers: np.ndarray,
+    labels: np.ndarray,
+    *,
+    n_workers: int | None = None,
+    n_labels: int | None = None,
+    replicates: int = DEFAULT_REPLICATES,
+    level: float = DEFAULT_LEVEL,
+    restarts: int = DEFAULT_REPLICATE_RESTARTS,
+    iterations: int = DEFAULT_ITERATIONS,
+    em: bool = False,
+    seed: int | None = 0,
+    max_memory: int | None = None,
+) -> CompetenceIntervals:
+    """Percentile intervals at ``level`` of each worker's competence over ``replicates`` MACE
+    runs on items drawn with replacement. Codes as for :func:`analysis.methods.mace.mace`."""
+    items, workers, labels = (code_array(name, values) for name, values in
+                              (("items", items), ("workers", workers), ("labels", labels)))
+    if not len(items) == len(workers) == len(labels):
+        raise ValueError(f"items, workers and labels differ in length: {len(items)}, {len(workers)}, {len(labels)}")
+    if len(items) == 0:
+        raise ValueError("no annotations")
+    if replicates < 1:
+        raise ValueError(f"replicates must be at least 1, got {replicates}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level must be between 0 and 1, got {level}")
+    n_workers = code_count("n_workers", n_workers, workers)
+    n_labels = code_count("n_labels", n_labels, labels)
+
+    # The annotations grouped by item: item k's are order[starts[k]:starts[k] + sizes[k]].
+    order = np.argsort(items, kind="stable")
+    annotated, sizes = np.unique(items[order], return_counts=True)
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    n_drawn = len(annotated)
+    rng = np.random.default_rng(seed)
+    values = np.full((replicates, n_workers), np.nan)
+    for r in range(replicates):
+        drawn = rng.integers(0, n_drawn, size=n_drawn)
+        counts = sizes[drawn]
+        total = int(counts.sum())
+        # Position of each annotation within its drawn item, laid out without a Python loop.
+        within = np.arange(total) - np.repeat(np.cumsum(counts) - counts, counts)
+        rows = order[np.repeat(starts[drawn], counts) + within]
+        sample_items = np.repeat(np.arange(n_drawn), counts)
+        sample_workers = workers[rows]
+        # Only the workers of the draw enter the run: an absent worker's competence would be its prior.
+        present = np.bincount(sample_workers, minlength=n_workers) > 0
+        recode = np.cumsum(present) - 1
+        result = mace(sample_items, recode[sample_workers], labels[rows], n_items=n_drawn,
+                      n_workers=int(present.sum()), n_labels=n_labels, em=em, iterations=iterations,
+                      restarts=restarts, seed=int(rng.integers(0, 2**32)), threads=1, max_memory=max_memory)
+        values[r, present] = result.competence
+    seen = np.sum(~np.isnan(values), axis=0)
+    low, high = np.full(n_workers, np.nan), np.full(n_workers, np.nan)
+    if seen.any():
+        tail = 100 * (1 - level) / 2
+        low[seen > 0], high[seen > 0] = np.nanpercentile(values[:, seen > 0], [tail, 100 - tail], axis=0)
+    return CompetenceIntervals(low=low, high=high, present=seen, replicates=replicates, level=level)
+
+
+def competence_intervals_frame(frame: pd.DataFrame, *, item: str = "item", worker: str = "worker",
+                               label: str = "label", **options: Any) -> pd.DataFrame:
+    """:func:`competence_intervals` over a long frame: one row per worker (indexed by the
+    frame's worker ids) with ``low``, ``high`` and ``present``; ``options`` are the function's."""
+    missing = [c for c in (item, worker, label) if c not in frame.columns]
+    if missing:
+        raise ValueError(f"frame lacks column(s) {missing}; it has {list(frame.columns)}")
+    codes: list[np.ndarray] = []
+    worker_ids: pd.Index = pd.Index([])
+    for column in (item, worker, label):
+        found, uniques = factorize(frame[column])
+        if (found < 0).any():
+            raise ValueError(f"column {column!r} is empty in row {frame.index[int(np.argmax(found < 0))]!r}")
+        codes.append(found)
+        if column == worker:
+            worker_ids = pd.Index(uniques)
+    result = competence_intervals(*codes, n_workers=len(worker_ids), **options)
+    ids: list[Hashable] = list(worker_ids)
+    return pd.DataFrame({"low": result.low, "high": result.high, "present": result.present},
+                        index=pd.Index(ids, name=worker))

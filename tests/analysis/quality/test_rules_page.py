@@ -1,0 +1,123 @@
+"""The staff page of a project's quality rules: listing, adding (with field errors), changing,
+enabling, disabling, deleting, checking now, and the decisions with their evidence in words."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from annotation.models import AuditEntry, QualityRule, RuleDecision, WorkerStanding
+from annotation.staff_links import staff_links
+from tests.analysis.quality.helpers import rule
+from tests.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def admin(client):
+    user = UserFactory(role="admin")
+    client.force_login(user)
+    return user
+
+
+def url(name, project, *args):
+    return reverse(name, args=[project.slug, *args])
+
+
+def test_the_overview_links_the_page_and_only_staff_may_open_it(client):
+    project = ProjectFactory()
+    assert (url("quality-rules", project), "Quality rules") in staff_links(project=project)
+    assert client.get(url("quality-rules", project)).status_code == 302  # to the login form
+    client.force_login(UserFactory())
+    assert client.get(url("quality-rules", project)).status_code == 403
+    assert client.post(url("quality-rule-add", project), {"kind": "too_fast"}).status_code == 403
+    assert not QualityRule.objects.exists()
+
+
+def test_a_researcher_sees_the_page_but_may_not_change_rules(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="researcher"))
+    assert client.get(url("quality-rules", project)).status_code == 200
+    assert client.post(url("quality-rules-check", project)).status_code == 403
+
+
+def test_add_a_rule_and_see_field_errors(client, admin):
+    project = ProjectFactory()
+    body = client.get(url("quality-rules", project)).content.decode()
+    assert "This project has no rules yet" in body and "Check the rules now" in body
+    bad = client.post(url("quality-rule-add", project), {"kind": "gold_accuracy", "action": "block", "threshold": "1.4",
+                                                         "min_answers": "5", "share_of_median": "0.25", "confidence": "0.95",
+                                                         "enabled": "on"})
+    assert bad.status_code == 400
+    assert "threshold: must be above 0 to 1 for a rule of kind gold_accuracy, not 1.4" in bad.content.decode()
+    assert not QualityRule.objects.exists()
+    good = client.post(url("quality-rule-add", project), {"kind": "gold_accuracy", "action": "block", "threshold": "0.7",
+                                                          "min_answers": "5", "share_of_median": "0.25",
+                                                          "confidence": "0.95", "enabled": "on"})
+    assert good.status_code == 302
+    added = QualityRule.objects.get()
+    assert (added.project, added.threshold, added.action, added.enabled) == (project, 0.7, "block", True)
+    assert AuditEntry.objects.get(action="rule_add").actor == admin
+    body = client.get(url("quality-rules", project)).content.decode()
+    assert "Gold accuracy below a bar" in body and "0.700" in body
+
+
+def test_edit_enable_disable_delete_are_audited_and_scoped(client, admin):
+    project, other = ProjectFactory(), ProjectFactory()
+    mine = rule(project, "too_fast", threshold=0.2)
+    theirs = rule(other, "too_fast", threshold=0.2)
+    page = client.get(url("quality-rules", project), {"edit": mine.pk}).content.decode()
+    assert f"Change rule {mine.pk}" in page
+    fields = {"action": "block", "threshold": "0.3", "min_answers": "7", "share_of_median": "0.2", "confidence": "0.9",
+              "enabled": "on"}
+    assert client.post(url("quality-rule-edit", project, mine.pk), fields).status_code == 302
+    mine.refresh_from_db()
+    assert (mine.threshold, mine.min_answers, mine.action, mine.share_of_median, mine.confidence) == (0.3, 7, "block", 0.2, 0.9)
+    bad = client.post(url("quality-rule-edit", project, mine.pk), {**fields, "confidence": "1.2"})
+    assert bad.status_code == 400 and "confidence: must be above 0.5 and below 1" in bad.content.decode()
+    assert client.post(url("quality-rule-disable", project, mine.pk)).status_code == 302
+    mine.refresh_from_db()
+    assert not mine.enabled
+    assert client.post(url("quality-rule-enable", project, mine.pk)).status_code == 302
+    mine.refresh_from_db()
+    assert mine.enabled
+    # Another project's rule through this project's address: 404, unchanged.
+    for name in ("quality-rule-edit", "quality-rule-disable", "quality-rule-delete"):
+        assert client.post(url(name, project, theirs.pk), fields).status_code == 404
+    theirs.refresh_from_db()
+    assert theirs.enabled and theirs.threshold == 0.2
+    assert client.post(url("quality-rule-delete", project, mine.pk)).status_code == 302
+    assert list(QualityRule.objects.all()) == [theirs]
+    actions = list(AuditEntry.objects.filter(project=project).order_by("pk").values_list("action", flat=True))
+    assert actions == ["rule_change", "rule_change", "rule_change", "rule_delete"]
+
+
+def test_check_now_shows_the_decisions_with_their_evidence_in_words(client, admin):
+    project = ProjectFactory()
+    worker = UserFactory(username="guesser")
+    WorkerStanding.objects.create(project=project, worker=worker, gold_answered=9, gold_right=2)
+    rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
+    response = client.post(url("quality-rules-check", project), follow=True)
+    body = response.content.decode()
+    assert "1 new decision(s)" in body
+    assert "2 of 9 gold answers right (22%, 95% interval 6–55%), below the bar of 70%: blocked" in body
+    assert "guesser" in body and f"rule check by {admin.username}" in body
+    assert RuleDecision.objects.count() == 1
+
+
+def test_decisions_are_paged_newest_first(client, admin):
+    project = ProjectFactory()
+    gold = rule(project, "gold_accuracy", threshold=0.7)
+    from django.utils import timezone
+
+    workers = [UserFactory(username=f"w{n:02d}") for n in range(55)]
+    start = timezone.now()
+    RuleDecision.objects.bulk_create([
+        RuleDecision(project=project, worker=w, rule=gold, kind="gold_accuracy", action="review", trigger="test",
+                     evidence={"right": 0, "answered": 5}, decided_at=start + timezone.timedelta(seconds=n))
+        for n, w in enumerate(workers)])
+    first = client.get(url("quality-rules", project)).content.decode()
+    assert first.index(">w54<") < first.index(">w53<") and ">w04<" not in first and "page 1 of 2" in first
+    second = client.get(url("quality-rules", project), {"page": 2}).content.decode()
+    assert ">w04<" in second and ">w54<" not in second
