@@ -25,6 +25,7 @@ from annotation.api.serializers import (
     annotation_data,
     assignment_data,
 )
+from annotation.authenticity import signals_clean
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
@@ -198,7 +199,11 @@ class AssignmentSubmit(APIView):
 
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the answer")
-        client = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
+        client: dict[str, Any] = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
+        signals = signals_clean(data.get("signals"))
+        if signals:
+            # Evidence for staff (annotation.authenticity); never a reason to refuse the answer.
+            client["signals"] = signals
         try:
             outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=data,
                                         client=client)
