@@ -33,6 +33,7 @@ from annotation.selectors.annotator import consent_pending, presentation
 from annotation.selectors.bonuses import bonus_ledger
 from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
+from annotation.services.audit import audit_record
 from annotation.services.errors import NotYours
 from annotation.services.imports import import_job_cancel, import_upload
 from annotation.task_types import task_types
@@ -241,7 +242,10 @@ class AnnotationExport(APIView):
         fmt = request.query_params.get("fmt", "json")
         if fmt not in FORMATS:
             raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
-        return export_response(project=project, fmt=fmt, counted_only=request.query_params.get("all") != "1")
+        counted_only = request.query_params.get("all") != "1"
+        audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
+                     details={"format": fmt, "all": not counted_only, "via": "api"})
+        return export_response(project=project, fmt=fmt, counted_only=counted_only)
 
 
 class BonusList(APIView):

@@ -13,6 +13,7 @@ from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.selectors.tallies import is_large
+from annotation.services.audit import audit_record
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
@@ -78,9 +79,15 @@ def export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
     project = get_object_or_404(Project, slug=slug)
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
-    return export_response(project=project, fmt=fmt, counted_only=request.GET.get("all") != "1")
+    counted_only = request.GET.get("all") != "1"
+    audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
+                 details={"format": fmt, "all": not counted_only, "via": "page"})
+    return export_response(project=project, fmt=fmt, counted_only=counted_only)
 
 
 @permission_required("annotation.export_annotations")
 def export_bonuses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
-    return bonus_export_response(project=get_object_or_404(Project, slug=slug))
+    project = get_object_or_404(Project, slug=slug)
+    audit_record(actor=request.user, action="export", project=project, target="bonuses.csv",
+                 details={"format": "csv", "via": "page"})
+    return bonus_export_response(project=project)

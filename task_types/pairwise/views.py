@@ -126,7 +126,8 @@ def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpRespon
         messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
         return redirect(PAGE, slug=slug)
     with transaction.atomic():
-        n = worker_work_reject(project=project, worker=worker, note=f"rejected in the reason review by {request.user}")
+        n = worker_work_reject(project=project, worker=worker, note="rejected in the reason review",
+                               reviewer=request.user)
         analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
     messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of {worker.get_username()}; "
                               "the gold data is being recomputed.")
