@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, plays, revisions, tokens, views
+from annotation.api import media, plays, quality, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -21,4 +21,8 @@ urlpatterns = [
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/", quality.WorkerDetail.as_view(), name="api-worker"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", quality.WorkerAction.as_view(),
+         name="api-worker-action"),
+    path("projects/<slug:slug>/audit/", quality.AuditList.as_view(), name="api-audit"),
 ]
