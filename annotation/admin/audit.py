@@ -16,7 +16,7 @@ class AuditEntryAdmin(admin.ModelAdmin):
     list_select_related = ["actor", "project"]
     date_hierarchy = "at"
     readonly_fields = ["at", "actor", "project", "action", "target", "details"]
-    fields = readonly_fields
+    fields = ["at", "actor", "project", "action", "target", "details"]
     change_list_template = "admin/annotation/auditentry/change_list.html"
     show_facets = admin.ShowFacets.NEVER
 

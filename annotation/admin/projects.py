@@ -28,9 +28,9 @@ from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
 from annotation.services import project_set_redundancy
 from annotation.services.accounts import annotators_create
-from annotation.services.projects import project_settings_record
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
+from annotation.services.projects import project_settings_record
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid

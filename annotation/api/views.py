@@ -237,7 +237,7 @@ class AnnotationExport(APIView):
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
-    def get(self, request: Request, slug: str):
+    def get(self, request: AuthenticatedApiRequest, slug: str):
         project = _project(slug)
         fmt = request.query_params.get("fmt", "json")
         if fmt not in FORMATS:

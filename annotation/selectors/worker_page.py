@@ -74,7 +74,7 @@ class AnswerRow:
     external_id: str
     purpose: str
     status: str
-    seconds: float
+    seconds: float | None
     label: str
     reason: str
     submitted_at: datetime | None

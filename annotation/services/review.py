@@ -23,7 +23,7 @@ from annotation.services.errors import WorkflowError
 Status = Assignment.Status
 
 
-NOTE_LENGTH = Assignment._meta.get_field("review_note").max_length
+NOTE_LENGTH: int = Assignment._meta.get_field("review_note").max_length or 500
 
 
 def _verdict(approve: bool) -> str:

@@ -5,6 +5,7 @@ a project's audio files, joining and invites. Marketplace arrivals are in
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -348,7 +349,7 @@ def join(request: AuthenticatedRequest) -> HttpResponse:
 
 
 def client_meta(request: HtmxRequest) -> dict:
-    meta = {
+    meta: dict[str, Any] = {
         "elapsed_ms": request.POST.get("client_elapsed_ms"),
         "input": request.POST.get("client_input", "")[:20],
         "viewport": request.POST.get("client_viewport", "")[:20],

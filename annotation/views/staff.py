@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation.exports import FORMATS, bonus_export_response, export_response
@@ -17,7 +17,7 @@ from annotation.services.audit import audit_record
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
-from annotation.views.request_types import HtmxRequest
+from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
 OVERVIEW = "annotation/overview.html"
 # (sort key, heading, numeric) of the worker table's sortable columns.
@@ -75,7 +75,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
+def export(request: AuthenticatedRequest, slug: str, fmt: str) -> StreamingHttpResponse:
     project = get_object_or_404(Project, slug=slug)
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
@@ -86,7 +86,7 @@ def export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def export_bonuses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
+def export_bonuses(request: AuthenticatedRequest, slug: str) -> StreamingHttpResponse:
     project = get_object_or_404(Project, slug=slug)
     audit_record(actor=request.user, action="export", project=project, target="bonuses.csv",
                  details={"format": "csv", "via": "page"})

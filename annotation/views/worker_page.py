@@ -10,7 +10,12 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project
 from annotation.selectors.worker_page import project_worker, worker_page
-from annotation.services.worker_actions import ACTION_PERMS, ActionRefused, training_available, worker_action
+from annotation.services.worker_actions import (
+    ACTION_PERMS,
+    ActionRefused,
+    training_available,
+    worker_action,
+)
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest

@@ -13,7 +13,13 @@ from django.utils import timezone
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.models import Annotation, Assignment, AuditEntry, Bonus, Project
-from annotation.services import assignment_review, assignments_review, bonus_grant, bonuses_mark_paid, worker_block
+from annotation.services import (
+    assignment_review,
+    assignments_review,
+    bonus_grant,
+    bonuses_mark_paid,
+    worker_block,
+)
 from annotation.services.bonuses import bonus_remove
 from annotation.services.projects import project_settings_record
 from annotation.services.review import worker_work_reject
