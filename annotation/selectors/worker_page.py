@@ -20,8 +20,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
-from django.db.models import Count, Exists, OuterRef, Q
-from django.db.models.fields.json import KeyTransform
+from django.db.models import Count, Exists, Max, Min, OuterRef
+from django.db.models.fields.json import KeyTextTransform, KeyTransform
 from django.urls import NoReverseMatch, reverse
 
 from annotation.models import (
@@ -39,6 +39,8 @@ from annotation.models import (
 from annotation.task_types import get_task_type
 
 ANSWERS_PER_PAGE = 50
+# Values per IN list: far below what either database takes in one statement.
+CHUNK = 5000
 # Rows shown of the lists that may grow long (the counts above them say how many there are).
 LIST_LIMIT = 100
 # The page a task type may offer for reviewing reasons (the pairwise gold page's reason review).
@@ -179,26 +181,34 @@ def project_worker(*, project: Project, worker_id: int) -> User | None:
 
 
 def _answers(*, project: Project, worker: User, page: int | str | None) -> tuple[Page, list[AnswerRow]]:
+    """A page of the worker's answers, newest first: paged over their assignments' (project,
+    worker, status, submitted_at) index, and only the page's answers read."""
     task = get_task_type(project.task_type)
-    rows = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker)
-            .order_by("-assignment_id")
-            .values_list("assignment_id", "assignment__item_id", "assignment__item__external_id",
-                         "assignment__purpose", "assignment__status", "seconds", "answer", "reason",
-                         "assignment__submitted_at", "client", "assignment__review_note"))
-    current = Paginator(rows, ANSWERS_PER_PAGE).get_page(page)
+    answered = (Assignment.objects.filter(project=project, worker=worker, submitted_at__isnull=False)
+                .order_by("-submitted_at", "-pk").values_list("pk", flat=True))
+    current = Paginator(answered, ANSWERS_PER_PAGE).get_page(page)
+    ids = list(current.object_list)
+    found = {row[0]: row for row in Annotation.objects.filter(assignment_id__in=ids).values_list(
+        "assignment_id", "assignment__item_id", "assignment__item__external_id", "assignment__purpose",
+        "assignment__status", "seconds", "answer", "reason", "assignment__submitted_at", "client",
+        "assignment__review_note")}
     shown = [AnswerRow(assignment_id=a, item_id=i, external_id=x, purpose=p, status=s, seconds=sec,
                        label=task.label_display(answer), reason=reason, submitted_at=at,
                        signals=dict((client or {}).get("signals") or {}), review_note=note)
-             for a, i, x, p, s, sec, answer, reason, at, client, note in current.object_list]
+             for a, i, x, p, s, sec, answer, reason, at, client, note in (found[pk] for pk in ids if pk in found)]
     return current, shown
 
 
-def _signals(*, project: Project, worker: User) -> SignalTotals:
-    """Totals of the signals the worker's answers carried (their JSON read for this worker only)."""
-    values = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker)
-              .annotate(signals=KeyTransform("signals", "client")).values_list("signals", flat=True))
+def _own(*, project: Project, worker: User) -> tuple[SignalTotals, set[str]]:
+    """Totals of the signals the worker's answers carried, and the reasons they gave: one read
+    of this worker's answers (their JSON read in the database, for this worker only)."""
+    values = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker).order_by()
+              .annotate(signals=KeyTransform("signals", "client")).values_list("reason", "signals"))
     totals: Counter[str] = Counter()
-    for signals in values:
+    reasons: set[str] = set()
+    for reason, signals in values:
+        if reason:
+            reasons.add(reason)
         if not isinstance(signals, dict):
             continue
         totals["answers"] += 1
@@ -209,23 +219,37 @@ def _signals(*, project: Project, worker: User) -> SignalTotals:
         totals["hidden_ms"] += hidden
         totals["blurs"] += int(signals.get("blurs") or 0)
         totals["automated_answers"] += signals.get("webdriver") is True
-    return SignalTotals(**totals)
+    return SignalTotals(**totals), reasons
+
+
+def _chunks(values: list, size: int = CHUNK) -> list[list]:
+    return [values[i:i + size] for i in range(0, len(values), size)]
 
 
 def _agreement(*, project: Project, worker: User) -> Rate:
     """Of the worker's counted task answers on items that others answered too with a clear
     majority, how many give the majority label of the other workers (ties have no majority and
-    are left out). Reads the answers of the worker's items only."""
+    are left out). Reads the answers of the worker's items only, found by their assignments'
+    (item, worker) index; a task type whose answer keeps its label under a fixed key has it read
+    by the database, any other labels its answers itself."""
     task = get_task_type(project.task_type)
-    counted = Q(assignment__status__in=Assignment.COUNTED_STATUSES, assignment__purpose=Purpose.TASK)
-    items = Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES,
-                                      purpose=Purpose.TASK).values("item_id")
-    answers = (Annotation.objects.filter(counted, assignment__item_id__in=items)
-               .values_list("assignment__item_id", "assignment__worker_id", "answer"))
-    mine: dict[int, str] = {}
-    others: dict[int, Counter[str]] = defaultdict(Counter)
-    for item_id, worker_id, answer in answers.iterator(chunk_size=5000):
-        label = task.label_display(answer)
+    counted = {"status__in": Assignment.COUNTED_STATUSES, "purpose": Purpose.TASK}
+    items = list(Assignment.objects.filter(project=project, worker=worker, **counted).order_by()
+                 .values_list("item_id", flat=True))
+    answers: list[tuple[int, int, Any]] = []
+    # The items as a list, not a subquery: the databases then read each item's few assignments
+    # by its index instead of every counted assignment.
+    for chunk in _chunks(items):
+        rows = Assignment.objects.filter(item_id__in=chunk, annotation__isnull=False, **counted).order_by()
+        if task.answer_columns:
+            answers += (rows.annotate(label=KeyTextTransform(task.answer_columns[0], "annotation__answer"))
+                        .values_list("item_id", "worker_id", "label"))
+        else:
+            answers += ((i, w, task.label_display(answer))
+                        for i, w, answer in rows.values_list("item_id", "worker_id", "annotation__answer"))
+    mine: dict[int, Any] = {}
+    others: dict[int, Counter[Any]] = defaultdict(Counter)
+    for item_id, worker_id, label in answers:
         if worker_id == worker.pk:
             mine[item_id] = label
         else:
@@ -254,14 +278,26 @@ def _checks(*, project: Project, worker: User) -> list[CheckRow]:
     return rows
 
 
-def _shared_reasons(*, project: Project, worker: User) -> list[SharedReason]:
-    """The worker's reasons that other workers in the project gave word for word, most shared first."""
-    mine = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker)
-            .exclude(reason="").values("reason"))
-    shared = (Annotation.objects.filter(assignment__project=project, reason__in=mine)
-              .exclude(assignment__worker=worker).values("reason")
-              .annotate(n=Count("assignment__worker", distinct=True)).order_by("-n", "reason")[:LIST_LIMIT])
-    return [SharedReason(reason=r["reason"], other_workers=r["n"]) for r in shared]
+def _shared_reasons(*, project: Project, worker: User, reasons: set[str]) -> list[SharedReason]:
+    """The worker's reasons that other workers in the project gave word for word, most shared
+    first. The answers are read in the range of the project's assignment ids, matched against
+    the worker's reasons in the database; only the matches' assignments are then read."""
+    bounds = Assignment.objects.filter(project=project).aggregate(low=Min("pk"), high=Max("pk"))
+    if not reasons or bounds["low"] is None:
+        return []
+    matches: list[tuple[str, int]] = []
+    for chunk in _chunks(sorted(reasons)):
+        matches += (Annotation.objects.filter(reason__in=chunk,
+                                              assignment__gte=bounds["low"], assignment__lte=bounds["high"])
+                    .order_by().values_list("reason", "assignment_id"))
+    by_assignment = {assignment_id: reason for reason, assignment_id in matches}
+    workers: dict[str, set[int]] = defaultdict(set)
+    for chunk in _chunks(list(by_assignment)):
+        for pk, worker_id in (Assignment.objects.filter(pk__in=chunk, project=project).exclude(worker=worker)
+                              .order_by().values_list("pk", "worker_id")):
+            workers[by_assignment[pk]].add(worker_id)
+    shared = sorted(((reason, len(ids)) for reason, ids in workers.items()), key=lambda r: (-r[1], r[0]))
+    return [SharedReason(reason=reason, other_workers=n) for reason, n in shared[:LIST_LIMIT]]
 
 
 def reason_review_url(*, project: Project) -> str | None:
@@ -289,6 +325,7 @@ def worker_competence(*, project: Project, worker: User) -> Competence | None:
 def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -> WorkerPage:
     standing = WorkerStanding.objects.filter(project=project, worker=worker).first()
     answers, rows = _answers(project=project, worker=worker, page=page)
+    signals, reasons = _own(project=project, worker=worker)
     counts = dict(Assignment.objects.filter(project=project, worker=worker)
                   .values_list("status").annotate(n=Count("pk")).values_list("status", "n"))
     profile = getattr(worker, "profile", None)
@@ -299,8 +336,8 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
         checks=_checks(project=project, worker=worker),
         agreement=_agreement(project=project, worker=worker),
         competence=worker_competence(project=project, worker=worker),
-        signals=_signals(project=project, worker=worker),
-        shared_reasons=_shared_reasons(project=project, worker=worker),
+        signals=signals,
+        shared_reasons=_shared_reasons(project=project, worker=worker, reasons=reasons),
         reason_review_url=reason_review_url(project=project),
         flags=list(ItemFlag.objects.filter(project=project, worker=worker).select_related("item")[:LIST_LIMIT]),
         decisions=list(RuleDecision.objects.filter(project=project, worker=worker)[:LIST_LIMIT]),
