@@ -1,5 +1,6 @@
-"""A worker's MACE competence from the project's last finished agreement run, for the worker page
-(``annotation.selectors.worker_page``, which lies below analysis and asks through its registry)."""
+"""A worker's MACE competence from the project's last finished agreement run, and the Wilson
+interval of a share, for the worker page (``annotation.selectors.worker_page``, which lies below
+analysis and asks through its registry)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,16 @@ from typing import Any
 
 from analysis.models import AnalysisRun
 from annotation.models import Project
-from annotation.selectors.worker_page import Competence
+from annotation.worker_figures import Competence
 
 KIND = "agreement"
+
+
+def wilson_interval(hits: int, n: int) -> tuple[float, float]:
+    # Imported when asked: the module brings numpy and pandas, which start-up does not need.
+    from analysis.methods.position_bias import wilson
+
+    return wilson(hits, n)
 
 
 def _number(value: Any) -> float | None:

@@ -132,5 +132,5 @@ class AuditList(APIView):
         limit = request.query_params.get("limit", "100")
         n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
         rows = list(entries[:n])
-        return Response({"entries": [{"id": e.pk, **audit_row(e)} for e in rows],
+        return Response({"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
                          "next_before": rows[-1].pk if len(rows) == n else None})

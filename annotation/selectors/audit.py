@@ -24,7 +24,7 @@ def audit_entries(*, project: Project | None = None, action: str = "") -> QueryS
     return entries
 
 
-def audit_row(entry: AuditEntry) -> dict:
+def audit_row(*, entry: AuditEntry) -> dict:
     return {
         "at": entry.at.isoformat(),
         "actor": entry.actor.get_username() if entry.actor else "",
@@ -35,7 +35,7 @@ def audit_row(entry: AuditEntry) -> dict:
     }
 
 
-def audit_rows(entries: QuerySet[AuditEntry]) -> Iterator[dict]:
+def audit_rows(*, entries: QuerySet[AuditEntry]) -> Iterator[dict]:
     """One row per entry, ``details`` as JSON text (a CSV cell)."""
     for entry in entries.iterator(chunk_size=2000):
-        yield {**audit_row(entry), "details": json.dumps(entry.details, ensure_ascii=False, sort_keys=True)}
+        yield {**audit_row(entry=entry), "details": json.dumps(entry.details, ensure_ascii=False, sort_keys=True)}

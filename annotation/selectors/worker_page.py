@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from importlib import import_module
@@ -37,6 +36,7 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.task_types import get_task_type
+from annotation.worker_figures import Competence, competence_sources, interval_of
 
 ANSWERS_PER_PAGE = 50
 # Values per IN list: far below what either database takes in one statement.
@@ -45,28 +45,6 @@ CHUNK = 5000
 LIST_LIMIT = 100
 # The page a task type may offer for reviewing reasons (the pairwise gold page's reason review).
 REASON_REVIEW = ("gold-page", "reasons")
-
-
-@dataclass(frozen=True)
-class Competence:
-    """A worker's MACE competence from an agreement run, with its interval when the run has one."""
-
-    run_id: int
-    value: float | None
-    low: float | None = None
-    high: float | None = None
-
-
-# Analysis lies above the crowd engine and registers where competence comes from
-# (``analysis.apps``): the engine never imports it.
-CompetenceSource = Callable[[Project, str], Competence | None]
-_COMPETENCE: list[CompetenceSource] = []
-
-
-def competence_source_register(source: CompetenceSource) -> CompetenceSource:
-    if source not in _COMPETENCE:
-        _COMPETENCE.append(source)
-    return source
 
 
 @dataclass(frozen=True)
@@ -97,10 +75,7 @@ class Rate:
 
     @property
     def interval(self) -> tuple[float, float] | None:
-        # Imported when asked: the module brings numpy and pandas, which start-up does not need.
-        from analysis.methods.position_bias import wilson
-
-        return wilson(self.hits, self.n) if self.n else None
+        return interval_of(hits=self.hits, n=self.n) if self.n else None
 
     def as_dict(self) -> dict[str, Any]:
         low, high = self.interval or (None, None)
@@ -315,7 +290,7 @@ def reason_review_url(*, project: Project) -> str | None:
 
 
 def worker_competence(*, project: Project, worker: User) -> Competence | None:
-    for source in _COMPETENCE:
+    for source in competence_sources():
         found = source(project, worker.get_username())
         if found is not None:
             return found

@@ -15,7 +15,7 @@ from annotation.views.request_types import AuthenticatedRequest
 
 
 def _csv(entries, filename: str) -> StreamingHttpResponse:
-    response = StreamingHttpResponse(stream(audit_rows(entries), fmt="csv", columns=list(AUDIT_COLUMNS)),
+    response = StreamingHttpResponse(stream(audit_rows(entries=entries), fmt="csv", columns=list(AUDIT_COLUMNS)),
                                      content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="{filename}"'
     return response
