@@ -17,7 +17,13 @@ from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.models import Project
 from annotation.selectors.audit import audit_entries, audit_row
-from annotation.selectors.worker_page import WorkerPage, project_worker, worker_page
+from annotation.selectors.worker_page import (
+    CrowdFigures,
+    WorkerPage,
+    project_worker,
+    worker_crowd_figures,
+    worker_page,
+)
 from annotation.services.worker_actions import ActionRefused, worker_action
 
 PER_PAGE_LIMIT = 500
@@ -48,7 +54,7 @@ def _worker(slug: str, worker_id: int):
     return project, worker
 
 
-def worker_page_data(page: WorkerPage) -> dict[str, Any]:
+def worker_page_data(page: WorkerPage, crowd: CrowdFigures) -> dict[str, Any]:
     standing = page.standing
     competence = page.competence
     return {
@@ -60,12 +66,12 @@ def worker_page_data(page: WorkerPage) -> dict[str, Any]:
         "checks": [{"assignment": c.assignment_id, "item": c.external_id, "purpose": c.purpose,
                     "expected": c.expected, "given": c.given, "score": c.score, "right": c.right,
                     "method": c.method, "scored_at": c.scored_at.isoformat()} for c in page.checks],
-        "agreement": page.agreement.as_dict(),
+        "agreement": crowd.agreement.as_dict(),
         "competence": None if competence is None else {"run": competence.run_id, "value": competence.value,
                                                        "low": competence.low, "high": competence.high},
         "signals": page.signals.as_dict(),
-        "shared_reasons": [{"reason": r.reason, "other_workers": r.other_workers} for r in page.shared_reasons],
-        "reason_review": page.reason_review_url,
+        "shared_reasons": [{"reason": r.reason, "other_workers": r.other_workers} for r in crowd.shared_reasons],
+        "reason_review": crowd.reason_review_url,
         "flags": [{"item": f.item.external_id, "problem": f.problem, "reason": f.reason,
                    "created_at": f.created_at.isoformat(), "resolution": f.resolution} for f in page.flags],
         "rule_decisions": [{"kind": d.kind, "action": d.action, "evidence": d.evidence, "trigger": d.trigger,
@@ -93,8 +99,8 @@ class WorkerDetail(APIView):
 
     def get(self, request: Request, slug: str, worker_id: int) -> Response:
         project, worker = _worker(slug, worker_id)
-        return Response(worker_page_data(worker_page(project=project, worker=worker,
-                                                     page=request.query_params.get("page"))))
+        page = worker_page(project=project, worker=worker, page=request.query_params.get("page"))
+        return Response(worker_page_data(page, worker_crowd_figures(project=project, worker=worker)))
 
 
 class WorkerAction(APIView):

@@ -124,6 +124,17 @@ class SharedReason:
 
 
 @dataclass(frozen=True)
+class CrowdFigures:
+    """What compares the worker with the other workers: agreement with their majority and the
+    reasons they also gave. These read the answers of the worker's items and the reasons of the
+    whole project, so the page loads them in a second request (``worker_crowd_figures``)."""
+
+    agreement: Rate
+    shared_reasons: list[SharedReason]
+    reason_review_url: str | None
+
+
+@dataclass(frozen=True)
 class WorkerPage:
     project: Project
     worker: User
@@ -133,11 +144,8 @@ class WorkerPage:
     answer_rows: list[AnswerRow]
     gold: Rate
     checks: list[CheckRow]
-    agreement: Rate
     competence: Competence | None
     signals: SignalTotals
-    shared_reasons: list[SharedReason]
-    reason_review_url: str | None
     flags: list[ItemFlag]
     decisions: list[RuleDecision]
     training: list[TrainingRound]
@@ -298,9 +306,11 @@ def worker_competence(*, project: Project, worker: User) -> Competence | None:
 
 
 def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -> WorkerPage:
+    """Everything the worker page shows but the comparison with the other workers
+    (``worker_crowd_figures``)."""
     standing = WorkerStanding.objects.filter(project=project, worker=worker).first()
     answers, rows = _answers(project=project, worker=worker, page=page)
-    signals, reasons = _own(project=project, worker=worker)
+    signals, _ = _own(project=project, worker=worker)
     counts = dict(Assignment.objects.filter(project=project, worker=worker)
                   .values_list("status").annotate(n=Count("pk")).values_list("status", "n"))
     profile = getattr(worker, "profile", None)
@@ -309,14 +319,18 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
         answers=answers, answer_rows=rows,
         gold=Rate(n=standing.gold_answered, hits=standing.gold_right) if standing else Rate(0, 0),
         checks=_checks(project=project, worker=worker),
-        agreement=_agreement(project=project, worker=worker),
         competence=worker_competence(project=project, worker=worker),
         signals=signals,
-        shared_reasons=_shared_reasons(project=project, worker=worker, reasons=reasons),
-        reason_review_url=reason_review_url(project=project),
         flags=list(ItemFlag.objects.filter(project=project, worker=worker).select_related("item")[:LIST_LIMIT]),
         decisions=list(RuleDecision.objects.filter(project=project, worker=worker)[:LIST_LIMIT]),
         training=list(TrainingRound.objects.filter(project=project, worker=worker).order_by("number")),
         bonuses=list(Bonus.objects.filter(project=project, worker=worker).order_by("-created_at", "-pk")[:LIST_LIMIT]),
         counts=counts,
     )
+
+
+def worker_crowd_figures(*, project: Project, worker: User) -> CrowdFigures:
+    _, reasons = _own(project=project, worker=worker)
+    return CrowdFigures(agreement=_agreement(project=project, worker=worker),
+                        shared_reasons=_shared_reasons(project=project, worker=worker, reasons=reasons),
+                        reason_review_url=reason_review_url(project=project))

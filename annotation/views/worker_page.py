@@ -9,7 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
-from annotation.selectors.worker_page import project_worker, worker_page
+from annotation.selectors.worker_page import project_worker, worker_crowd_figures, worker_page
 from annotation.services.worker_actions import (
     ACTION_PERMS,
     ActionRefused,
@@ -21,6 +21,7 @@ from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
 
 PAGE_PERM = "annotation.view_project"
+TEMPLATE = "annotation/worker.html"
 
 
 def _worker(slug: str, worker_id: int):
@@ -34,13 +35,18 @@ def _worker(slug: str, worker_id: int):
 @permission_required(PAGE_PERM)
 def worker_detail(request: AuthenticatedRequest, slug: str, worker_id: int) -> HttpResponse:
     project, worker = _worker(slug, worker_id)
+    # The comparison with the other workers reads far more than the rest: the page asks for it
+    # once it is shown (htmx); without JavaScript, its link opens the page with it.
+    crowd = worker_crowd_figures(project=project, worker=worker) if request.GET.get("part") == "crowd" else None
+    if crowd is not None and request.htmx:
+        return render(request, f"{TEMPLATE}#crowd", {"project": project, "worker": worker, "crowd": crowd})
     figures = worker_page(project=project, worker=worker, page=request.GET.get("page"))
     allowed = {action for action, perm in ACTION_PERMS.items() if request.user.has_perm(perm)}
     if not training_available():
         allowed.discard("training")
-    return render(request, "annotation/worker.html", {
+    return render(request, TEMPLATE, {
         "project": project, "task": get_task_type(project.task_type), "page": figures, "worker": worker,
-        "allowed": allowed,
+        "allowed": allowed, "crowd": crowd,
     })
 
 

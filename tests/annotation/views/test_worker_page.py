@@ -25,7 +25,7 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
-from annotation.selectors.worker_page import worker_page
+from annotation.selectors.worker_page import worker_crowd_figures, worker_page
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -73,14 +73,16 @@ def test_the_figures(setup):
     project, me, mine = setup
     WorkerStanding.objects.create(project=project, worker=me, gold_answered=3, gold_right=2)
     page = worker_page(project=project, worker=me)
+    crowd = worker_crowd_figures(project=project, worker=me)
     assert (page.gold.n, page.gold.hits) == (3, 2)
     assert page.gold.interval == wilson(2, 3)
     # items 0 and 1 agree with the others' a1; item 2 does not; item 0's others: a1, a1, equal.
-    assert (page.agreement.n, page.agreement.hits) == (3, 2)
+    assert (crowd.agreement.n, crowd.agreement.hits) == (3, 2)
     assert page.signals.pasted_answers == 1 and page.signals.pasted_characters == 40
     assert page.signals.automated_answers == 1 and page.signals.hidden_ms == 2500 and page.signals.blurs == 2
     assert page.signals.answers == 2
-    assert [(r.reason, r.other_workers) for r in page.shared_reasons] == [("Copied reason shared word for word", 1)]
+    assert [(r.reason, r.other_workers) for r in crowd.shared_reasons] == [("Copied reason shared word for word", 1)]
+    assert crowd.reason_review_url == reverse("gold-page", args=[project.slug]) + "#reasons"  # a pairwise project
     assert page.answers.paginator.count == 4
     assert [r.assignment_id for r in page.answer_rows] == [a.pk for a in reversed(mine)]
     assert page.answer_rows[-1].signals["pasted"] == 40 and page.answer_rows[-1].seconds == 12.5
@@ -115,9 +117,15 @@ def test_the_page_as_staff_shows_everything(setup, staff):
     Bonus.objects.create(project=project, worker=me, amount=Decimal("1.50"), currency="USD", reason="careful work")
     AnalysisRun.objects.create(project=project, kind="agreement", status="done",
                                result={"workers": [{"worker": "me", "competence": 0.5}]})
-    response = staff.get(reverse("quality-worker", args=[project.slug, me.pk]))
+    url = reverse("quality-worker", args=[project.slug, me.pk])
+    response = staff.get(url)
     body = response.content.decode()
     assert response.status_code == 200
+    # The comparison with the others comes in a second request (htmx), or with the page from its link.
+    assert f'hx-get="{url}?part=crowd"' in body and "also by 1 other worker" not in body
+    part = staff.get(url + "?part=crowd", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in part and "also by 1 other worker" in part and "67%" in part
+    body = staff.get(url + "?part=crowd").content.decode()
     for text in ("Copied reason shared word for word", "garbled words", "accuracy_high", "Qualification #1",
                  "careful work", "0.50", "—", "automated", escape('{"label": "a1"}'), "also by 1 other worker"):
         assert text in body, text
