@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Exists, Max, Min, OuterRef
-from django.db.models.fields.json import KeyTextTransform, KeyTransform
+from django.db.models.fields.json import KeyTransform
 from django.urls import NoReverseMatch, reverse
 
 from annotation.models import (
@@ -39,8 +39,6 @@ from annotation.task_types import get_task_type
 from annotation.worker_figures import Competence, competence_sources, interval_of
 
 ANSWERS_PER_PAGE = 50
-# Values per IN list: far below what either database takes in one statement.
-CHUNK = 5000
 # Rows shown of the lists that may grow long (the counts above them say how many there are).
 LIST_LIMIT = 100
 # The page a task type may offer for reviewing reasons (the pairwise gold page's reason review).
@@ -182,16 +180,13 @@ def _answers(*, project: Project, worker: User, page: int | str | None) -> tuple
     return current, shown
 
 
-def _own(*, project: Project, worker: User) -> tuple[SignalTotals, set[str]]:
-    """Totals of the signals the worker's answers carried, and the reasons they gave: one read
-    of this worker's answers (their JSON read in the database, for this worker only)."""
+def _signals(*, project: Project, worker: User) -> SignalTotals:
+    """Totals of the signals the worker's answers carried (their JSON read in the database, for
+    this worker only)."""
     values = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker).order_by()
-              .annotate(signals=KeyTransform("signals", "client")).values_list("reason", "signals"))
+              .annotate(signals=KeyTransform("signals", "client")).values_list("signals", flat=True))
     totals: Counter[str] = Counter()
-    reasons: set[str] = set()
-    for reason, signals in values:
-        if reason:
-            reasons.add(reason)
+    for signals in values:
         if not isinstance(signals, dict):
             continue
         totals["answers"] += 1
@@ -202,37 +197,30 @@ def _own(*, project: Project, worker: User) -> tuple[SignalTotals, set[str]]:
         totals["hidden_ms"] += hidden
         totals["blurs"] += int(signals.get("blurs") or 0)
         totals["automated_answers"] += signals.get("webdriver") is True
-    return SignalTotals(**totals), reasons
-
-
-def _chunks(values: list, size: int = CHUNK) -> list[list]:
-    return [values[i:i + size] for i in range(0, len(values), size)]
+    return SignalTotals(**totals)
 
 
 def _agreement(*, project: Project, worker: User) -> Rate:
     """Of the worker's counted task answers on items that others answered too with a clear
     majority, how many give the majority label of the other workers (ties have no majority and
-    are left out). Reads the answers of the worker's items only, found by their assignments'
-    (item, worker) index; a task type whose answer keeps its label under a fixed key has it read
-    by the database, any other labels its answers itself."""
+    are left out). Reads the assignments of the worker's items only, by their item index (status
+    and purpose are checked here: filtering on them in the query would let SQLite read every
+    counted assignment of the site instead); a task type whose answer keeps its label under a
+    fixed key has it read by the database, any other labels its answers itself."""
     task = get_task_type(project.task_type)
-    counted = {"status__in": Assignment.COUNTED_STATUSES, "purpose": Purpose.TASK}
-    items = list(Assignment.objects.filter(project=project, worker=worker, **counted).order_by()
-                 .values_list("item_id", flat=True))
-    answers: list[tuple[int, int, Any]] = []
-    # The items as a list, not a subquery: the databases then read each item's few assignments
-    # by its index instead of every counted assignment.
-    for chunk in _chunks(items):
-        rows = Assignment.objects.filter(item_id__in=chunk, annotation__isnull=False, **counted).order_by()
-        if task.answer_columns:
-            answers += (rows.annotate(label=KeyTextTransform(task.answer_columns[0], "annotation__answer"))
-                        .values_list("item_id", "worker_id", "label"))
-        else:
-            answers += ((i, w, task.label_display(answer))
-                        for i, w, answer in rows.values_list("item_id", "worker_id", "annotation__answer"))
+    items = Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES,
+                                      purpose=Purpose.TASK).values("item_id")
+    rows = Assignment.objects.filter(item_id__in=items).order_by()
+    key = f"annotation__answer__{task.answer_columns[0]}" if task.answer_columns else "annotation__answer"
+    counted = set(Assignment.COUNTED_STATUSES)
     mine: dict[int, Any] = {}
     others: dict[int, Counter[Any]] = defaultdict(Counter)
-    for item_id, worker_id, label in answers:
+    for item_id, worker_id, status, purpose, answered, value in rows.values_list(
+            "item_id", "worker_id", "status", "purpose", "annotation__id", key):
+        if answered is None or status not in counted or purpose != Purpose.TASK:
+            continue
+        label = value if task.answer_columns else task.label_display(value)
+        label = json.dumps(label, sort_keys=True) if isinstance(label, dict | list) else label
         if worker_id == worker.pk:
             mine[item_id] = label
         else:
@@ -261,24 +249,23 @@ def _checks(*, project: Project, worker: User) -> list[CheckRow]:
     return rows
 
 
-def _shared_reasons(*, project: Project, worker: User, reasons: set[str]) -> list[SharedReason]:
+def _shared_reasons(*, project: Project, worker: User) -> list[SharedReason]:
     """The worker's reasons that other workers in the project gave word for word, most shared
-    first. The answers are read in the range of the project's assignment ids, matched against
-    the worker's reasons in the database; only the matches' assignments are then read."""
+    first: the answers in the range of the project's assignment ids, matched against the
+    worker's reasons by the database (a subquery, not a list: thousands of values cost more to
+    send than to match)."""
     bounds = Assignment.objects.filter(project=project).aggregate(low=Min("pk"), high=Max("pk"))
-    if not reasons or bounds["low"] is None:
+    if bounds["low"] is None:
         return []
-    matches: list[tuple[str, int]] = []
-    for chunk in _chunks(sorted(reasons)):
-        matches += (Annotation.objects.filter(reason__in=chunk,
-                                              assignment__gte=bounds["low"], assignment__lte=bounds["high"])
-                    .order_by().values_list("reason", "assignment_id"))
-    by_assignment = {assignment_id: reason for reason, assignment_id in matches}
+    mine = (Annotation.objects.filter(assignment__project=project, assignment__worker=worker)
+            .exclude(reason="").values("reason"))
+    matches = (Annotation.objects.filter(reason__in=mine, assignment__gte=bounds["low"],
+                                         assignment__lte=bounds["high"]).order_by()
+               .values_list("reason", "assignment__worker_id", "assignment__project_id"))
     workers: dict[str, set[int]] = defaultdict(set)
-    for chunk in _chunks(list(by_assignment)):
-        for pk, worker_id in (Assignment.objects.filter(pk__in=chunk, project=project).exclude(worker=worker)
-                              .order_by().values_list("pk", "worker_id")):
-            workers[by_assignment[pk]].add(worker_id)
+    for reason, worker_id, project_id in matches:
+        if project_id == project.pk and worker_id != worker.pk:
+            workers[reason].add(worker_id)
     shared = sorted(((reason, len(ids)) for reason, ids in workers.items()), key=lambda r: (-r[1], r[0]))
     return [SharedReason(reason=reason, other_workers=n) for reason, n in shared[:LIST_LIMIT]]
 
@@ -310,7 +297,7 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
     (``worker_crowd_figures``)."""
     standing = WorkerStanding.objects.filter(project=project, worker=worker).first()
     answers, rows = _answers(project=project, worker=worker, page=page)
-    signals, _ = _own(project=project, worker=worker)
+    signals = _signals(project=project, worker=worker)
     counts = dict(Assignment.objects.filter(project=project, worker=worker)
                   .values_list("status").annotate(n=Count("pk")).values_list("status", "n"))
     profile = getattr(worker, "profile", None)
@@ -330,7 +317,6 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
 
 
 def worker_crowd_figures(*, project: Project, worker: User) -> CrowdFigures:
-    _, reasons = _own(project=project, worker=worker)
     return CrowdFigures(agreement=_agreement(project=project, worker=worker),
-                        shared_reasons=_shared_reasons(project=project, worker=worker, reasons=reasons),
+                        shared_reasons=_shared_reasons(project=project, worker=worker),
                         reason_review_url=reason_review_url(project=project))
