@@ -193,7 +193,9 @@ class AssignmentSubmit(APIView):
     """Submit an answer (JSON or form fields of the task type). Idempotent: repeating it returns
     the stored annotation with 200 instead of 201; a different answer to an item already answered
     is not stored and gets 409 with the stored one. With ``?next=1`` the answer also carries what
-    ``assignments/next/`` would (under ``next``), so a client needs one request per item."""
+    ``assignments/next/`` would (under ``next``), so a client needs one request per item. An
+    optional ``signals`` object (``pasted``, ``hidden_ms``, ``blurs``, ``webdriver``) is kept with
+    the answer as evidence for staff (``annotation.authenticity``); it never refuses an answer."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
