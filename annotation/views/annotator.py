@@ -5,7 +5,6 @@ a project's audio files, joining and invites. Marketplace arrivals are in
 from __future__ import annotations
 
 import logging
-from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth import login
@@ -349,15 +348,14 @@ def join(request: AuthenticatedRequest) -> HttpResponse:
 
 
 def client_meta(request: HtmxRequest) -> dict:
-    meta: dict[str, Any] = {
+    meta: dict[str, object] = {
         "elapsed_ms": request.POST.get("client_elapsed_ms"),
         "input": request.POST.get("client_input", "")[:20],
         "viewport": request.POST.get("client_viewport", "")[:20],
         "user_agent": request.headers.get("User-Agent", "")[:300],
         "htmx": bool(request.htmx),
     }
-    signals = signals_from_form(request.POST)
-    if signals:
+    if signals := signals_from_form(request.POST):
         meta["signals"] = signals
     marketplace = request.session.get("marketplace")
     if marketplace:
