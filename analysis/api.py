@@ -91,7 +91,7 @@ class RunRestart(APIView):
 
     def post(self, request: Request, pk: int) -> Response:
         try:
-            run = analysis_run_restart(run=get_object_or_404(AnalysisRun, pk=pk))
+            run = analysis_run_restart(run=get_object_or_404(AnalysisRun, pk=pk), user=request.user)
         except ValueError as exc:
             return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(AnalysisRunSerializer(run).data)

@@ -22,7 +22,11 @@ class AnalysisConfig(AppConfig):
 
     def ready(self) -> None:
         # The crowd engine lies below analysis and never imports it: analysis adds its pages.
+        from analysis.worker_competence import agreement_competence, wilson_interval
         from annotation.staff_links import staff_links_register
+        from annotation.worker_figures import competence_source_register, interval_register
 
         staff_links_register(report_links)
         staff_links_register(quality_links)
+        competence_source_register(agreement_competence)
+        interval_register(wilson_interval)

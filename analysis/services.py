@@ -18,6 +18,7 @@ from analysis.presentation import shown_first_frame
 from analysis.quality.checks import rules_after_run_safely
 from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
 from annotation.models import Project
+from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from jobs.live import Attempt
 from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart, jobs_reap
@@ -47,9 +48,17 @@ def analysis_run_create(*, project: Project, kind: str, params: Mapping[str, Any
     with transaction.atomic():
         run = AnalysisRun.objects.create(project=project, kind=kind, params=clean,
                                          created_by=user if user and user.is_authenticated else None)
+        if user is not None:
+            _audit(user=user, action="analysis:run", run=run, details={"params": clean})
         if enqueue:
             job_enqueue(job=run, send=_send)
     return run
+
+
+def _audit(*, user, action: str, run: AnalysisRun, details: Mapping[str, Any] | None = None) -> None:
+    """A staff member's run, re-run or cancel goes to the audit log (the command line's do not)."""
+    audit_record(actor=user, action=action, project=Project(pk=run.project_id), target=f"{run.kind} run {run.pk}",
+                 details={"kind": run.kind, **(details or {})})
 
 
 def analysis_recompute_all(*, project: Project, user=None) -> list[AnalysisRun]:
@@ -63,13 +72,19 @@ def analysis_recompute_all(*, project: Project, user=None) -> list[AnalysisRun]:
     return runs
 
 
-def analysis_run_restart(*, run: AnalysisRun) -> AnalysisRun:
+def analysis_run_restart(*, run: AnalysisRun, user=None) -> AnalysisRun:
     """Queue a failed or cancelled run again (or one whose worker died), with the same parameters."""
-    return job_restart(job=run, send=_send)
+    restarted = job_restart(job=run, send=_send)
+    if user is not None:
+        _audit(user=user, action="analysis:rerun", run=run)
+    return restarted
 
 
 def analysis_run_cancel(*, run: AnalysisRun, user=None) -> AnalysisRun:
-    return job_cancel(job=run, by=user.get_username() if user is not None and user.is_authenticated else "")
+    cancelled = job_cancel(job=run, by=user.get_username() if user is not None and user.is_authenticated else "")
+    if user is not None:
+        _audit(user=user, action="analysis:cancel", run=run)
+    return cancelled
 
 
 def analysis_runs_reap(*, project: Project | None = None) -> int:

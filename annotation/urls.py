@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotator, marketplace, quality, staff
+from annotation.views import annotator, audit, marketplace, quality, staff, worker_page
 
 urlpatterns = [
     path("", annotator.home, name="home"),
@@ -20,6 +20,11 @@ urlpatterns = [
     path("projects/<slug:slug>/quality/", quality.quality, name="quality"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
     path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/", worker_page.worker_detail, name="quality-worker"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", worker_page.worker_act,
+         name="quality-worker-action"),
+    path("projects/<slug:slug>/audit.csv", audit.project_audit_csv, name="audit-csv"),
+    path("audit.csv", audit.site_audit_csv, name="audit-csv-site"),
     path("start/<slug:slug>/", marketplace.start, name="start"),
     path("invite/<str:token>/", annotator.invite, name="invite"),
     path("accounts/password_change/", annotator.PasswordChange.as_view(), name="password_change"),

@@ -129,7 +129,7 @@ class RunHeaderMixin:
                                     kind=report.kind)
             try:
                 if action == "restart":
-                    analysis_run_restart(run=run)
+                    analysis_run_restart(run=run, user=request.user)
                 else:
                     analysis_run_cancel(run=run, user=request.user)
                     messages.success(request, f"Run #{run.pk} was cancelled.")

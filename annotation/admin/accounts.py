@@ -52,7 +52,7 @@ class UserAdmin(BaseUserAdmin):
     def block(self, request, queryset):
         users = list(queryset)
         for user in users:
-            worker_block(worker=user, reason=f"blocked by {request.user.get_username()}")
+            worker_block(worker=user, reason=f"blocked by {request.user.get_username()}", actor=request.user)
         self.message_user(request, ngettext("Blocked %(n)d worker.", "Blocked %(n)d workers.", len(users)) % {"n": len(users)},
                           messages.SUCCESS)
 
@@ -60,6 +60,6 @@ class UserAdmin(BaseUserAdmin):
     def unblock(self, request, queryset):
         users = list(queryset)
         for user in users:
-            worker_unblock(worker=user)
+            worker_unblock(worker=user, actor=request.user)
         self.message_user(request, ngettext("Unblocked %(n)d worker.", "Unblocked %(n)d workers.", len(users)) % {"n": len(users)},
                           messages.SUCCESS)

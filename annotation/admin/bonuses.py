@@ -9,6 +9,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import Bonus
 from annotation.services import bonus_grant, bonuses_mark_paid
+from annotation.services.bonuses import bonus_remove
 
 
 class PaidFilter(admin.SimpleListFilter):
@@ -63,12 +64,28 @@ class BonusAdmin(admin.ModelAdmin):
             super().save_model(request, obj, form, change)
             return
         granted = bonus_grant(project=obj.project, worker=obj.worker, amount=obj.amount, reason=obj.reason,
-                              annotation=obj.annotation, currency=obj.currency)
+                              annotation=obj.annotation, currency=obj.currency, actor=request.user)
         obj.pk, obj.created_at = granted.pk, granted.created_at
+
+    def has_delete_permission(self, request, obj=None):
+        # A paid bonus stays in the ledger: the money is gone.
+        return super().has_delete_permission(request, obj) and (obj is None or obj.paid_at is None)
+
+    def delete_model(self, request, obj):
+        bonus_remove(bonus=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        # One by one through the service: a paid bonus stays, and each removal is audited.
+        for bonus in queryset:
+            try:
+                bonus_remove(bonus=bonus, actor=request.user)
+            except ValueError as exc:
+                self.message_user(request, str(exc), messages.WARNING)
 
     @admin.action(description="Mark the selected bonuses as paid", permissions=["change"])
     def mark_paid(self, request, queryset):
-        n = bonuses_mark_paid(bonuses=queryset, note=f"marked paid by {request.user.get_username()}")
+        n = bonuses_mark_paid(bonuses=queryset, note=f"marked paid by {request.user.get_username()}",
+                              actor=request.user)
         skipped = queryset.count() - n
         text = ngettext("Marked %(n)d bonus as paid.", "Marked %(n)d bonuses as paid.", n) % {"n": n}
         if skipped:

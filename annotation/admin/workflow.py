@@ -83,12 +83,14 @@ class AssignmentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
     def approve(self, request, queryset):
-        outcome = assignments_review(assignments=list(queryset), approve=True)
+        outcome = assignments_review(assignments=list(queryset), approve=True, reviewer=request.user,
+                                     note=f"approved in the admin by {request.user.get_username()}")
         self.message_user(request, *review_message(outcome, approve=True))
 
     @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
     def reject(self, request, queryset):
-        outcome = assignments_review(assignments=list(queryset), approve=False)
+        outcome = assignments_review(assignments=list(queryset), approve=False, reviewer=request.user,
+                                     note=f"rejected in the admin by {request.user.get_username()}")
         self.message_user(request, *review_message(outcome, approve=False))
 
 

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, plays, quality, revisions, tokens, views
+from annotation.api import media, plays, quality, revisions, tokens, views, workers
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -22,4 +22,8 @@ urlpatterns = [
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
     path("projects/<slug:slug>/quality/", quality.QualitySettings.as_view(), name="api-quality"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/", workers.WorkerDetail.as_view(), name="api-worker"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", workers.WorkerAction.as_view(),
+         name="api-worker-action"),
+    path("projects/<slug:slug>/audit/", workers.AuditList.as_view(), name="api-audit"),
 ]

@@ -25,6 +25,7 @@ from annotation.api.serializers import (
     annotation_data,
     assignment_data,
 )
+from annotation.authenticity import signals_clean
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
@@ -32,6 +33,7 @@ from annotation.selectors.annotator import consent_pending, presentation
 from annotation.selectors.bonuses import bonus_ledger
 from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
+from annotation.services.audit import audit_record
 from annotation.services.errors import NotYours
 from annotation.services.imports import import_job_cancel, import_upload
 from annotation.task_types import task_types
@@ -191,14 +193,20 @@ class AssignmentSubmit(APIView):
     """Submit an answer (JSON or form fields of the task type). Idempotent: repeating it returns
     the stored annotation with 200 instead of 201; a different answer to an item already answered
     is not stored and gets 409 with the stored one. With ``?next=1`` the answer also carries what
-    ``assignments/next/`` would (under ``next``), so a client needs one request per item."""
+    ``assignments/next/`` would (under ``next``), so a client needs one request per item. An
+    optional ``signals`` object (``pasted``, ``hidden_ms``, ``blurs``, ``webdriver``) is kept with
+    the answer as evidence for staff (``annotation.authenticity``); it never refuses an answer."""
 
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the answer")
-        client = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
+        client: dict[str, Any] = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
+        signals = signals_clean(data.get("signals"))
+        if signals:
+            # Evidence for staff (annotation.authenticity); never a reason to refuse the answer.
+            client["signals"] = signals
         try:
             outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=data,
                                         client=client)
@@ -231,12 +239,15 @@ class AnnotationExport(APIView):
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
-    def get(self, request: Request, slug: str):
+    def get(self, request: AuthenticatedApiRequest, slug: str):
         project = _project(slug)
         fmt = request.query_params.get("fmt", "json")
         if fmt not in FORMATS:
             raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
-        return export_response(project=project, fmt=fmt, counted_only=request.query_params.get("all") != "1")
+        counted_only = request.query_params.get("all") != "1"
+        audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
+                     details={"format": fmt, "all": not counted_only, "via": "api"})
+        return export_response(project=project, fmt=fmt, counted_only=counted_only)
 
 
 class BonusList(APIView):

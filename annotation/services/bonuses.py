@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Bonus, Project, Purpose
+from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -41,19 +42,44 @@ def bonus_grant(
     reason: str,
     annotation: Annotation | None = None,
     currency: str = "USD",
+    actor: User | None = None,
 ) -> Bonus:
     """Record a bonus by hand (an admin rewarding good work). With ``annotation``, the one bonus
-    that annotation may have: a second grant for it raises IntegrityError."""
+    that annotation may have: a second grant for it raises IntegrityError. A grant by a staff
+    member (``actor``) goes to the audit log; the task type's own grants do not."""
     if annotation is not None and (annotation.assignment.project_id != project.pk
                                    or annotation.assignment.worker_id != worker.pk):
         raise ValueError("a bonus for an annotation goes to its worker in its project")
     reason = " ".join(str(reason).split())
     if not reason:
         raise ValueError("a bonus needs a reason")
-    return Bonus.objects.create(
-        project=project, worker=worker, annotation=annotation, amount=_amount(amount),
-        currency=currency.upper(), reason=reason[:REASON_LENGTH],
-    )
+    currency = str(currency).strip().upper()
+    if not (currency.isascii() and currency.isalpha() and len(currency) == 3):
+        raise ValueError(f"a currency is a three-letter code such as USD or GBP, got {currency!r}")
+    with transaction.atomic():
+        bonus = Bonus.objects.create(
+            project=project, worker=worker, annotation=annotation, amount=_amount(amount),
+            currency=currency, reason=reason[:REASON_LENGTH],
+        )
+        if actor is not None:
+            audit_record(actor=actor, action="bonus", project=project, target=f"worker {worker.get_username()}",
+                         details={"bonus": bonus.pk, "amount": str(bonus.amount), "currency": bonus.currency,
+                                  "reason": bonus.reason, "annotation": annotation.pk if annotation else None})
+    return bonus
+
+
+def bonus_remove(*, bonus: Bonus, actor: User | None) -> None:
+    """Remove a bonus from the ledger by hand (granted in error); a paid one cannot be removed,
+    since the money is gone. Audited."""
+    with transaction.atomic():
+        locked = Bonus.objects.select_for_update().select_related("worker").get(pk=bonus.pk)
+        if locked.paid_at is not None:
+            raise ValueError(f"bonus {locked.pk} was paid on {locked.paid_at:%Y-%m-%d} and stays in the ledger")
+        audit_record(actor=actor, action="bonus:remove", project=Project(pk=locked.project_id),
+                     target=f"worker {locked.worker.get_username()}",
+                     details={"bonus": locked.pk, "amount": str(locked.amount), "currency": locked.currency,
+                              "reason": locked.reason})
+        locked.delete()
 
 
 def bonus_grant_for(*, annotation: Annotation) -> Bonus | None:
@@ -97,9 +123,22 @@ def bonus_revoke_for(*, assignment: Assignment) -> int:
     return removed
 
 
-def bonuses_mark_paid(*, bonuses: Iterable[Bonus], note: str = "", now: datetime | None = None) -> int:
+def bonuses_mark_paid(*, bonuses: Iterable[Bonus], note: str = "", now: datetime | None = None,
+                      actor: User | None = None) -> int:
     """Mark unpaid bonuses paid (a queryset or a list); bonuses paid before keep their date and
-    note. Returns how many were marked."""
+    note. Returns how many were marked. With ``actor``, one audit entry per project."""
     now = now or timezone.now()
     ids = [b.pk for b in bonuses]
-    return Bonus.objects.filter(pk__in=ids, paid_at__isnull=True).update(paid_at=now, paid_note=note[:300])
+    with transaction.atomic():
+        unpaid = Bonus.objects.select_for_update().filter(pk__in=ids, paid_at__isnull=True)
+        marked = list(unpaid.values_list("pk", "project_id"))
+        n = Bonus.objects.filter(pk__in=[pk for pk, _ in marked]).update(paid_at=now, paid_note=note[:300])
+        if actor is not None:
+            per_project: dict[int, list[int]] = {}
+            for pk, project_id in marked:
+                per_project.setdefault(project_id, []).append(pk)
+            for project_id, pks in per_project.items():
+                audit_record(actor=actor, action="bonus:paid", project=Project(pk=project_id),
+                             target=f"{len(pks)} bonus{'es' if len(pks) != 1 else ''}",
+                             details={"bonuses": pks[:1000], "note": note[:300]})
+    return n

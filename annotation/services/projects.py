@@ -8,8 +8,12 @@ from typing import Any, TypedDict, Unpack
 
 from django.contrib.auth.models import User
 
-from annotation.models import Project
+from annotation.models import AuditEntry, Project
+from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
+
+# Fields whose change is not a setting: bookkeeping the platform keeps itself.
+NOT_SETTINGS = {"id", "created_at", "updated_at", "created_by"}
 
 
 class ProjectSettings(TypedDict, total=False):
@@ -43,3 +47,29 @@ def project_create(*, name: str, slug: str, task_type: str, options: Mapping[str
     project.full_clean()
     project.save()
     return project
+
+
+def _shown(value: Any) -> Any:
+    """A field's value as the audit log keeps it (JSON): text for what JSON does not hold."""
+    return value if value is None or isinstance(value, str | int | float | bool | dict | list) else str(value)
+
+
+def project_settings_record(*, actor: User | None, before: Project, after: Project) -> AuditEntry | None:
+    """Record in the audit log which settings of a project a staff member changed, each with its
+    value before and after (the options record key by key); None when nothing changed."""
+    changed: dict[str, dict[str, Any]] = {}
+    for field in Project._meta.concrete_fields:
+        name = field.attname
+        if name in NOT_SETTINGS or name == "options":
+            continue
+        old, new = getattr(before, name), getattr(after, name)
+        if old != new:
+            changed[field.name] = {"from": _shown(old), "to": _shown(new)}
+    old_options, new_options = before.options or {}, after.options or {}
+    for key in sorted(set(old_options) | set(new_options)):
+        if old_options.get(key) != new_options.get(key):
+            changed[f"options.{key}"] = {"from": _shown(old_options.get(key)), "to": _shown(new_options.get(key))}
+    if not changed:
+        return None
+    return audit_record(actor=actor, action="settings", project=after, target=f"project {after.slug}",
+                        details={"changed": changed})

@@ -7,13 +7,15 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Assignment, WorkerProfile
+from annotation.services.audit import audit_record
 from annotation.services.engine import set_status, worker_profile
 
 Status = Assignment.Status
 
 
-def worker_block(*, worker: User, reason: str = "") -> int:
-    """Block a worker: they get no more items and their open assignments return to the pool."""
+def worker_block(*, worker: User, reason: str = "", actor: User | None = None) -> int:
+    """Block a worker everywhere: they get no more items and their open assignments return to
+    the pool. A staff member's block (``actor``) goes to the audit log."""
     now = timezone.now()
     with transaction.atomic():
         profile = worker_profile(worker=worker, lock=True)
@@ -22,8 +24,16 @@ def worker_block(*, worker: User, reason: str = "") -> int:
         open_ones = list(
             Assignment.objects.select_for_update().filter(worker=worker, status=Status.ASSIGNED).order_by("pk")
         )
-        return set_status(assignments=open_ones, new=Status.RETURNED, now=now)
+        returned = set_status(assignments=open_ones, new=Status.RETURNED, now=now)
+        if actor is not None:
+            audit_record(actor=actor, action="block", target=f"worker {worker.get_username()}",
+                         details={"worker": worker.pk, "reason": reason, "returned_items": returned})
+        return returned
 
 
-def worker_unblock(*, worker: User) -> None:
-    WorkerProfile.objects.filter(user=worker).update(blocked=False, blocked_reason="", blocked_at=None)
+def worker_unblock(*, worker: User, actor: User | None = None) -> None:
+    with transaction.atomic():
+        WorkerProfile.objects.filter(user=worker).update(blocked=False, blocked_reason="", blocked_at=None)
+        if actor is not None:
+            audit_record(actor=actor, action="unblock", target=f"worker {worker.get_username()}",
+                         details={"worker": worker.pk})

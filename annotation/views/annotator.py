@@ -20,6 +20,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST, require_safe
 
+from annotation.authenticity import signals_from_form
 from annotation.media_serving import assignment_media_response, media_response
 from annotation.models import Annotation, Assignment, Project
 from annotation.selectors.annotator import (
@@ -347,13 +348,15 @@ def join(request: AuthenticatedRequest) -> HttpResponse:
 
 
 def client_meta(request: HtmxRequest) -> dict:
-    meta = {
+    meta: dict[str, object] = {
         "elapsed_ms": request.POST.get("client_elapsed_ms"),
         "input": request.POST.get("client_input", "")[:20],
         "viewport": request.POST.get("client_viewport", "")[:20],
         "user_agent": request.headers.get("User-Agent", "")[:300],
         "htmx": bool(request.htmx),
     }
+    if signals := signals_from_form(request.POST):
+        meta["signals"] = signals
     marketplace = request.session.get("marketplace")
     if marketplace:
         meta["marketplace"] = marketplace

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
 from annotation.exports import FORMATS, bonus_export_response, export_response
@@ -13,10 +13,11 @@ from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.selectors.tallies import is_large
+from annotation.services.audit import audit_record
 from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
-from annotation.views.request_types import HtmxRequest
+from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
 OVERVIEW = "annotation/overview.html"
 # (sort key, heading, numeric) of the worker table's sortable columns.
@@ -74,13 +75,19 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
 
 
 @permission_required("annotation.export_annotations")
-def export(request: HttpRequest, slug: str, fmt: str) -> StreamingHttpResponse:
+def export(request: AuthenticatedRequest, slug: str, fmt: str) -> StreamingHttpResponse:
     project = get_object_or_404(Project, slug=slug)
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
-    return export_response(project=project, fmt=fmt, counted_only=request.GET.get("all") != "1")
+    counted_only = request.GET.get("all") != "1"
+    audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
+                 details={"format": fmt, "all": not counted_only, "via": "page"})
+    return export_response(project=project, fmt=fmt, counted_only=counted_only)
 
 
 @permission_required("annotation.export_annotations")
-def export_bonuses(request: HttpRequest, slug: str) -> StreamingHttpResponse:
-    return bonus_export_response(project=get_object_or_404(Project, slug=slug))
+def export_bonuses(request: AuthenticatedRequest, slug: str) -> StreamingHttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    audit_record(actor=request.user, action="export", project=project, target="bonuses.csv",
+                 details={"format": "csv", "via": "page"})
+    return bonus_export_response(project=project)

@@ -25,6 +25,7 @@ from annotation.models import Project
 from annotation.selectors.staff import worker_assignment_counts
 from annotation.services import worker_work_reject
 from annotation.views.permissions import permission_required
+from annotation.views.request_types import AuthenticatedRequest
 from annotation.wording import count_of
 from task_types.pairwise.exports import GOLD_FILES, RELEASED_ZIP, gold_file, released_zip
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
@@ -110,7 +111,7 @@ def gold_download(request: HttpRequest, slug: str, run_id: int, name: str) -> St
 
 @permission_required("annotation.change_assignment")
 @require_http_methods(["GET", "POST"])
-def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpResponse:
+def reject_worker(request: AuthenticatedRequest, slug: str, worker_id: int) -> HttpResponse:
     """GET: say what rejecting the worker's work would do and ask to confirm; POST: reject all
     of their counted work in the project and recompute the gold data without it."""
     project = _project(slug)
@@ -126,7 +127,8 @@ def reject_worker(request: HttpRequest, slug: str, worker_id: int) -> HttpRespon
         messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
         return redirect(PAGE, slug=slug)
     with transaction.atomic():
-        n = worker_work_reject(project=project, worker=worker, note=f"rejected in the reason review by {request.user}")
+        n = worker_work_reject(project=project, worker=worker, note="rejected in the reason review",
+                               reviewer=request.user)
         analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
     messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of {worker.get_username()}; "
                               "the gold data is being recomputed.")

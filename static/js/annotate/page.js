@@ -1,6 +1,6 @@
-// The annotation page (templates/annotation/annotate.html) runs on seven scripts, loaded in this
+// The annotation page (templates/annotation/annotate.html) runs on eight scripts, loaded in this
 // order and sharing window.annotatePage: page.js (the frame around the task area), metrics.js,
-// checks.js, sending.js, keys.js, item.js and draft.js. Each is loaded as a file (no inline script) so
+// signals.js, checks.js, sending.js, keys.js, item.js and draft.js. Each is loaded as a file (no inline script) so
 // that htmx can run with allowEval off.
 //
 // This one: the task form's lookup the others share, the completion code's copy button, the

@@ -1,0 +1,142 @@
+"""API of the worker page and the audit log: a worker's figures in a project, the staff actions
+on them (the same service and checks as the page), and the project's audit entries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404
+from django.shortcuts import get_object_or_404
+from rest_framework import status
+from rest_framework.permissions import BasePermission
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.parsers import SafeJSONParser, body_fields
+from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.models import Project
+from annotation.selectors.audit import audit_entries, audit_row
+from annotation.selectors.worker_page import (
+    CrowdFigures,
+    WorkerPage,
+    project_worker,
+    worker_crowd_figures,
+    worker_page,
+)
+from annotation.services.worker_actions import ActionRefused, worker_action
+
+PER_PAGE_LIMIT = 500
+
+
+class _Perm(BasePermission):
+    perms: tuple[str, ...] = ()
+
+    def has_permission(self, request, view) -> bool:
+        return bool(request.user and request.user.is_authenticated and request.user.has_perms(self.perms))
+
+
+class CanSeeProject(_Perm):
+    message = "You need the permission annotation.view_project."
+    perms = ("annotation.view_project",)
+
+
+class CanSeeAudit(_Perm):
+    message = "You need the permissions annotation.view_project and annotation.view_auditentry."
+    perms = ("annotation.view_project", "annotation.view_auditentry")
+
+
+def _worker(slug: str, worker_id: int):
+    project = get_object_or_404(Project, slug=slug)
+    worker = project_worker(project=project, worker_id=worker_id)
+    if worker is None:
+        raise Http404("no such worker in this project")
+    return project, worker
+
+
+def worker_page_data(page: WorkerPage, crowd: CrowdFigures) -> dict[str, Any]:
+    standing = page.standing
+    competence = page.competence
+    return {
+        "worker": {"id": page.worker.pk, "username": page.worker.get_username(),
+                   "blocked_everywhere": page.blocked_everywhere},
+        "standing": {"state": standing.state if standing else "active", "reason": standing.reason if standing else ""},
+        "assignments": page.counts,
+        "gold": page.gold.as_dict(),
+        "checks": [{"assignment": c.assignment_id, "item": c.external_id, "purpose": c.purpose,
+                    "expected": c.expected, "given": c.given, "score": c.score, "right": c.right,
+                    "method": c.method, "scored_at": c.scored_at.isoformat()} for c in page.checks],
+        "agreement": crowd.agreement.as_dict(),
+        "competence": None if competence is None else {"run": competence.run_id, "value": competence.value,
+                                                       "low": competence.low, "high": competence.high},
+        "signals": page.signals.as_dict(),
+        "shared_reasons": [{"reason": r.reason, "other_workers": r.other_workers} for r in crowd.shared_reasons],
+        "reason_review": crowd.reason_review_url,
+        "flags": [{"item": f.item.external_id, "problem": f.problem, "reason": f.reason,
+                   "created_at": f.created_at.isoformat(), "resolution": f.resolution} for f in page.flags],
+        "rule_decisions": [{"kind": d.kind, "action": d.action, "evidence": d.evidence, "trigger": d.trigger,
+                            "decided_at": d.decided_at.isoformat()} for d in page.decisions],
+        "training_rounds": [{"kind": t.kind, "number": t.number, "items": t.items, "answered": t.answered,
+                             "right": t.right, "passed": t.passed, "pass_mark": t.pass_mark} for t in page.training],
+        "bonuses": [{"amount": str(b.amount), "currency": b.currency, "reason": b.reason,
+                     "created_at": b.created_at.isoformat(), "paid_at": b.paid_at.isoformat() if b.paid_at else None}
+                    for b in page.bonuses],
+        "answers": {
+            "count": page.answers.paginator.count, "page": page.answers.number,
+            "pages": page.answers.paginator.num_pages,
+            "rows": [{"assignment": a.assignment_id, "item": a.external_id, "purpose": a.purpose, "status": a.status,
+                      "seconds": a.seconds, "label": a.label, "reason": a.reason,
+                      "submitted_at": a.submitted_at.isoformat() if a.submitted_at else None,
+                      "signals": a.signals, "review_note": a.review_note} for a in page.answer_rows],
+        },
+    }
+
+
+class WorkerDetail(APIView):
+    """GET: the worker page's figures as JSON (``?page=`` pages the answers)."""
+
+    permission_classes = [CanSeeProject]
+
+    def get(self, request: Request, slug: str, worker_id: int) -> Response:
+        project, worker = _worker(slug, worker_id)
+        page = worker_page(project=project, worker=worker, page=request.query_params.get("page"))
+        return Response(worker_page_data(page, worker_crowd_figures(project=project, worker=worker)))
+
+
+class WorkerAction(APIView):
+    """POST block, unblock, approve, reject (``note`` required for the two), bonus (``amount``,
+    ``currency``, ``reason``) or training (``note``): 200 with what was done, 400 naming the
+    field at fault, 403 without the action's permission."""
+
+    permission_classes = [CanSeeProject]
+    parser_classes = [SafeJSONParser]
+
+    def post(self, request: AuthenticatedApiRequest, slug: str, worker_id: int, action: str) -> Response:
+        project, worker = _worker(slug, worker_id)
+        try:
+            done = worker_action(project=project, worker=worker, action=action, actor=request.user,
+                                 data=body_fields(request, "the action's fields"))
+        except ActionRefused as exc:
+            if exc.status == 404:
+                raise Http404(exc.message) from None
+            return Response({exc.field: exc.message}, status=exc.status)
+        return Response({"action": done.action, "detail": done.message, "count": done.count}, status=status.HTTP_200_OK)
+
+
+class AuditList(APIView):
+    """GET: the project's audit entries, newest first (``?action=`` keeps one kind or family,
+    ``?limit=`` up to 500, ``?before=<id>`` pages on)."""
+
+    permission_classes = [CanSeeAudit]
+
+    def get(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        entries = audit_entries(project=project, action=request.query_params.get("action", ""))
+        before = request.query_params.get("before", "")
+        if before.isdigit():
+            entries = entries.filter(pk__lt=int(before))
+        limit = request.query_params.get("limit", "100")
+        n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
+        rows = list(entries[:n])
+        return Response({"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
+                         "next_before": rows[-1].pk if len(rows) == n else None})

@@ -1,0 +1,110 @@
+"""The staff actions of the worker page, one entry point for the page and the API (the same
+checks, the same audit entries): block or unblock the worker in the project, approve or reject
+all of their submitted work with a note, grant a bonus, send them to a training round.
+
+Each action checks its own permission and its input, and raises ``ActionRefused`` naming the
+field at fault; nothing is written then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+from django.contrib.auth.models import User
+
+from annotation.models import Project, Standing
+from annotation.services.bonuses import bonus_grant
+from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
+from annotation.services.standing import standing_set
+
+# The permission each action needs, besides seeing the project.
+ACTION_PERMS = {
+    "block": "annotation.change_workerstanding",
+    "unblock": "annotation.change_workerstanding",
+    "approve": "annotation.change_assignment",
+    "reject": "annotation.change_assignment",
+    "bonus": "annotation.add_bonus",
+    "training": "annotation.add_traininground",
+}
+
+
+class ActionRefused(Exception):
+    """An action that cannot be done: ``field`` names the input at fault (``action`` when it is
+    the action itself), ``status`` the HTTP status that says so."""
+
+    def __init__(self, field: str, message: str, status: int = 400):
+        super().__init__(message)
+        self.field, self.message, self.status = field, message, status
+
+
+@dataclass(frozen=True)
+class ActionDone:
+    action: str
+    message: str
+    count: int = 0
+
+
+def _text(data: Mapping[str, Any], name: str, length: int) -> str:
+    value = data.get(name, "")
+    if not isinstance(value, str):
+        raise ActionRefused(name, f"{name} must be text")
+    return " ".join(value.split())[:length]
+
+
+def _training_sender() -> Callable[..., Any] | None:
+    """``training_rounds_send`` of the training service, or None while the platform has none."""
+    try:
+        module = import_module("annotation.services.training")
+    except ImportError:
+        return None
+    return getattr(module, "training_rounds_send", None)
+
+
+def training_available() -> bool:
+    return _training_sender() is not None
+
+
+def worker_action(*, project: Project, worker: User, action: str, actor: User,
+                  data: Mapping[str, Any]) -> ActionDone:
+    """Do ``action`` to ``worker`` in ``project`` for ``actor`` with the request's fields."""
+    if action not in ACTION_PERMS:
+        raise ActionRefused("action", f"unknown action {action!r}; known: {', '.join(ACTION_PERMS)}", status=404)
+    if not actor.has_perm(ACTION_PERMS[action]):
+        raise ActionRefused("action", f"you need the permission {ACTION_PERMS[action]} to {action}", status=403)
+    name = worker.get_username()
+    note = _text(data, "note", NOTE_LENGTH)
+    if action in ("block", "unblock"):
+        state = Standing.BLOCKED if action == "block" else Standing.ACTIVE
+        standing_set(project=project, worker=worker, state=state, actor=actor,
+                     reason=note or f"{action}ed on the worker page")
+        return ActionDone(action, f"{name} is {'blocked' if action == 'block' else 'active'} in this project.")
+    if action in ("approve", "reject"):
+        if not note:
+            raise ActionRefused("note", f"say why you {action} this work: the note is kept with each assignment")
+        if action == "approve":
+            n = worker_work_approve(project=project, worker=worker, note=note, reviewer=actor)
+        else:
+            n = worker_work_reject(project=project, worker=worker, note=note, reviewer=actor)
+        verb = "Approved" if action == "approve" else "Rejected"
+        return ActionDone(action, f"{verb} {n} assignment{'s' if n != 1 else ''} of {name}.", n)
+    if action == "bonus":
+        reason = _text(data, "reason", 300)
+        try:
+            bonus = bonus_grant(project=project, worker=worker, amount=data.get("amount", ""), reason=reason,
+                                currency=_text(data, "currency", 10) or "USD", actor=actor)
+        except ValueError as exc:
+            text = str(exc)
+            field = "reason" if "reason" in text else "currency" if "currency" in text else "amount"
+            raise ActionRefused(field, text) from None
+        return ActionDone(action, f"Granted {bonus.amount} {bonus.currency} to {name}.")
+    send = _training_sender()
+    if send is None:
+        raise ActionRefused("action", "training rounds are not available on this platform yet", status=409)
+    try:
+        send(project=project, workers=[worker], actor=actor, note=note)
+    except ValueError as exc:
+        raise ActionRefused("action", str(exc), status=409) from None
+    return ActionDone(action, f"{name} was sent to a training round.")

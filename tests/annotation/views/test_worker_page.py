@@ -1,0 +1,236 @@
+"""The worker page: what it shows (answers, gold with its interval, agreement with the others'
+majority, competence from the last agreement run, signals, shared reasons, flags, decisions,
+training, bonuses), who may open it, and each of its actions with its audit entry."""
+
+from decimal import Decimal
+from html import escape
+
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from analysis.methods.position_bias import wilson
+from analysis.models import AnalysisRun
+from annotation.models import (
+    Annotation,
+    Assignment,
+    AuditEntry,
+    Bonus,
+    CheckResult,
+    ItemFlag,
+    Purpose,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
+from annotation.selectors.worker_page import worker_crowd_figures, worker_page
+from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+S = Assignment.Status
+
+
+def answered(item, worker, label="a1", reason=None, status=S.SUBMITTED, signals=None, purpose=Purpose.TASK):
+    now = timezone.now()
+    reason = reason or f"A reason of {worker.username} about item {item.pk}, unlike any other."
+    a = AssignmentFactory(item=item, worker=worker, status=status, assigned_at=now - timezone.timedelta(minutes=2),
+                          submitted_at=now, purpose=purpose)
+    Annotation.objects.create(assignment=a, answer={"label": label, "standpoint": "none"}, reason=reason,
+                              seconds=12.5, client={"signals": signals} if signals else {})
+    return a
+
+
+@pytest.fixture
+def setup():
+    """Four items; ``me`` answers all, two others answer each with a1 (items 0–2: majority a1,
+    item 3: a tie)."""
+    project = ProjectFactory(redundancy=5)
+    items = ItemFactory.create_batch(4, project=project)
+    me, x, y = UserFactory(username="me"), UserFactory(username="x"), UserFactory(username="y")
+    mine = [answered(items[0], me, "a1", reason="Copied reason shared word for word",
+                     signals={"pasted": 40, "hidden_ms": 2500, "blurs": 2, "webdriver": False}),
+            answered(items[1], me, "a1", signals={"pasted": 0, "hidden_ms": 0, "blurs": 0, "webdriver": True}),
+            answered(items[2], me, "a2"),
+            answered(items[3], me, "a2")]
+    for item in items[:3]:
+        answered(item, x, "a1")
+        answered(item, y, "a1")
+    answered(items[0], x.__class__.objects.create(username="z"), "equal", reason="Copied reason shared word for word")
+    answered(items[3], x, "a1")
+    answered(items[3], y, "a2")
+    return project, me, mine
+
+
+@pytest.fixture
+def staff(client):
+    client.force_login(UserFactory(role="admin"))
+    return client
+
+
+def test_the_figures(setup):
+    project, me, mine = setup
+    WorkerStanding.objects.create(project=project, worker=me, gold_answered=3, gold_right=2)
+    page = worker_page(project=project, worker=me)
+    crowd = worker_crowd_figures(project=project, worker=me)
+    assert (page.gold.n, page.gold.hits) == (3, 2)
+    assert page.gold.interval == wilson(2, 3)
+    # items 0 and 1 agree with the others' a1; item 2 does not; item 0's others: a1, a1, equal.
+    assert (crowd.agreement.n, crowd.agreement.hits) == (3, 2)
+    assert page.signals.pasted_answers == 1 and page.signals.pasted_characters == 40
+    assert page.signals.automated_answers == 1 and page.signals.hidden_ms == 2500 and page.signals.blurs == 2
+    assert page.signals.answers == 2
+    assert [(r.reason, r.other_workers) for r in crowd.shared_reasons] == [("Copied reason shared word for word", 1)]
+    assert crowd.reason_review_url == reverse("gold-page", args=[project.slug]) + "#reasons"  # a pairwise project
+    assert page.answers.paginator.count == 4
+    assert [r.assignment_id for r in page.answer_rows] == [a.pk for a in reversed(mine)]
+    assert page.answer_rows[-1].signals["pasted"] == 40 and page.answer_rows[-1].seconds == 12.5
+    assert page.competence is None
+
+
+def test_competence_comes_from_the_last_finished_agreement_run(setup):
+    project, me, _ = setup
+    AnalysisRun.objects.create(project=project, kind="agreement", status="done",
+                               result={"workers": [{"worker": "me", "competence": 0.2}]})
+    last = AnalysisRun.objects.create(project=project, kind="agreement", status="done", result={"workers": [
+        {"worker": "x", "competence": 0.9}, {"worker": "me", "competence": 0.71, "competence_low": 0.6,
+                                             "competence_high": 0.8}]})
+    AnalysisRun.objects.create(project=project, kind="agreement", status="failed", result=None)
+    found = worker_page(project=project, worker=me).competence
+    assert (found.run_id, found.value, found.low, found.high) == (last.pk, 0.71, 0.6, 0.8)
+
+
+def test_the_page_as_staff_shows_everything(setup, staff):
+    project, me, mine = setup
+    CheckResult.objects.create(assignment=mine[3], project=project, worker=me, purpose=Purpose.GOLD, score=0.0,
+                               right=False, method="exact", expected={"label": "a1"}, scored_at=timezone.now())
+    ItemFlag.objects.create(assignment=AssignmentFactory(item=ItemFactory(project=project), worker=me,
+                                                         status=S.RETURNED),
+                            project=project, item=mine[0].item, worker=me, problem="text", reason="garbled words",
+                            created_at=timezone.now())
+    rule = QualityRule.objects.create(project=project, kind="gold_accuracy", action="review", threshold=0.7)
+    RuleDecision.objects.create(project=project, worker=me, rule=rule, kind=rule.kind, action=rule.action,
+                                evidence={"accuracy_high": 0.41}, trigger="gold answer", decided_at=timezone.now())
+    TrainingRound.objects.create(project=project, worker=me, kind="qualification", number=1, items=5, pass_mark=0.8,
+                                 answered=5, right=4, passed=True, started_at=timezone.now())
+    Bonus.objects.create(project=project, worker=me, amount=Decimal("1.50"), currency="USD", reason="careful work")
+    AnalysisRun.objects.create(project=project, kind="agreement", status="done",
+                               result={"workers": [{"worker": "me", "competence": 0.5}]})
+    url = reverse("quality-worker", args=[project.slug, me.pk])
+    response = staff.get(url)
+    body = response.content.decode()
+    assert response.status_code == 200
+    # The comparison with the others comes in a second request (htmx), or with the page from its link.
+    assert f'hx-get="{url}?part=crowd"' in body and "also by 1 other worker" not in body
+    part = staff.get(url + "?part=crowd", HTTP_HX_REQUEST="true").content.decode()
+    assert "<html" not in part and "also by 1 other worker" in part and "67%" in part
+    body = staff.get(url + "?part=crowd").content.decode()
+    for text in ("Copied reason shared word for word", "garbled words", "accuracy_high", "Qualification #1",
+                 "careful work", "0.50", "—", "automated", escape('{"label": "a1"}'), "also by 1 other worker"):
+        assert text in body, text
+    # The competence has no interval in this run: a dash, never a made-up one.
+    assert "interval —" in body
+
+
+def test_the_overview_links_each_worker(setup, staff):
+    project, me, _ = setup
+    body = staff.get(reverse("overview", args=[project.slug])).content.decode()
+    assert reverse("quality-worker", args=[project.slug, me.pk]) in body
+
+
+def test_nobody_else_sees_the_page_and_other_projects_workers_are_404(setup, client):
+    project, me, _ = setup
+    url = reverse("quality-worker", args=[project.slug, me.pk])
+    assert client.get(url).status_code == 302  # to log in
+    client.force_login(me)
+    assert client.get(url).status_code == 403
+    client.force_login(UserFactory(role="admin"))
+    stranger = UserFactory()
+    AssignmentFactory(item=ItemFactory(), worker=stranger)  # works in another project only
+    assert client.get(reverse("quality-worker", args=[project.slug, stranger.pk])).status_code == 404
+    assert client.get(reverse("quality-worker", args=[project.slug, 999999])).status_code == 404
+    assert client.get(reverse("quality-worker", args=["no-such-project", me.pk])).status_code == 404
+    # An action on another project's worker changes nothing.
+    response = client.post(reverse("quality-worker-action", args=[project.slug, stranger.pk, "block"]))
+    assert response.status_code == 404
+    assert not WorkerStanding.objects.filter(worker=stranger).exists() and not AuditEntry.objects.exists()
+
+
+def test_block_and_unblock_in_the_project(setup, staff):
+    project, me, _ = setup
+    open_one = AssignmentFactory(item=ItemFactory(project=project), worker=me, status=S.ASSIGNED)
+    url = reverse("quality-worker-action", args=[project.slug, me.pk, "block"])
+    assert staff.post(url, {"note": "pasted every reason"}).status_code == 302
+    standing = WorkerStanding.objects.get(project=project, worker=me)
+    assert standing.state == Standing.BLOCKED and standing.reason == "pasted every reason"
+    open_one.refresh_from_db()
+    assert open_one.status == S.RETURNED
+    staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "unblock"]))
+    assert WorkerStanding.objects.get(project=project, worker=me).state == Standing.ACTIVE
+    assert list(AuditEntry.objects.filter(project=project).order_by("pk").values_list("action", flat=True)) == [
+        "standing:blocked", "standing:active"]
+
+
+def test_approve_and_reject_need_a_note_and_keep_it(setup, staff):
+    project, me, mine = setup
+    approve = reverse("quality-worker-action", args=[project.slug, me.pk, "approve"])
+    response = staff.post(approve, {"note": "  "}, follow=True)
+    assert "the note is kept" in response.content.decode()
+    assert not Assignment.objects.filter(worker=me, status=S.APPROVED).exists() and not AuditEntry.objects.exists()
+    staff.post(approve, {"note": "checked by hand"})
+    assert set(Assignment.objects.filter(worker=me, project=project).values_list("status", "review_note")) == {
+        (S.APPROVED, "checked by hand")}
+    staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "reject"]), {"note": "copied reasons"})
+    assert set(Assignment.objects.filter(worker=me, project=project).values_list("status", "review_note")) == {
+        (S.REJECTED, "copied reasons")}
+    entries = list(AuditEntry.objects.filter(project=project).order_by("pk"))
+    assert [(e.action, e.details["assignments"], e.details["note"]) for e in entries] == [
+        ("approve", 4, "checked by hand"), ("reject", 4, "copied reasons")]
+    assert all(e.actor.profile.role == "admin" for e in entries)
+
+
+def test_grant_a_bonus_with_checks(setup, staff):
+    project, me, _ = setup
+    url = reverse("quality-worker-action", args=[project.slug, me.pk, "bonus"])
+    for bad, word in (({"amount": "-1", "reason": "x"}, "positive"), ({"amount": "1", "reason": ""}, "reason"),
+                      ({"amount": "1", "reason": "x", "currency": "dollars"}, "three-letter")):
+        assert word in staff.post(url, bad, follow=True).content.decode()
+    assert not Bonus.objects.exists()
+    staff.post(url, {"amount": "2.5", "currency": "gbp", "reason": "careful reasons"})
+    bonus = Bonus.objects.get()
+    assert (bonus.amount, bonus.currency, bonus.worker) == (Decimal("2.50"), "GBP", me)
+    entry = AuditEntry.objects.get(action="bonus")
+    assert entry.details["amount"] == "2.50" and entry.project == project
+
+
+def test_training_is_offered_only_when_the_platform_has_it(setup, staff):
+    project, me, _ = setup
+    from annotation.services.worker_actions import training_available
+
+    response = staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "training"]), {"note": "again"},
+                          follow=True)
+    body = response.content.decode()
+    if training_available():
+        # The training service decides (a project without training items may refuse): either the
+        # round is open and the page says so, or nothing was done and the page says why.
+        sent = TrainingRound.objects.filter(project=project, worker=me).exists()
+        assert ("was sent to a training round" in body) == sent and ("Nothing was done" in body) == (not sent)
+    else:
+        assert "not available" in response.content.decode()
+        assert b'data-testid="training"' not in staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content
+
+
+def test_a_researcher_sees_the_page_but_may_not_act(setup, client):
+    project, me, _ = setup
+    client.force_login(UserFactory(role="researcher"))
+    page = client.get(reverse("quality-worker", args=[project.slug, me.pk]))
+    assert page.status_code == 200 and b'data-testid="block"' not in page.content
+    response = client.post(reverse("quality-worker-action", args=[project.slug, me.pk, "block"]), follow=True)
+    assert "permission" in response.content.decode()
+    assert not WorkerStanding.objects.filter(worker=me, state=Standing.BLOCKED).exists()
+
+
+def test_an_unknown_action_is_404(setup, staff):
+    project, me, _ = setup
+    assert staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "delete"])).status_code == 404
