@@ -22,7 +22,7 @@ from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Adjudication, Annotation, Assignment, Item, Project, QualityPolicy
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -388,4 +388,15 @@ def item_frame(*, project: Project) -> pd.DataFrame:
         for external_id, gold, payload in Item.objects.filter(project=project)
         .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
     ]
-    return pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
+    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
+    return _with_adjudicated(project, frame)
+
+
+def _with_adjudicated(project: Project, frame: pd.DataFrame) -> pd.DataFrame:
+    """When the project prefers adjudicated answers in its gold data
+    (``QualityPolicy.prefer_adjudicated``), an ``adjudicated`` column: each item's decided answer
+    (a dict of the type's gold fields), None where none was decided."""
+    if not QualityPolicy.objects.filter(project_id=project.pk, prefer_adjudicated=True).exists():
+        return frame
+    decided = dict(Adjudication.objects.filter(project=project).values_list("item__external_id", "answer"))
+    return frame.assign(adjudicated=[decided.get(item) for item in frame["item"]])

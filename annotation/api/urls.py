@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, plays, revisions, tokens, views
+from annotation.api import media, plays, quality, revisions, tokens, views
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -21,4 +21,13 @@ urlpatterns = [
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
+    path("assignments/<int:pk>/flag/", quality.AssignmentFlag.as_view(), name="api-flag"),
+    path("projects/<slug:slug>/flags/", quality.FlagList.as_view(), name="api-flags"),
+    path("projects/<slug:slug>/flags/<int:pk>/withdraw/", quality.FlagResolve.as_view(action="withdraw"),
+         name="api-flag-withdraw"),
+    path("projects/<slug:slug>/flags/<int:pk>/dismiss/", quality.FlagResolve.as_view(action="dismiss"),
+         name="api-flag-dismiss"),
+    path("projects/<slug:slug>/adjudication/", quality.AdjudicationQueue.as_view(), name="api-adjudication"),
+    path("projects/<slug:slug>/items/<int:item_id>/adjudication/", quality.ItemAdjudication.as_view(),
+         name="api-item-adjudication"),
 ]

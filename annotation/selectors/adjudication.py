@@ -27,7 +27,16 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q
 
-from annotation.models import Adjudication, Annotation, Assignment, CheckResult, Item, ItemKind, Project, Purpose
+from annotation.models import (
+    Adjudication,
+    Annotation,
+    Assignment,
+    CheckResult,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+)
 from annotation.task_types import get_task_type
 from annotation.task_types.base import NONE, TaskType
 
@@ -76,6 +85,10 @@ class Contest:
     reason: str  # a key of REASONS
     text: str
 
+    @property
+    def label(self) -> str:
+        return REASONS.get(self.reason, self.reason)
+
 
 @dataclass
 class QueueRow:
@@ -85,6 +98,7 @@ class QueueRow:
     summary: str
     contests: list[Contest] = field(default_factory=list)
     adjudication: Adjudication | None = None
+    decided: str = ""  # the decided answer in words
 
     @property
     def reasons(self) -> list[str]:
@@ -151,6 +165,11 @@ class Queue:
     split_share: float
     posterior_below: float
 
+    @property
+    def reason_choices(self) -> list[tuple[str, str, int]]:
+        """(reason, its name, contested items) for the filter."""
+        return [(key, label, self.counts.get(key, 0)) for key, label in REASONS.items()]
+
 
 def contested_items(*, project: Project, split_share: float = SPLIT_SHARE,
                     posterior_below: float = POSTERIOR_BELOW) -> tuple[dict[int, list[Contest]], MacePosteriors | None]:
@@ -195,8 +214,10 @@ def adjudicated_rows(*, project: Project, page: Any = 1, per_page: int = PER_PAG
     current = Paginator(decisions, per_page).get_page(page)
     by_item = {a.item_id: a for a in current.object_list}
     rows = _rows(project, list(by_item), {i: [Contest(r, REASONS.get(r, r)) for r in a.contested] for i, a in by_item.items()})
+    task = get_task_type(project.task_type)
     for row in rows:
         row.adjudication = by_item[row.item_id]
+        row.decided = f"{task.label_display(row.adjudication.answer)} ({fields_text(task, row.adjudication.answer)})"
     return current, rows
 
 
