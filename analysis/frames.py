@@ -399,4 +399,5 @@ def _with_adjudicated(project: Project, frame: pd.DataFrame) -> pd.DataFrame:
     if not QualityPolicy.objects.filter(project_id=project.pk, prefer_adjudicated=True).exists():
         return frame
     decided = dict(Adjudication.objects.filter(project=project).values_list("item__external_id", "answer"))
-    return frame.assign(adjudicated=[decided.get(item) for item in frame["item"]])
+    return frame.assign(adjudicated=pd.Series([decided.get(item) for item in frame["item"]], index=frame.index,
+                                              dtype=object))

@@ -198,6 +198,6 @@ def agreement_posteriors(project: Project):
 
     run = latest_done(project=project, kind="agreement")
     found = (run.result or {}).get("posterior") if run is not None else None
-    if not isinstance(found, dict) or "items" not in found:
+    if run is None or not isinstance(found, dict) or "items" not in found:
         return None
     return MacePosteriors(run_id=run.pk, below=float(found.get("below", 1.0)), items=found["items"])

@@ -116,18 +116,17 @@ def answer_key(task: TaskType, answer: Mapping[str, Any]) -> tuple:
 
 def _split_items(project: Project, task: TaskType, share: float, item: Item | None = None) -> dict[int, Contest]:
     votes: dict[int, Counter] = defaultdict(Counter)
-    rows = Annotation.objects.filter(assignment__project=project, assignment__status__in=Assignment.COUNTED_STATUSES,
-                                     assignment__purpose=Purpose.TASK, assignment__item__kind=ItemKind.REAL)
+    counted = Annotation.objects.filter(assignment__project=project, assignment__status__in=Assignment.COUNTED_STATUSES,
+                                        assignment__purpose=Purpose.TASK, assignment__item__kind=ItemKind.REAL)
     if item is not None:
-        rows = rows.filter(assignment__item=item)
-    rows = rows.values_list("assignment__item_id", "answer").iterator(chunk_size=5000)
-    for item_id, answer in rows:
+        counted = counted.filter(assignment__item=item)
+    for item_id, answer in counted.values_list("assignment__item_id", "answer").iterator(chunk_size=5000):
         votes[item_id][answer_key(task, answer if isinstance(answer, dict) else {})] += 1
     out = {}
-    for item_id, counted in votes.items():
-        n, top = sum(counted.values()), max(counted.values())
+    for item_id, tally in votes.items():
+        n, top = sum(tally.values()), max(tally.values())
         if n >= 2 and top / n <= share:
-            spread = ", ".join(str(c) for _, c in counted.most_common())
+            spread = ", ".join(str(c) for _, c in tally.most_common())
             out[item_id] = Contest("split", f"split votes: the most frequent answer has {top} of {n} ({spread})")
     return out
 
@@ -146,10 +145,10 @@ def _posterior_items(project: Project, below: float,
 
 
 def _gold_items(project: Project, item: Item | None = None) -> dict[int, Contest]:
-    rows = CheckResult.objects.filter(project=project, purpose=Purpose.GOLD, assignment__item__kind=ItemKind.GOLD)
+    scored = CheckResult.objects.filter(project=project, purpose=Purpose.GOLD, assignment__item__kind=ItemKind.GOLD)
     if item is not None:
-        rows = rows.filter(assignment__item=item)
-    rows = (rows.values("assignment__item_id").annotate(n=Count("pk"), right=Count("pk", filter=Q(right=True)))
+        scored = scored.filter(assignment__item=item)
+    rows = (scored.values("assignment__item_id").annotate(n=Count("pk"), right=Count("pk", filter=Q(right=True)))
             .filter(n__gte=GOLD_MIN_ANSWERS))
     return {r["assignment__item_id"]: Contest("gold_disagreement",
                                               f"gold answer disputed: right in {r['right']} of {r['n']} answers")

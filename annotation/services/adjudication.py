@@ -59,7 +59,7 @@ def clean_decision(*, item: Item, answer: Any) -> dict[str, Any]:
     return clean.answer
 
 
-def item_adjudicate(*, item: Item, answer: Mapping[str, Any], why: str, actor: User | None,
+def item_adjudicate(*, item: Item, answer: Mapping[str, Any] | Any, why: str, actor: User | None,
                     contested: Sequence[str] = (), make_gold: bool = False) -> Adjudication:
     """Record the decided ``answer`` of ``item`` (replacing an earlier decision) and audit it.
     ``contested`` says why the item was in the queue; with ``make_gold`` a gold question's gold
@@ -76,8 +76,9 @@ def item_adjudicate(*, item: Item, answer: Mapping[str, Any], why: str, actor: U
         previous = None if earlier is None else {
             "answer": earlier.answer, "why": earlier.why, "decided_at": earlier.decided_at.isoformat(),
             "decided_by": earlier.decided_by.get_username() if earlier.decided_by else None}
+        decided_by = actor if actor is not None and actor.is_authenticated else None
         fields = {"project": locked.project, "answer": decided, "why": why, "contested": list(contested),
-                  "decided_by": actor if actor is not None and actor.is_authenticated else None, "decided_at": now}
+                  "decided_by": decided_by, "decided_at": now}
         if earlier is None:
             adjudication = Adjudication.objects.create(item=locked, **fields)
         else:
@@ -89,7 +90,7 @@ def item_adjudicate(*, item: Item, answer: Mapping[str, Any], why: str, actor: U
         if make_gold:
             gold = GoldAnswer.objects.select_for_update().filter(item=locked).first()
             if gold is None:
-                GoldAnswer.objects.create(item=locked, answer=decided, created_by=fields["decided_by"])
+                GoldAnswer.objects.create(item=locked, answer=decided, created_by=decided_by)
             else:
                 gold_before = gold.answer
                 gold.answer = decided

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
@@ -28,6 +28,7 @@ from annotation.services.flags import item_flags_dismiss, item_withdraw
 from annotation.task_types import get_task_type
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.permissions import permission_required
+from annotation.views.request_types import AuthenticatedRequest
 
 DECIDE = "annotation.add_adjudication"
 RESOLVE = "annotation.change_itemflag"
@@ -43,7 +44,7 @@ def share(raw: str | None, default: float, *, high: float = 1.0) -> float:
 
 
 @permission_required("annotation.view_project")
-def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
+def adjudication(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     q = request.GET
     reason = q.get("reason", "") if q.get("reason", "") in REASONS else ""
@@ -57,7 +58,7 @@ def adjudication(request: HttpRequest, slug: str) -> HttpResponse:
     })
 
 
-def _item_context(request: HttpRequest, project: Project, item: Item, *, chosen=None, errors=None,
+def _item_context(request: AuthenticatedRequest, project: Project, item: Item, *, chosen=None, errors=None,
                   why: str = "", make_gold: bool = False) -> dict:
     task = get_task_type(project.task_type)
     decided = Adjudication.objects.filter(item=item).select_related("decided_by").first()
@@ -76,7 +77,7 @@ def _item_context(request: HttpRequest, project: Project, item: Item, *, chosen=
 
 @permission_required("annotation.view_project")
 @refuse_nul_fields
-def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResponse:
+def adjudication_item(request: AuthenticatedRequest, slug: str, item_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     item = get_object_or_404(Item.objects.select_related("project"), pk=item_id, project=project)
     if request.method != "POST":
@@ -86,7 +87,7 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
     answer = decision_from_form(item=item, data=request.POST)
     why, make_gold = request.POST.get("why", ""), request.POST.get("make_gold") == "on"
     try:
-        item_adjudicate(item=item, answer=answer, why=why, actor=request.user,  # type: ignore[arg-type]
+        item_adjudicate(item=item, answer=answer, why=why, actor=request.user,
                         contested=[c.reason for c in item_contests(project=project, item=item)], make_gold=make_gold)
     except AdjudicationInvalid as exc:
         ctx = _item_context(request, project, item, chosen=answer, errors=exc.errors, why=why, make_gold=make_gold)
@@ -96,7 +97,7 @@ def adjudication_item(request: HttpRequest, slug: str, item_id: int) -> HttpResp
 
 
 @permission_required("annotation.view_project")
-def flags(request: HttpRequest, slug: str) -> HttpResponse:
+def flags(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     page, rows = flagged_items(project=project, page=request.GET.get("page"))
     return render(request, "annotation/flags.html", {"project": project, "page": page, "rows": rows,
@@ -105,14 +106,14 @@ def flags(request: HttpRequest, slug: str) -> HttpResponse:
 
 @permission_required(("annotation.view_project", RESOLVE))
 @require_POST
-def flag_resolve(request: HttpRequest, slug: str, item_id: int, action: str) -> HttpResponse:
+def flag_resolve(request: AuthenticatedRequest, slug: str, item_id: int, action: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     item = get_object_or_404(Item.objects.select_related("project"), pk=item_id, project=project)
     note = request.POST.get("note", "")
     if action == "withdraw":
-        item_withdraw(item=item, actor=request.user, note=note)  # type: ignore[arg-type]
+        item_withdraw(item=item, actor=request.user, note=note)
         messages.success(request, f"Item {item.external_id} was withdrawn: nobody gets it again.")
     else:
-        item_flags_dismiss(item=item, actor=request.user, note=note)  # type: ignore[arg-type]
+        item_flags_dismiss(item=item, actor=request.user, note=note)
         messages.success(request, f"The reports on item {item.external_id} were dismissed.")
     return redirect("flags", slug=project.slug)

@@ -6,7 +6,12 @@ import pandas as pd
 import pytest
 
 from analysis.reports import ReportInput, get_report
-from analysis.reports.agreement import POSTERIOR_KEPT_BELOW, binary_questions, label_posteriors, run_mace
+from analysis.reports.agreement import (
+    POSTERIOR_KEPT_BELOW,
+    binary_questions,
+    label_posteriors,
+    run_mace,
+)
 from tests.analysis.test_reports import crowd
 
 
