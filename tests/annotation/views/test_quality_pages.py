@@ -8,6 +8,7 @@ from django.urls import reverse
 from annotation.models import Adjudication, Assignment, AuditEntry, Item, ItemFlag, ItemKind
 from annotation.services import assignment_next
 from annotation.services.flags import item_flag
+from annotation.task_types import get_task_type, task_types
 from tests.annotation.quality_helpers import REASON, gold_item, split_item
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
@@ -173,3 +174,20 @@ def test_another_workers_or_projects_assignment_is_404(client):
     assert client.post(reverse("flag", args=[other.slug, a.pk]), data).status_code == 404
     a.refresh_from_db()
     assert a.status == S.ASSIGNED and not ItemFlag.objects.exists()
+
+
+@pytest.mark.parametrize("slug", [t.slug for t in task_types()])
+def test_every_task_types_item_is_shown_and_decided_through_its_gold_fields(client, admin, slug):
+    task = get_task_type(slug)
+    project = ProjectFactory(task_type=slug, options=task.clean_options(task.example().options))
+    item = ItemFactory(project=project)
+    url = reverse("adjudication-item", args=[project.slug, item.pk])
+    page = client.get(url)
+    assert page.status_code == 200
+    fields = page.context["fields"]
+    assert [f.name for f in fields] == list(task.gold_fields) and all(f.choices for f in fields)
+    form = {f.name: f.choices[0][0] for f in fields}
+    assert client.post(url, {**form, "why": "decided in a test"}).status_code == 302
+    decided = Adjudication.objects.get(item=item).answer
+    assert decided == task.clean_gold({f.name: ([v] if f.kind == "choices" else v) for f, v in
+                                       zip(fields, form.values(), strict=True)}, payload=item.payload).answer
