@@ -13,7 +13,7 @@ def mace_posteriors(project):
     """The posteriors of the project's last agreement run, for the adjudication queue."""
     from analysis.selectors import agreement_posteriors
 
-    return agreement_posteriors(project)
+    return agreement_posteriors(project=project)
 
 
 class AnalysisConfig(AppConfig):
@@ -28,4 +28,4 @@ class AnalysisConfig(AppConfig):
         # And where the adjudication queue reads MACE's posteriors.
         from annotation.selectors.adjudication import posterior_source_register
 
-        posterior_source_register(mace_posteriors)
+        posterior_source_register(source=mace_posteriors)

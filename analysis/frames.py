@@ -22,7 +22,8 @@ from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-from annotation.models import Adjudication, Annotation, Assignment, Item, Project, QualityPolicy
+from annotation.models import Annotation, Assignment, Item, Project
+from annotation.selectors.adjudication import preferred_decisions
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -381,7 +382,8 @@ def _frame_from_long_rows(project, task, qs, lookups, common) -> pd.DataFrame:
 
 def item_frame(*, project: Project) -> pd.DataFrame:
     """One row per item in import order: ``item`` (external id), ``gold`` (known answer or None)
-    and the task type's item columns (``TaskType.item_columns``)."""
+    and the task type's item columns (``TaskType.item_columns``); ``adjudicated`` too when the
+    project's gold data prefer adjudicated answers (``analysis.reports.decided_labels`` reads it)."""
     task = get_task_type(project.task_type)
     rows = [
         {"item": external_id, "gold": gold, **task.item_columns(payload)}
@@ -389,15 +391,7 @@ def item_frame(*, project: Project) -> pd.DataFrame:
         .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
     ]
     frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
-    return _with_adjudicated(project, frame)
-
-
-def _with_adjudicated(project: Project, frame: pd.DataFrame) -> pd.DataFrame:
-    """When the project prefers adjudicated answers in its gold data
-    (``QualityPolicy.prefer_adjudicated``), an ``adjudicated`` column: each item's decided answer
-    (a dict of the type's gold fields), None where none was decided."""
-    if not QualityPolicy.objects.filter(project_id=project.pk, prefer_adjudicated=True).exists():
-        return frame
-    decided = dict(Adjudication.objects.filter(project=project).values_list("item__external_id", "answer"))
-    return frame.assign(adjudicated=pd.Series([decided.get(item) for item in frame["item"]], index=frame.index,
-                                              dtype=object))
+    decided = preferred_decisions(project=project)
+    if decided is not None:  # the gold data take adjudicated answers (a dict of gold fields, or None)
+        frame["adjudicated"] = pd.Series([decided.get(i) for i in frame["item"]], index=frame.index, dtype=object)
+    return frame

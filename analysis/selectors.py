@@ -190,7 +190,7 @@ def sorted_workers(*, result: dict, sort: str, descending: bool, trusted_only: b
     return sorted(present, key=lambda w: w[sort], reverse=descending) + missing
 
 
-def agreement_posteriors(project: Project):
+def agreement_posteriors(*, project: Project):
     """The MACE label posteriors the project's last finished agreement run kept (items under its
     bar), for the adjudication queue; None when no run has them (runs made before they were
     kept, or none at all)."""

@@ -36,6 +36,7 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
+    QualityPolicy,
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import NONE, TaskType
@@ -66,7 +67,7 @@ PosteriorSource = Callable[[Project], MacePosteriors | None]
 _SOURCES: list[PosteriorSource] = []
 
 
-def posterior_source_register(source: PosteriorSource) -> PosteriorSource:
+def posterior_source_register(*, source: PosteriorSource) -> PosteriorSource:
     if source not in _SOURCES:
         _SOURCES.append(source)
     return source
@@ -105,7 +106,7 @@ class QueueRow:
         return [c.reason for c in self.contests]
 
 
-def answer_key(task: TaskType, answer: Mapping[str, Any]) -> tuple:
+def _answer_key(task: TaskType, answer: Mapping[str, Any]) -> tuple:
     """What two answers are compared on: the gold fields, a list as a set."""
     key = []
     for name in task.gold_fields:
@@ -121,7 +122,7 @@ def _split_items(project: Project, task: TaskType, share: float, item: Item | No
     if item is not None:
         counted = counted.filter(assignment__item=item)
     for item_id, answer in counted.values_list("assignment__item_id", "answer").iterator(chunk_size=5000):
-        votes[item_id][answer_key(task, answer if isinstance(answer, dict) else {})] += 1
+        votes[item_id][_answer_key(task, answer if isinstance(answer, dict) else {})] += 1
     out = {}
     for item_id, tally in votes.items():
         n, top = sum(tally.values()), max(tally.values())
@@ -216,7 +217,7 @@ def adjudicated_rows(*, project: Project, page: Any = 1, per_page: int = PER_PAG
     task = get_task_type(project.task_type)
     for row in rows:
         row.adjudication = by_item[row.item_id]
-        row.decided = f"{task.label_display(row.adjudication.answer)} ({fields_text(task, row.adjudication.answer)})"
+        row.decided = f"{task.label_display(row.adjudication.answer)} ({_fields_text(task, row.adjudication.answer)})"
     return current, rows
 
 
@@ -251,7 +252,7 @@ class DecisionField:
     chosen: list[str]
 
 
-def fields_text(task: TaskType, answer: Mapping[str, Any]) -> str:
+def _fields_text(task: TaskType, answer: Mapping[str, Any]) -> str:
     parts = []
     for name in task.gold_fields:
         value = answer.get(name)
@@ -267,7 +268,7 @@ def item_answers(*, item: Item) -> list[AnswerRow]:
     rows = (Annotation.objects.filter(assignment__item=item, assignment__status__in=Assignment.COUNTED_STATUSES)
             .order_by("assignment__submitted_at", "pk")
             .values_list("answer", "reason", "seconds", "assignment__check_result__right"))
-    return [AnswerRow(n, task.label_display(answer), fields_text(task, answer), reason, seconds, right)
+    return [AnswerRow(n, task.label_display(answer), _fields_text(task, answer), reason, seconds, right)
             for n, (answer, reason, seconds, right) in enumerate(rows, start=1)]
 
 
@@ -319,3 +320,11 @@ def adjudicated_answers(*, project: Project) -> dict[int, str]:
     """Item pk -> its decided answer as compact JSON, read once for an export."""
     return {item_id: json.dumps(answer, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
             for item_id, answer in Adjudication.objects.filter(project=project).values_list("item_id", "answer")}
+
+
+def preferred_decisions(*, project: Project) -> dict[str, dict[str, Any]] | None:
+    """Item external id -> decided answer, when the project's gold data prefer adjudicated
+    answers (``QualityPolicy.prefer_adjudicated``); None when they do not."""
+    if not QualityPolicy.objects.filter(project_id=project.pk, prefer_adjudicated=True).exists():
+        return None
+    return dict(Adjudication.objects.filter(project=project).values_list("item__external_id", "answer"))

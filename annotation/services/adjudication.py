@@ -32,7 +32,7 @@ class AdjudicationInvalid(ValueError):
         self.errors = dict(errors)
 
 
-def clean_why(why: Any) -> str:
+def clean_why(*, why: Any) -> str:
     text = why.strip() if isinstance(why, str) else ""
     if not text:
         raise AdjudicationInvalid({"why": "Say why you decided so (required)."})
@@ -64,7 +64,7 @@ def item_adjudicate(*, item: Item, answer: Mapping[str, Any] | Any, why: str, ac
     """Record the decided ``answer`` of ``item`` (replacing an earlier decision) and audit it.
     ``contested`` says why the item was in the queue; with ``make_gold`` a gold question's gold
     answer becomes the decided one (its accepted alternatives and explanation stay)."""
-    why = clean_why(why)
+    why = clean_why(why=why)
     decided = clean_decision(item=item, answer=answer)
     if make_gold and item.kind != ItemKind.GOLD:
         raise AdjudicationInvalid({"make_gold": "Only a gold question has a gold answer to correct."})
