@@ -16,6 +16,13 @@ def quality_links(project) -> list[tuple[str, str]]:
     return [(reverse("quality-rules", args=(project.slug,)), "Quality rules")]
 
 
+def mace_posteriors(project):
+    """The posteriors of the project's last agreement run, for the adjudication queue."""
+    from analysis.selectors import agreement_posteriors
+
+    return agreement_posteriors(project=project)
+
+
 class AnalysisConfig(AppConfig):
     name = "analysis"
     verbose_name = "Analysis"
@@ -30,3 +37,7 @@ class AnalysisConfig(AppConfig):
         staff_links_register(quality_links)
         competence_source_register(agreement_competence)
         interval_register(wilson_interval)
+        # And where the adjudication queue reads MACE's posteriors.
+        from annotation.selectors.adjudication import posterior_source_register
+
+        posterior_source_register(source=mace_posteriors)

@@ -188,3 +188,16 @@ def sorted_workers(*, result: dict, sort: str, descending: bool, trusted_only: b
     present = [w for w in workers if w.get(sort) is not None]
     missing = [w for w in workers if w.get(sort) is None]
     return sorted(present, key=lambda w: w[sort], reverse=descending) + missing
+
+
+def agreement_posteriors(*, project: Project):
+    """The MACE label posteriors the project's last finished agreement run kept (items under its
+    bar), for the adjudication queue; None when no run has them (runs made before they were
+    kept, or none at all)."""
+    from annotation.selectors.adjudication import MacePosteriors
+
+    run = latest_done(project=project, kind="agreement")
+    found = (run.result or {}).get("posterior") if run is not None else None
+    if run is None or not isinstance(found, dict) or "items" not in found:
+        return None
+    return MacePosteriors(run_id=run.pk, below=float(found.get("below", 1.0)), items=found["items"])

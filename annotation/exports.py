@@ -24,6 +24,7 @@ from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
 from annotation.models import Annotation, Assignment, Item, Project
+from annotation.selectors.adjudication import adjudicated_answers
 from annotation.selectors.bonuses import bonuses_of
 from annotation.selectors.counted import answers_as_data
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
@@ -34,9 +35,10 @@ from annotation.task_types.base import ExportContext, TaskType
 # the export holds the latest, given at ``revised_at`` when it was changed. ``shown_order`` is the
 # order the worker saw the item's options in, as compact JSON ({part: [option ids]}; the import
 # order where none was drawn), empty for a type that shows no options in a drawn order.
+# ``adjudicated`` is the item's decided answer (``Adjudication``) as compact JSON, empty when none.
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
-    "accepted_at", "submitted_at", "seconds", "version", "revised_at", "shown_order",
+    "accepted_at", "submitted_at", "seconds", "version", "revised_at", "shown_order", "adjudicated",
 )
 # Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
 # assignment and item are empty (None) for bonuses granted by hand, paid_at while unpaid.
@@ -131,6 +133,8 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     payload_of, gold_of = _json_reader(Item, "payload"), _json_reader(Item, "gold")
     answer_of, client_of = _json_reader(Annotation, "answer"), _json_reader(Annotation, "client")
     slug = project.slug
+    # Decisions are few: read once for the project, not per row.
+    adjudicated = adjudicated_answers(project=project)
     # An item's payload is decoded once for the answers to it that come close together: the
     # contexts of this chunk's items and the previous chunk's are kept, no more.
     contexts: dict[int, ExportContext] = {}
@@ -153,7 +157,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
             "worker_source": source or "", "worker_external_id": external_id or "", "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "version": version, "revised_at": iso_time(revised),
-            "shown_order": "",
+            "shown_order": "", "adjudicated": adjudicated.get(item_pk, ""),
         }
         # Most annotations record no metrics and no refused answers: their client data is not
         # decoded, and they share their item's context.

@@ -22,6 +22,16 @@ def staff_links_register(provider: StaffLinks) -> StaffLinks:
     return provider
 
 
+def quality_links(project: Project) -> list[tuple[str, str]]:
+    """The engine's own quality-control pages, after those of the apps above it."""
+    from django.urls import reverse
+
+    return [(reverse("quality", kwargs={"slug": project.slug}), "Quality control"),
+            (reverse("adjudication", kwargs={"slug": project.slug}), "Adjudication"),
+            (reverse("flags", kwargs={"slug": project.slug}), "Flagged items")]
+
+
 def staff_links(*, project: Project) -> list[tuple[str, str]]:
-    """(URL, link text) of the pages other apps offer about this project."""
-    return [link for provider in _PROVIDERS for link in provider(project)]
+    """(URL, link text) of the pages other apps offer about this project, then the engine's
+    quality-control pages."""
+    return [link for provider in _PROVIDERS for link in provider(project)] + quality_links(project)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotator, audit, marketplace, quality, staff, worker_page
+from annotation.views import adjudication, annotator, audit, item_flags, marketplace, quality, staff, worker_page
 
 urlpatterns = [
     path("", annotator.home, name="home"),
@@ -12,12 +12,20 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/skip/", annotator.skip, name="skip"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/edit/", annotator.edit, name="edit"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/revise/", annotator.revise, name="revise"),
+    path("projects/<slug:slug>/annotate/<int:assignment_id>/flag/", item_flags.flag, name="flag"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator.assignment_media,
          name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", annotator.media, name="media"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/quality/", quality.quality, name="quality"),
+    path("projects/<slug:slug>/quality/adjudication/", adjudication.adjudication, name="adjudication"),
+    path("projects/<slug:slug>/quality/adjudication/<int:item_id>/", adjudication.adjudication_item, name="adjudication-item"),
+    path("projects/<slug:slug>/quality/flags/", adjudication.flags, name="flags"),
+    path("projects/<slug:slug>/quality/flags/<int:item_id>/withdraw/", adjudication.flag_resolve, {"action": "withdraw"},
+         name="flag-withdraw"),
+    path("projects/<slug:slug>/quality/flags/<int:item_id>/dismiss/", adjudication.flag_resolve, {"action": "dismiss"},
+         name="flag-dismiss"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
     path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
     path("projects/<slug:slug>/workers/<int:worker_id>/", worker_page.worker_detail, name="quality-worker"),

@@ -166,6 +166,20 @@ class Report(ABC):
         raise KeyError(name)
 
 
+def decided_labels(items: pd.DataFrame, field: str) -> pd.Series:
+    """Item -> the adjudicated value of answer field ``field``, for the items a staff member
+    decided, when the project prefers adjudicated answers in its gold data (the item frame then
+    has an ``adjudicated`` column); empty otherwise. A gold export that picks one label per item
+    takes these over its aggregate."""
+    import pandas as pd
+
+    if "adjudicated" not in items.columns:
+        return pd.Series(dtype=object)
+    pairs = [(item, decided[field]) for item, decided in zip(items["item"], items["adjudicated"], strict=True)
+             if isinstance(decided, dict) and decided.get(field) is not None]
+    return pd.Series([v for _, v in pairs], index=[i for i, _ in pairs], dtype=object)
+
+
 _REPORTS: dict[str, Report] = {}
 # Reports named by their class's dotted path, imported when the registry is first read: a report
 # brings its methods (numpy, pandas, scikit-learn), which a process that never reads the

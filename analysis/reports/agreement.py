@@ -41,6 +41,9 @@ ONE_LABEL_SHARE = 0.9  # or one label makes up 90% of their (at least 10) answer
 FEW_ANNOTATIONS = "few annotations"
 # Coverage of each worker's competence interval (the bootstrap's percentiles).
 COMPETENCE_LEVEL = 0.95
+# The result keeps the posterior of an item's MACE label only under this bar (the adjudication
+# queue's "low posterior" reads them): confident items, most of a project, take no room.
+POSTERIOR_KEPT_BELOW = 0.9
 
 
 class MaceRefused(RuntimeError):
@@ -132,6 +135,33 @@ def worker_table(frame: pd.DataFrame, mace_labels: pd.Series, competence: pd.Ser
             "flags": flags,
         })
     return rows
+
+
+def label_posteriors(mace: MaceFrameResult) -> pd.Series:
+    """Item -> the posterior of its MACE label (the largest of its posteriors), read from the
+    sparse posteriors without making them dense."""
+    sparse = mace.arrays.item_posteriors
+    n = sparse.shape[0]
+    best = np.where(sparse.others() > 0, sparse.other, -np.inf).astype(float)
+    present = sparse.listed() > 0
+    if sparse.values.size:
+        starts = np.searchsorted(sparse.rows, np.arange(n))
+        best[present] = np.maximum(best[present], np.maximum.reduceat(sparse.values, starts[present]))
+    return pd.Series(best, index=mace.labels.index).where(mace.labels.notna())
+
+
+def low_posteriors(mace: MaceFrameResult, *, questions: pd.DataFrame | None = None,
+                   frame: pd.DataFrame | None = None) -> dict[str, Any]:
+    """The compact ``posterior`` of the result: items whose MACE label has a posterior under
+    POSTERIOR_KEPT_BELOW, rounded to 3 places. For sets (``questions``: the binary frame, row
+    for row with the item ``frame``) an item's posterior is the lowest of its options'."""
+    posterior = label_posteriors(mace)
+    if questions is not None and frame is not None:
+        item_of = pd.Series(frame["item"].to_numpy(), index=questions["item"].to_numpy())
+        item_of = item_of[~item_of.index.duplicated()]
+        posterior = posterior.groupby(item_of.reindex(posterior.index).to_numpy()).min()
+    low = posterior[posterior < POSTERIOR_KEPT_BELOW].dropna()
+    return {"below": POSTERIOR_KEPT_BELOW, "items": {str(k): round(float(v), 3) for k, v in low.items()}}
 
 
 def accumulation_curve(frame: pd.DataFrame, *, points: int, level: AlphaLevel,
@@ -317,6 +347,7 @@ class AgreementReport(Report):
                 "labels": {str(k): int(v) for k, v in mace_counts.items()},
                 "items_labelled": int(mace.labels.notna().sum()),
             },
+            "posterior": low_posteriors(mace, questions=frame if sets else None, frame=data.frame if sets else None),
             "workers": workers,
             "competence_replicates": replicates,
             "competence_level": COMPETENCE_LEVEL,

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.api import media, plays, quality, revisions, tokens, views, workers
+from annotation.api import adjudication, media, plays, quality, revisions, tokens, views, workers
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -26,4 +26,13 @@ urlpatterns = [
     path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", workers.WorkerAction.as_view(),
          name="api-worker-action"),
     path("projects/<slug:slug>/audit/", workers.AuditList.as_view(), name="api-audit"),
+    path("assignments/<int:pk>/flag/", adjudication.AssignmentFlag.as_view(), name="api-flag"),
+    path("projects/<slug:slug>/flags/", adjudication.FlagList.as_view(), name="api-flags"),
+    path("projects/<slug:slug>/flags/<int:pk>/withdraw/", adjudication.FlagResolve.as_view(action="withdraw"),
+         name="api-flag-withdraw"),
+    path("projects/<slug:slug>/flags/<int:pk>/dismiss/", adjudication.FlagResolve.as_view(action="dismiss"),
+         name="api-flag-dismiss"),
+    path("projects/<slug:slug>/adjudication/", adjudication.AdjudicationQueue.as_view(), name="api-adjudication"),
+    path("projects/<slug:slug>/items/<int:item_id>/adjudication/", adjudication.ItemAdjudication.as_view(),
+         name="api-item-adjudication"),
 ]

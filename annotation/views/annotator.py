@@ -212,6 +212,9 @@ def _after_action(request: AuthenticatedRequest, project: Project, notice: str, 
     return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
 
 
+after_action = _after_action  # the other actions on an item (annotation.views.item_flags) end the same way
+
+
 @never_cache
 @login_required
 def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:

@@ -36,7 +36,7 @@ class QualityPolicyForm(forms.ModelForm):
 
 # The pages of quality control, by URL name (each takes the project's slug), in the order shown.
 PAGES = (("quality-rules", "Rules and decisions"), ("adjudication", "Adjudication queue"),
-         ("item-flags", "Flagged items"), ("audit-csv", "Audit log (CSV)"))
+         ("flags", "Flagged items"), ("audit-csv", "Audit log (CSV)"))
 
 
 def _links(project: Project) -> list[tuple[str, str]]:

@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
+from annotation.selectors.flags import open_flag_count
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.selectors.tallies import is_large
@@ -70,6 +71,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),
         "bonus_totals": bonus_totals(project=project),
+        "open_flags": open_flag_count(project=project),
     }
     return render(request, OVERVIEW, ctx)
 

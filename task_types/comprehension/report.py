@@ -15,7 +15,7 @@ from sklearn.metrics import roc_auc_score
 from analysis.methods.comprehension import comprehension_figures, mode_comparison
 from analysis.methods.comprehension_votes import question_votes, vote_distribution
 from analysis.methods.text_reference import machine_reference, similarities, split_motions
-from analysis.reports import Param, Progress, Report, ReportInput
+from analysis.reports import Param, Progress, Report, ReportInput, decided_labels
 from task_types.comprehension.corpus import gold_labels
 
 MODES = ("listening", "reading")
@@ -94,6 +94,18 @@ def pair_rows(frame: pd.DataFrame, items: pd.DataFrame) -> list[dict[str, Any]]:
                 "majority": int(r["majority"]), "high_confidence": bool(r["high_confidence"]),
             })
     return rows
+
+
+def adjudicated_majority(rows: list[dict[str, Any]], items: pd.DataFrame) -> list[dict[str, Any]]:
+    """The per-pair rows with an adjudicated speech's decision as the majority label of its
+    titles (1 for the titles decided, 0 for the others), where the project prefers adjudicated
+    answers; the votes stay as they were."""
+    decided = decided_labels(items, "titles")
+    if decided.empty:
+        return rows
+    chosen = {str(item): {str(t) for t in titles} for item, titles in decided.items()}
+    return [{**r, "majority": int(str(r["title_id"]) in chosen[str(r["speech"])])} if str(r["speech"]) in chosen else r
+            for r in rows]
 
 
 def reference(frame: pd.DataFrame, items: pd.DataFrame, params: Mapping[str, Any]) -> dict[str, Any]:
@@ -258,7 +270,7 @@ class ComprehensionReport(Report):
         machine = reference(frame.drop(columns="mode"), data.items, params)
         progress(0.9, "per-pair votes")
         return {"modes": modes, "reading_subset": subset, "comparison": comparison, "machine": machine,
-                "pairs": pair_rows(frame, data.items), "n_annotations": int(frame.groupby(["item", "worker"]).ngroups),
+                "pairs": adjudicated_majority(pair_rows(frame, data.items), data.items), "n_annotations": int(frame.groupby(["item", "worker"]).ngroups),
                 "items_in_project": len(data.items), "reading_project": joined}
 
     def page_context(self, result: Mapping[str, Any]) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pandas as pd
 
-from analysis.reports import Param, Progress, Report, ReportInput
+from analysis.reports import Param, Progress, Report, ReportInput, decided_labels
 from task_types.key_points.corpus import ARGUMENT_COLUMNS, KEY_POINT_COLUMNS, LABEL_COLUMNS
 from task_types.key_points.labels import SHARE_COLUMNS, derive_labels, match_shares, summary
 
@@ -37,6 +37,21 @@ def gold_shares(items: pd.DataFrame) -> pd.DataFrame:
             for r in items.to_dict("records") if isinstance(r["gold"], dict) for kp_id, label in r["gold"].items()]
     out = pd.DataFrame(rows, columns=SHARE_COLUMNS)
     out["label"] = out["label"].astype("Int64")
+    return out
+
+
+def prefer_adjudicated(pairs: pd.DataFrame, items: pd.DataFrame) -> pd.DataFrame:
+    """The labels with an adjudicated argument's decision in place of its shares' labels, where
+    the project prefers adjudicated answers: 1 for the key points decided, 0 for the others
+    (all 0 for "none")."""
+    decided = decided_labels(items, "key_points")
+    if decided.empty or pairs.empty:
+        return pairs
+    chosen = pairs["arg_id"].map(decided)
+    hit = chosen.notna()
+    out = pairs.copy()
+    out.loc[hit, "label"] = [int(str(kp) in {str(c) for c in marked})
+                             for kp, marked in zip(out.loc[hit, "key_point_id"], chosen[hit], strict=True)]
     return out
 
 
@@ -71,7 +86,7 @@ class KeyPointReport(Report):
             frame = data.frame
             if frame.empty:
                 return {"empty": True, "n_annotations": 0}
-            pairs = derive_labels(match_shares(frame), positive=positive, negative=negative)
+            pairs = prefer_adjudicated(derive_labels(match_shares(frame), positive=positive, negative=negative), items)
             n_annotations = int(frame.groupby(["item", "worker"]).ngroups)
         progress(0.7, "summary")
         groups = summary(pairs, arguments, key_points)

@@ -26,7 +26,7 @@ from analysis.methods.preference_graph.ranking import preference_ranking
 from analysis.methods.preference_graph.stats import preference_graph_stats
 from analysis.methods.preference_graph.weights import pair_weights
 from analysis.methods.reasons import CAUSES, best_worker_accuracy, review_reasons
-from analysis.reports import PARTS, Param, Part, Progress, Report, ReportInput
+from analysis.reports import PARTS, Param, Part, Progress, Report, ReportInput, decided_labels
 from analysis.reports.agreement import run_mace
 from task_types.pairwise.published import PAPER, REFERENCES
 
@@ -105,12 +105,18 @@ class PairwiseGoldReport(Report):
         mace = run_mace(votes[["item", "worker", "label"]], em=params["mace_em"],
                         iterations=params["mace_iterations"], restarts=params["mace_restarts"],
                         threshold=params["mace_threshold"], seed=params["seed"])
-        gold = mace.labels.dropna()
+        # Where the project prefers adjudicated answers, a decided pair takes its decision instead
+        # of MACE's label (also a pair MACE left unlabelled) before the weights and the filter.
+        decided = decided_labels(data.items, "label")
+        labels = mace.labels.astype(object)
+        decided = decided[decided.index.isin(labels.index)]
+        labels.loc[decided.index] = decided
+        gold = labels.dropna()
         progress(0.35, "pair weights")
         weights = pair_weights(votes, gold, mace.competence, penalty=params["penalty"])
         items = data.items.set_index("item")
         pairs = items.loc[items.index.isin(votes["item"].unique()), ["topic", "arg1", "arg2"]].copy()
-        pairs["gold"] = mace.labels.reindex(pairs.index)
+        pairs["gold"] = labels.reindex(pairs.index)
         pairs["weight"] = weights.weight.reindex(pairs.index)
         pairs = pairs.rename_axis("pair").reset_index()
 
@@ -175,6 +181,7 @@ class PairwiseGoldReport(Report):
             "rank": int(len(rank_frame)),
             "arguments": int(len(arguments)),
             "equal_in_all": int((gold == "equal").sum()),
+            "adjudicated": int(len(decided)),
         }
         return {
             "counts": counts,

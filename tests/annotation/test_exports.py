@@ -18,6 +18,7 @@ from annotation import exports
 from annotation.exports import FORMATS, export_columns, iso_time
 from annotation.models import Annotation, Assignment, Item, WorkerProfile
 from annotation.services import annotation_submit, assignment_next, items_import_file
+from annotation.services.adjudication import item_adjudicate
 from annotation.spreadsheet import safe_cell
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import AnswerInvalid, ExportContext
@@ -60,6 +61,8 @@ def _reference_rows(project, *, counted_only: bool) -> list[dict]:
             "revised_at": annotation.revised_at.isoformat() if annotation.revised_at else "",
             "shown_order": json.dumps(assignment.shown_order or task.order_parts(item.payload), separators=(",", ":"),
                                       ensure_ascii=False) if task.shown_order_parts else "",
+            "adjudicated": json.dumps(item.adjudication.answer, separators=(",", ":"), ensure_ascii=False, sort_keys=True)
+            if hasattr(item, "adjudication") else "",
         }
         client = annotation.client or {}
         context = ExportContext(item_external_id=item.external_id, payload=item.payload, gold=item.gold,
@@ -136,6 +139,10 @@ def _answered_project(slug: str):
     Assignment.objects.filter(pk=annotations[5].assignment_id).update(status=Assignment.Status.APPROVED)
     first_item = Item.objects.filter(project=project).order_by("pk").first()
     Item.objects.filter(pk=first_item.pk).update(external_id="@ünï,cödé \"1\"")
+    # The second item was adjudicated: its rows carry the decision (the type's gold fields).
+    decided = Item.objects.filter(project=project).order_by("pk")[1]
+    item_adjudicate(item=decided, answer={f: annotations[0].answer[f] for f in task.gold_fields},
+                    why='=decided, "quoted"', actor=None)
     return project
 
 
@@ -160,6 +167,8 @@ def test_every_format_is_the_plain_rendering_byte_for_byte(slug, chunks, client)
         expected_rows = _reference_rows(project, counted_only=counted_only)
         statuses = {row["status"] for row in expected_rows}
         assert statuses == ({"submitted", "approved"} if counted_only else {"submitted", "approved", "rejected", "expired"})
+        # One item's rows carry its adjudicated answer, the others' an empty cell.
+        assert {bool(row["adjudicated"]) for row in expected_rows} == {True, False}
         query = {} if counted_only else {"all": "1"}
         for fmt in FORMATS:
             expected = _render(expected_rows, fmt, columns)

@@ -1,0 +1,53 @@
+"""Items workers flagged as broken, for staff: one row per item, items with open flags first."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from django.core.paginator import Page, Paginator
+from django.db.models import Count, Max, Q
+
+from annotation.models import Item, ItemFlag, Project
+from annotation.task_types import get_task_type
+
+PER_PAGE = 50
+SUMMARY_LENGTH = 120
+
+
+@dataclass
+class FlaggedItem:
+    item_id: int
+    external_id: str
+    kind: str
+    summary: str
+    open: int
+    total: int
+    last_at: datetime
+    flags: list[ItemFlag] = field(default_factory=list)
+
+
+def open_flag_count(*, project: Project) -> int:
+    """Items with at least one open flag."""
+    return ItemFlag.objects.filter(project=project, resolved_at__isnull=True).values("item_id").distinct().count()
+
+
+def flagged_items(*, project: Project, page: Any = 1, per_page: int = PER_PAGE) -> tuple[Page, list[FlaggedItem]]:
+    """One page of the project's flagged items: those with open flags first, then the latest
+    flagged; each with its counts and every flag (problem, reason, when, how it was resolved)."""
+    counts = (ItemFlag.objects.filter(project=project).values("item_id")
+              .annotate(open=Count("pk", filter=Q(resolved_at__isnull=True)), total=Count("pk"), last_at=Max("created_at"))
+              .order_by("-open", "-last_at", "item_id"))
+    current = Paginator(counts, per_page).get_page(page)
+    found = list(current.object_list)
+    ids = [c["item_id"] for c in found]
+    items = {i.pk: i for i in Item.objects.filter(pk__in=ids).only("pk", "external_id", "kind", "payload")}
+    task = get_task_type(project.task_type)
+    rows = {c["item_id"]: FlaggedItem(c["item_id"], items[c["item_id"]].external_id, items[c["item_id"]].kind,
+                                      task.item_summary(items[c["item_id"]].payload, length=SUMMARY_LENGTH),
+                                      c["open"], c["total"], c["last_at"])
+            for c in found}
+    for flag in ItemFlag.objects.filter(item_id__in=ids).order_by("-created_at", "-pk"):
+        rows[flag.item_id].flags.append(flag)
+    return current, [rows[i] for i in ids]
