@@ -23,8 +23,7 @@ from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
 from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
-from annotation.selectors.counted import answers_as_data, data_items
-from annotation.selectors.adjudication import preferred_decisions
+from annotation.selectors.counted import answers_as_data
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -386,19 +385,3 @@ def _frame_from_long_rows(project, task, qs, lookups, common) -> pd.DataFrame:
             rows.append({**base, **row})
     return pd.DataFrame(rows)
 
-
-def item_frame(*, project: Project) -> pd.DataFrame:
-    """One row per item that is data (``data_items``) in import order: ``item`` (external id),
-    ``gold`` (known answer or None) and the task type's item columns (``TaskType.item_columns``)."""
-from annotation.selectors.adjudication import preferred_decisions
-    task = get_task_type(project.task_type)
-    rows = [
-        {"item": external_id, "gold": gold, **task.item_columns(payload)}
-        for external_id, gold, payload in data_items(project=project)
-        .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
-    ]
-    frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
-    decided = preferred_decisions(project=project)
-    if decided is not None:  # the gold data take adjudicated answers (a dict of gold fields, or None)
-        frame["adjudicated"] = pd.Series([decided.get(i) for i in frame["item"]], index=frame.index, dtype=object)
-    return frame

@@ -12,7 +12,8 @@ from typing import Any
 
 from django.db import transaction
 
-from analysis.frames import annotation_frame, item_frame
+from analysis.frames import annotation_frame
+from analysis.item_frames import item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.presentation import shown_first_frame
 from analysis.quality.checks import rules_after_run_safely

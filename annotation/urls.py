@@ -1,6 +1,15 @@
 from django.urls import path
 
-from annotation.views import adjudication, annotator, audit, item_flags, marketplace, quality, staff, worker_page
+from annotation.views import (
+    adjudication,
+    annotator,
+    audit,
+    item_flags,
+    marketplace,
+    quality,
+    staff,
+    worker_page,
+)
 
 urlpatterns = [
     path("", annotator.home, name="home"),

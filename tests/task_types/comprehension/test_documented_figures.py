@@ -6,7 +6,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.frames import item_frame
+from analysis.item_frames import item_frame
 from annotation.models import Project
 from annotation.task_types import get_task_type
 from task_types.comprehension.cli import ibm_reference

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.frames import item_frame
+from analysis.item_frames import item_frame
 from analysis.methods.counter_speech import evaluate, motion_split
 from annotation.models import Project
 from annotation.task_types import get_task_type

@@ -88,7 +88,7 @@ def _speech(sid, speaker, text):
 
 
 def test_the_papers_evaluation_ranks_every_opposing_speech_of_the_motion():
-    from analysis.frames import item_frame
+    from analysis.item_frames import item_frame
     from task_types.counter_speech.report import baseline_questions, motion_questions
 
     project = ProjectFactory(task_type="counter_speech")

@@ -4,7 +4,7 @@ decision changes nothing there."""
 
 import pytest
 
-from analysis.frames import item_frame
+from analysis.item_frames import item_frame
 from analysis.reports import decided_labels
 from analysis.services import analysis_run_create
 from annotation.models import QualityPolicy
