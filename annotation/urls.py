@@ -1,6 +1,6 @@
 from django.urls import path
 
-from annotation.views import annotator, marketplace, staff
+from annotation.views import annotator, marketplace, quality, staff
 
 urlpatterns = [
     path("", annotator.home, name="home"),
@@ -15,6 +15,7 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator.assignment_media,
          name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", annotator.media, name="media"),
+    path("projects/<slug:slug>/qualification/retry/", quality.qualification_retry, name="qualification-retry"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),

@@ -2,7 +2,14 @@
 
 from typing import Any
 
-from annotation.models import CHECK_ITEM_REDUNDANCY, GoldAnswer, Item, ItemKind, Project, QualityPolicy
+from annotation.models import (
+    CHECK_ITEM_REDUNDANCY,
+    GoldAnswer,
+    Item,
+    ItemKind,
+    Project,
+    QualityPolicy,
+)
 from annotation.task_types import get_task_type
 from tests.factories import ItemFactory
 

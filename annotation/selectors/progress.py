@@ -8,7 +8,16 @@ from dataclasses import dataclass
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum
 
-from annotation.models import Assignment, Item, Project
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+    QualityPolicy,
+    Standing,
+    WorkerStanding,
+)
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -33,7 +42,7 @@ def open_per_item(*, project: Project) -> dict[int, int]:
     """Open assignments per item of the project (only items that have one): few at any time,
     read through the index on status."""
     return dict(
-        Assignment.objects.filter(status=Status.ASSIGNED, project=project)
+        Assignment.objects.filter(status=Status.ASSIGNED, project=project, purpose=Purpose.TASK)
         .values_list("item_id").annotate(n=Count("pk")).values_list("item_id", "n")
     )
 
@@ -45,20 +54,21 @@ def project_progress(*, project: Project) -> ProjectProgress:
 
     An item's counted answers are its slots taken (``n_active``: assigned, submitted, approved)
     less its open assignments, so it is complete when every slot is taken and none is open,
-    and untouched when every slot taken is open."""
+    and untouched when every slot taken is open. Only real items count: gold questions and
+    training items are answered by any number of workers and are no part of the data."""
     open_items = open_per_item(project=project)
     # Counted from the index on (project, n_active, …) that carries the redundancy.
-    totals = Item.objects.filter(project=project).aggregate(
+    totals = Item.objects.filter(project=project, kind=ItemKind.REAL).aggregate(
         items=Count("n_active"), full=Count("n_active", filter=Q(n_active__gte=F("redundancy"))),
         empty=Count("n_active", filter=Q(n_active=0)), target=Sum("redundancy"), taken=Sum("n_active"),
     )
     held = {pk: (n_active, redundancy) for pk, n_active, redundancy in
-            Item.objects.filter(pk__in=list(open_items)).values_list("pk", "n_active", "redundancy")}
+            Item.objects.filter(pk__in=list(open_items), kind=ItemKind.REAL).values_list("pk", "n_active", "redundancy")}
     complete, untouched = totals["full"], totals["empty"]
     for pk, (n_active, redundancy) in held.items():
         complete -= n_active >= redundancy  # a slot is open: not complete yet
         untouched += n_active == open_items[pk]  # every slot taken is open: nothing counted
-    opened = sum(open_items.values())
+    opened = sum(open_items[pk] for pk in held)
     return ProjectProgress(
         items=totals["items"],
         complete=complete,
@@ -78,18 +88,36 @@ class WorkerStatus:
     done: int
     quota: int | None
     progress: ProjectProgress
+    # Their standing (``Standing``): qualifying, active, review, blocked, screened_out.
+    standing: str = Standing.ACTIVE
+
+    @property
+    def standing_note(self) -> str:
+        """What the project list says of a worker who is not simply at work."""
+        return STANDING_NOTES.get(self.standing, "")
 
     @property
     def remaining_quota(self) -> int | None:
         return None if self.quota is None else max(self.quota - self.done, 0)
 
 
+STANDING_NOTES = {
+    Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
+    Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
+    Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",
+}
+
+
 def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).count()
+    state = WorkerStanding.objects.filter(project=project, worker=worker).values_list("state", flat=True).first()
+    if state is None:  # before their first item: qualifying when the project asks for it
+        qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
+        state = Standing.QUALIFYING if qualification else Standing.ACTIVE
     return WorkerStatus(project=project, done=done, quota=project.max_items_per_worker,
-                        progress=project_progress(project=project))
+                        progress=project_progress(project=project), standing=state)
 
 
 def projects_for_worker(*, worker: User) -> QuerySet[Project]:
@@ -131,7 +159,9 @@ def worker_progress(*, project: Project, worker: User, holding: bool = False) ->
     if not holding:
         return WorkerProgress(done=done, quota=project.max_items_per_worker)
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
-    free = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen).count()
+    # Gold questions count as the items they look like; training items belong to rounds.
+    free = (Item.objects.filter(project=project, kind__in=(ItemKind.REAL, ItemKind.GOLD), n_active__lt=F("redundancy"))
+            .exclude(pk__in=seen).count())
     total = done + 1 + free
     if project.max_items_per_worker is not None:
         total = min(total, project.max_items_per_worker)

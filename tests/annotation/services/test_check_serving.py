@@ -5,7 +5,15 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import Assignment, Item, ItemKind, Purpose, Standing, TrainingRound, WorkerStanding
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Purpose,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
 from annotation.services import annotation_submit, assignment_next
 from annotation.services import check_serving as serving
 from annotation.services.engine import _claim

@@ -3,7 +3,15 @@ the project says so, and judged by the gold-accuracy rules with the Wilson inter
 
 import pytest
 
-from annotation.models import Assignment, CheckResult, Purpose, QualityRule, RuleDecision, Standing, WorkerStanding
+from annotation.models import (
+    Assignment,
+    CheckResult,
+    Purpose,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    WorkerStanding,
+)
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services import check_serving as serving
 from annotation.services.checks import gold_accuracy_evidence

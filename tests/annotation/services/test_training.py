@@ -3,7 +3,15 @@ and how each round's result moves the worker."""
 
 import pytest
 
-from annotation.models import AuditEntry, CheckResult, ItemKind, Purpose, Standing, TrainingRound, WorkerStanding
+from annotation.models import (
+    AuditEntry,
+    CheckResult,
+    ItemKind,
+    Purpose,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services.standing import standing_set
 from annotation.services.training import training_round_start, training_rounds_send
