@@ -7,7 +7,14 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import ItemKind, Purpose, QualityRule, Standing, WorkerProfile, WorkerStanding
+from annotation.models import (
+    ItemKind,
+    Purpose,
+    QualityRule,
+    Standing,
+    WorkerProfile,
+    WorkerStanding,
+)
 from annotation.services import check_serving as serving
 from annotation.services.standing import standing_set
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
