@@ -101,7 +101,7 @@ class WorkerStatus:
         return None if self.quota is None else max(self.quota - self.done, 0)
 
 
-STANDING_NOTES = {
+STANDING_NOTES: dict[str, str] = {
     Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
     Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
     Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",

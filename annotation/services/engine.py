@@ -246,7 +246,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
 }
 # Gold questions are drawn at random (no order to learn); training items come as staff put them.
 _CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.GOLD: ("?",), ItemKind.TRAINING: ("position", "id")}
-_PURPOSE = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
+_PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
 
 
 def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKind.REAL) -> Assignment | None:
