@@ -15,6 +15,7 @@ from annotation.models import (
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services import check_serving as serving
 from annotation.services.checks import gold_accuracy_evidence
+from annotation.services.revisions import annotation_revise
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer
@@ -147,3 +148,16 @@ def test_a_worker_stopped_in_the_project_cannot_submit_a_late_answer():
     WorkerStanding.objects.filter(project=project, worker=worker).update(state=Standing.BLOCKED)
     with pytest.raises(WorkflowError, match="no longer take part"):
         annotation_submit(assignment=a, worker=worker, data=answer())
+
+
+def test_an_answer_whose_expected_answer_was_shown_cannot_be_changed():
+    project = gold_project(gold_feedback=True)
+    worker = UserFactory()
+    shown = answer_gold(project, worker, WRONG)
+    with pytest.raises(WorkflowError, match="expected answer was shown"):
+        annotation_revise(assignment=shown.assignment, worker=worker, data=answer(label=RIGHT))
+    # Without feedback a gold answer changes like any other; its score stays the first answer's.
+    quiet = gold_project()
+    hidden = answer_gold(quiet, worker, WRONG)
+    assert annotation_revise(assignment=hidden.assignment, worker=worker, data=answer(label=RIGHT)).changed
+    assert CheckResult.objects.get(assignment=hidden.assignment).right is False
