@@ -7,7 +7,14 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from annotation.models import Annotation, AnnotationRevision, Assignment, Project, Purpose, QualityPolicy
+from annotation.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    Project,
+    Purpose,
+    QualityPolicy,
+)
 
 Status = Assignment.Status
 

@@ -26,12 +26,13 @@ from annotation.models import (
     GoldAnswer,
     Project,
     Purpose,
+    QualityPolicy,
     QualityRule,
     TrainingRound,
     WorkerStanding,
 )
 from annotation.services.rules import rule_decide, rules_enabled
-from annotation.services.standing import gold_policy, policy_for, standing_for
+from annotation.services.standing import gold_policy, standing_for
 from annotation.services.training import training_round_count
 from annotation.task_types.base import TaskType
 from annotation.task_types.gold import CleanGold
@@ -46,17 +47,26 @@ class CheckOutcome:
     explanation: str = ""
 
 
+# The policy's fields a check reads: whether to show feedback, and how to score.
+_POLICY_FIELDS = ("gold_feedback", "set_overlap", "set_pass", "rubric")
+
+
 def check_score(*, assignment: Assignment, annotation: Annotation, task: TaskType, now: datetime) -> CheckOutcome | None:
     """Score the answer to a gold question or training item and record what follows from it.
     None for a task answer, or an item that has no known answer (any more)."""
     if assignment.purpose == Purpose.TASK:
         return None
-    gold = GoldAnswer.objects.filter(item_id=assignment.item_id).first()
-    if gold is None:
-        return None
     project = assignment.project
-    policy = policy_for(project=project)
-    scored = task.score_gold(answer=annotation.answer, gold=CleanGold(answer=gold.answer, accept=list(gold.accept)),
+    # Plain reads: cheaper for the ORM to build than one statement with subqueries.
+    found = (GoldAnswer.objects.filter(item_id=assignment.item_id)
+             .values_list("answer", "accept", "explanation").first())
+    if found is None:
+        return None
+    expected, accept, explanation = found
+    settings = QualityPolicy.objects.filter(project_id=project.pk).values_list(*_POLICY_FIELDS).first()
+    # Without a stored policy, its defaults.
+    policy = QualityPolicy(project=project, **(dict(zip(_POLICY_FIELDS, settings, strict=True)) if settings else {}))
+    scored = task.score_gold(answer=annotation.answer, gold=CleanGold(answer=expected, accept=list(accept)),
                              policy=gold_policy(policy=policy))
     training_round = None
     if assignment.purpose == Purpose.TRAINING:
@@ -65,28 +75,32 @@ def check_score(*, assignment: Assignment, annotation: Annotation, task: TaskTyp
     result = CheckResult.objects.create(
         assignment=assignment, project=project, worker_id=assignment.worker_id, purpose=assignment.purpose,
         round=training_round, score=min(max(scored.score, 0.0), 1.0), right=scored.right, method=scored.method[:40],
-        expected=gold.answer, scored_at=now)
+        expected=expected, scored_at=now)
     if training_round is not None:
         training_round_count(training_round=training_round, right=scored.right, now=now)
     if assignment.purpose == Purpose.GOLD:
         gold_answer_count(project=project, worker_id=assignment.worker_id, right=scored.right, now=now)
     show = assignment.purpose == Purpose.TRAINING or policy.gold_feedback
-    return CheckOutcome(result=result, feedback=show, explanation=gold.explanation)
+    return CheckOutcome(result=result, feedback=show, explanation=explanation)
 
 
-def gold_answer_count(*, project: Project, worker_id: int, right: bool, now: datetime) -> WorkerStanding:
-    """Add one gold answer to the worker's counts, then let the gold-accuracy rules judge."""
+def gold_answer_count(*, project: Project, worker_id: int, right: bool, now: datetime) -> None:
+    """Add one gold answer to the worker's counts, then let the project's gold-accuracy rules
+    judge; the counts are read back only when there is a rule."""
     worker = User(pk=worker_id)  # only its id is read: no query for the row
-    standing = standing_for(project=project, worker=worker, lock=True)
-    WorkerStanding.objects.filter(pk=standing.pk).update(gold_answered=F("gold_answered") + 1,
-                                                         gold_right=F("gold_right") + int(right))
-    standing.gold_answered += 1
-    standing.gold_right += int(right)
-    for rule in rules_enabled(project=project, kind=QualityRule.Kind.GOLD_ACCURACY):
-        evidence = gold_accuracy_evidence(rule=rule, right=standing.gold_right, answered=standing.gold_answered)
+    rows = WorkerStanding.objects.filter(project_id=project.pk, worker_id=worker_id)
+    if not rows.update(gold_answered=F("gold_answered") + 1, gold_right=F("gold_right") + int(right)):
+        # No standing yet (answers handed out before quality control): made, then counted.
+        standing_for(project=project, worker=worker)
+        rows.update(gold_answered=F("gold_answered") + 1, gold_right=F("gold_right") + int(right))
+    rules = rules_enabled(project=project, kind=QualityRule.Kind.GOLD_ACCURACY)
+    if not rules:
+        return
+    gold_right, gold_answered = rows.values_list("gold_right", "gold_answered").get()
+    for rule in rules:
+        evidence = gold_accuracy_evidence(rule=rule, right=gold_right, answered=gold_answered)
         if evidence is not None:
             rule_decide(rule=rule, project=project, worker=worker, evidence=evidence, trigger="gold answer", now=now)
-    return standing
 
 
 def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> dict[str, Any] | None:
