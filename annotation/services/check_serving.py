@@ -98,3 +98,39 @@ def round_open(*, project: Project, worker: User, kind: str, policy: QualityPoli
     return TrainingRound.objects.create(
         project=project, worker=worker, kind=kind, number=(last or 0) + 1, items=min(k, left),
         pass_mark=policy.qualification_pass, started_at=now, sent_by=sent_by, note=note[:500])
+
+
+def _standing_move(*, project: Project, worker: User, state: str, reason: str, now: datetime) -> None:
+    """Move the worker's standing as a round's result says. The worker holds no open assignment
+    at that moment (the round's last answer was just stored, or no item was left to hand out),
+    so there is nothing to return to the pool; the round itself records why."""
+    WorkerStanding.objects.filter(project=project, worker=worker).update(state=state, reason=reason[:500],
+                                                                         changed_at=now)
+
+
+def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
+    """Close a round on what was answered (all its items, or fewer when no training item was
+    left) and move the worker as its result says: a qualification passed makes them active, one
+    failed with no attempt left screens them out; a failed re-calibration sends them to review."""
+    r = training_round
+    r.items = max(min(r.items, r.answered), 1)
+    r.passed = r.answered > 0 and r.right / r.answered >= r.pass_mark
+    r.finished_at = now
+    r.save(update_fields=["items", "passed", "finished_at"])
+    project, worker = r.project, r.worker
+    state = (WorkerStanding.objects.select_for_update().filter(project=project, worker=worker)
+             .values_list("state", flat=True).first())
+    score = f"{r.right} of {r.answered} right"
+    if r.kind == TrainingRound.Kind.QUALIFICATION:
+        if state != Standing.QUALIFYING:
+            return r
+        if r.passed:
+            _standing_move(project=project, worker=worker, state=Standing.ACTIVE, now=now,
+                           reason=f"Passed qualification round {r.number} ({score})")
+        elif len(qualification_taken(project=project, worker=worker)) >= _policy_of(project).qualification_attempts:
+            _standing_move(project=project, worker=worker, state=Standing.SCREENED_OUT, now=now,
+                           reason=f"Failed the qualification ({score} in round {r.number})")
+    elif not r.passed and state in (Standing.ACTIVE, Standing.QUALIFYING):
+        _standing_move(project=project, worker=worker, state=Standing.REVIEW, now=now,
+                       reason=f"Failed re-calibration round {r.number} ({score})")
+    return r

@@ -24,6 +24,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+import annotation.services.check_serving as check_serving
 from annotation.models import (
     Assignment,
     Item,
@@ -35,10 +36,10 @@ from annotation.models import (
     WorkerProfile,
     WorkerStanding,
 )
-from annotation.services import check_serving
 from annotation.services.check_serving import (
     WorkerQuality,
     qualification_taken,
+    round_finish,
     round_open,
     worker_quality,
 )
@@ -186,9 +187,7 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             return NextResult(assignment, round=training_round)
         # No training item is left for the round: it ends with what was answered, and the
         # worker goes on as its result says.
-        from annotation.services.training import training_round_finish
-
-        training_round_finish(training_round=training_round, now=now)
+        round_finish(training_round=training_round, now=now)
         quality = worker_quality(project=project, worker=worker, now=now)
     assignment = None
     if quality.policy.gold_rate > 0 and check_serving.draw() < quality.policy.gold_rate:

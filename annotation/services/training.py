@@ -21,8 +21,9 @@ from django.utils import timezone
 from annotation.models import Project, Standing, TrainingRound, WorkerProfile, WorkerStanding
 from annotation.services.audit import audit_record
 from annotation.services.check_serving import qualification_taken, round_open
+from annotation.services.check_serving import round_finish as training_round_finish
 from annotation.services.errors import WorkflowError
-from annotation.services.standing import policy_for, standing_for, standing_set
+from annotation.services.standing import policy_for, standing_for
 
 Kind = TrainingRound.Kind
 
@@ -93,32 +94,6 @@ def training_rounds_send(*, project: Project, actor: User | None, workers: Itera
                  target="everyone" if workers is None else ", ".join(w.username for w in chosen),
                  details={"rounds": len(opened), "workers": opened[:200], "note": note})
     return len(opened)
-
-
-def training_round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
-    """Close a round on what was answered (all its items, or fewer when no training item was
-    left) and move the worker as its result says."""
-    r = training_round
-    r.items = max(min(r.items, r.answered), 1)
-    r.passed = r.answered > 0 and r.right / r.answered >= r.pass_mark
-    r.finished_at = now
-    r.save(update_fields=["items", "passed", "finished_at"])
-    project, worker = r.project, r.worker
-    standing = standing_for(project=project, worker=worker, lock=True)
-    if r.kind == Kind.QUALIFICATION:
-        if r.passed:
-            if standing.state == Standing.QUALIFYING:
-                standing_set(project=project, worker=worker, state=Standing.ACTIVE, now=now, audit=False,
-                             reason=f"Passed qualification round {r.number} ({r.right} of {r.answered} right)")
-        elif standing.state == Standing.QUALIFYING:
-            attempts = policy_for(project=project).qualification_attempts
-            if len(qualification_taken(project=project, worker=worker)) >= attempts:
-                standing_set(project=project, worker=worker, state=Standing.SCREENED_OUT, now=now, audit=False,
-                             reason=f"Failed the qualification ({r.right} of {r.answered} right in round {r.number})")
-    elif not r.passed and standing.state in (Standing.ACTIVE, Standing.QUALIFYING):
-        standing_set(project=project, worker=worker, state=Standing.REVIEW, now=now, audit=False,
-                     reason=f"Failed re-calibration round {r.number} ({r.right} of {r.answered} right)")
-    return r
 
 
 def training_round_count(*, training_round: TrainingRound, right: bool, now: datetime) -> TrainingRound:

@@ -8,7 +8,14 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import ItemKind, QualityRule, RuleDecision, Standing, TrainingRound, WorkerStanding
+from annotation.models import (
+    ItemKind,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
 from annotation.services import check_serving
 from tests.annotation.views.test_browser import held, open_page
 from tests.factories import ItemFactory, ProjectFactory
