@@ -3,6 +3,7 @@ from django.urls import path
 from annotation.views import (
     adjudication,
     annotator,
+    annotator_quality,
     audit,
     item_flags,
     marketplace,
@@ -25,6 +26,7 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator.assignment_media,
          name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", annotator.media, name="media"),
+    path("projects/<slug:slug>/qualification/retry/", annotator_quality.qualification_retry, name="qualification-retry"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/quality/", quality.quality, name="quality"),

@@ -83,6 +83,10 @@ def member(name: str, package: str) -> str:
     sub-packages (standing for every module under it), or the package's own ``__init__``."""
     if name == package:
         return f"{package}.__init__"
+    if not package and layer(name) == "methods":
+        # The pure methods are the bottom layer of the tree, below annotation, whatever folder
+        # holds them (see ``layer``): annotation may use them while analysis uses annotation.
+        return "analysis.methods"
     head = (name[len(package) + 1:] if package else name).split(".")[0]
     return f"{package}.{head}" if package else head
 

@@ -20,13 +20,14 @@ that any worker without a position bias is flagged stays below ``1 − level``.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
-Z95 = 1.959963984540054
+from analysis.methods.intervals import Z95, wilson
+
+__all__ = ["Z95", "FirstShare", "PositionBias", "position_bias", "wilson"]
 
 
 @dataclass(frozen=True)
@@ -53,16 +54,6 @@ class PositionBias:
     worker_level: float  # the level of each worker's interval (Bonferroni over the workers tested)
     tested_workers: int  # workers with at least ``min_answers`` answers: only they may be flagged
     orders_varied: bool  # whether some item was shown with different options first
-
-
-def wilson(successes: int, n: int, *, z: float = Z95) -> tuple[float, float]:
-    """Wilson score interval of a binomial proportion (0–1 without observations)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = successes / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def _z(level: float) -> float:

@@ -1,6 +1,16 @@
 from django.urls import path
 
-from annotation.api import adjudication, media, plays, quality, revisions, tokens, views, workers
+from annotation.api import (
+    adjudication,
+    annotator_quality,
+    media,
+    plays,
+    quality,
+    revisions,
+    tokens,
+    views,
+    workers,
+)
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),
@@ -15,6 +25,8 @@ urlpatterns = [
     path("imports/<int:pk>/", views.ImportJobDetail.as_view(), name="api-import-job"),
     path("imports/<int:pk>/cancel/", views.ImportJobCancel.as_view(), name="api-import-job-cancel"),
     path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
+    path("projects/<slug:slug>/qualification/retry/", annotator_quality.QualificationRetry.as_view(),
+         name="api-qualification-retry"),
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
     path("assignments/<int:pk>/plays/", plays.AssignmentPlays.as_view(), name="api-plays"),
     path("assignments/<int:pk>/media/<str:ref>", plays.AssignmentMedia.as_view(), name="api-assignment-media"),

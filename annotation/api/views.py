@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.annotator_quality import feedback_data, next_quality
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.serializers import (
@@ -173,13 +174,13 @@ def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
         return {"assignment": None, "reason": "consent"}
     result = assignment_next(project=project, worker=request.user)
     if result.assignment is None:
-        return {"assignment": None, "reason": result.reason}
+        return {"assignment": None, "reason": result.reason, **next_quality(request, project, result)}
     # The variant and options tell a client how to present the item (e.g. listening rules); the
     # payload is what the task type lets this worker see.
     shown = presentation(project=project, worker=request.user, item=result.assignment.item,
                          assignment=result.assignment)
     return {"assignment": assignment_data(result.assignment, payload=shown["payload"]), "resumed": result.resumed,
-            "variant": shown["variant"], "options": shown["options"]}
+            "variant": shown["variant"], "options": shown["options"], **next_quality(request, project, result)}
 
 
 class AssignmentNext(APIView):
@@ -228,6 +229,9 @@ class AssignmentSubmit(APIView):
                 "change": reverse("api-annotation", kwargs={"pk": outcome.assignment.pk}),
             }, status=status.HTTP_409_CONFLICT)
         body = {**annotation_data(outcome.annotation), "counted": outcome.counted}
+        feedback = feedback_data(outcome)
+        if feedback is not None:
+            body["feedback"] = feedback
         if request.query_params.get("next") in ("1", "true"):
             body["next"] = _next_body(request, outcome.assignment.project)
         return Response(body, status=status.HTTP_201_CREATED if outcome.created else status.HTTP_200_OK)

@@ -7,7 +7,14 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.utils import timezone
 
-from annotation.models import Annotation, AnnotationRevision, Assignment, Project
+from annotation.models import (
+    Annotation,
+    AnnotationRevision,
+    Assignment,
+    Project,
+    Purpose,
+    QualityPolicy,
+)
 
 Status = Assignment.Status
 
@@ -32,7 +39,20 @@ def revision_refusal(*, assignment: Assignment, now: datetime) -> str | None:
         return "Only a submitted answer can be changed."
     if assignment.expires_at <= now:
         return "The time to change this answer has run out."
+    if assignment.purpose != Purpose.TASK and _expected_was_shown(assignment):
+        # Changed after the expected answer was shown, it would say nothing of the worker.
+        return "This answer cannot be changed: its expected answer was shown to you."
     return None
+
+
+def _expected_was_shown(assignment: Assignment) -> bool:
+    """Whether the worker was shown the expected answer after answering: always for a training
+    item, for a gold question when the project gives gold feedback. Without feedback a gold
+    answer may be changed like any other (else the missing link would give it away); its score
+    stays the one of the first answer."""
+    if assignment.purpose == Purpose.TRAINING:
+        return True
+    return QualityPolicy.objects.filter(project_id=assignment.project_id, gold_feedback=True).exists()
 
 
 def revisable_annotation(*, project: Project, worker: User, now: datetime | None = None) -> Annotation | None:

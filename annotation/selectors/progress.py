@@ -9,7 +9,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum, Value
 
-from annotation.models import Assignment, Item, ItemKind, Project
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+    QualityPolicy,
+    Standing,
+    WorkerStanding,
+)
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -37,7 +46,7 @@ def open_per_item(*, project: Project) -> dict[int, int]:
     """Open assignments per item of the project (only items that have one): few at any time,
     read through the index on status."""
     return dict(
-        Assignment.objects.filter(status=Status.ASSIGNED, project=project)
+        Assignment.objects.filter(status=Status.ASSIGNED, project=project, purpose=Purpose.TASK)
         .values_list("item_id").annotate(n=Count("pk")).values_list("item_id", "n")
     )
 
@@ -75,7 +84,7 @@ def project_progress(*, project: Project) -> ProjectProgress:
     for pk, (n_active, redundancy) in held.items():
         complete -= n_active >= redundancy  # a slot is open: not complete yet
         untouched += n_active == open_items[pk]  # every slot taken is open: nothing counted
-    opened = sum(open_items.values())
+    opened = sum(open_items[pk] for pk in held)
     return ProjectProgress(
         items=totals["items"],
         complete=complete,
@@ -95,18 +104,36 @@ class WorkerStatus:
     done: int
     quota: int | None
     progress: ProjectProgress
+    # Their standing (``Standing``): qualifying, active, review, blocked, screened_out.
+    standing: str = Standing.ACTIVE
+
+    @property
+    def standing_note(self) -> str:
+        """What the project list says of a worker who is not simply at work."""
+        return STANDING_NOTES.get(self.standing, "")
 
     @property
     def remaining_quota(self) -> int | None:
         return None if self.quota is None else max(self.quota - self.done, 0)
 
 
+STANDING_NOTES: dict[str, str] = {
+    Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
+    Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
+    Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",
+}
+
+
 def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).count()
+    state = WorkerStanding.objects.filter(project=project, worker=worker).values_list("state", flat=True).first()
+    if state is None:  # before their first item: qualifying when the project asks for it
+        qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
+        state = Standing.QUALIFYING if qualification else Standing.ACTIVE
     return WorkerStatus(project=project, done=done, quota=project.max_items_per_worker,
-                        progress=project_progress(project=project))
+                        progress=project_progress(project=project), standing=state)
 
 
 def projects_for_worker(*, worker: User) -> QuerySet[Project]:
@@ -148,7 +175,9 @@ def worker_progress(*, project: Project, worker: User, holding: bool = False) ->
     if not holding:
         return WorkerProgress(done=done, quota=project.max_items_per_worker)
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
-    free = Item.objects.filter(project=project, n_active__lt=F("redundancy")).exclude(pk__in=seen).count()
+    # Gold questions count as the items they look like; training items belong to rounds.
+    free = (Item.objects.filter(project=project, kind__in=(ItemKind.REAL, ItemKind.GOLD), n_active__lt=F("redundancy"))
+            .exclude(pk__in=seen).count())
     total = done + 1 + free
     if project.max_items_per_worker is not None:
         total = min(total, project.max_items_per_worker)

@@ -4,6 +4,9 @@ Invariants the database enforces and these functions rely on:
 - one assignment per (item, worker), whatever its status: nobody sees an item twice;
 - at most one open ("assigned") assignment per (project, worker);
 - ``Item.n_active`` (assignments holding a slot) never exceeds ``Item.redundancy``.
+Real claims take only real items; gold questions (at the project's rate) and training items
+(in a training round) are handed out by the same claim and told apart only by the stored
+``Assignment.purpose`` (``annotation.services.check_serving``).
 Every change of an assignment's status goes through ``set_status`` so that the slot counter
 moves with it.
 """
@@ -21,7 +24,25 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, Project, WorkerProfile
+import annotation.services.check_serving as check_serving
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+    Standing,
+    TrainingRound,
+    WorkerProfile,
+    WorkerStanding,
+)
+from annotation.services.check_serving import (
+    WorkerQuality,
+    qualification_taken,
+    round_finish,
+    round_open,
+    worker_quality,
+)
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -78,8 +99,16 @@ def leases_expire(*, project: Project | None = None, now: datetime | None = None
 class NextResult:
     assignment: Assignment | None
     resumed: bool = False
-    # Why there is no assignment: "done", "quota", "blocked", "inactive", "not_member".
+    # Why there is no assignment: "done", "quota", "blocked" (the account, or in this project),
+    # "screened_out" (failed the qualification), "qualification_failed" (may try again),
+    # "no_training" (a round is due but no training item is left for the worker), "inactive",
+    # "not_member".
     reason: str = ""
+    # The worker's training round: open while they take it (their assignment is one of its
+    # items), or the failed qualification a "qualification_failed" refers to.
+    round: TrainingRound | None = None
+    # Qualification rounds the worker may still take ("qualification_failed").
+    attempts_left: int = 0
 
 
 def can_work_on(*, project: Project, worker: User) -> bool:
@@ -132,19 +161,66 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     blocked, open_one = _profile_and_open(project=project, worker=worker)
     if blocked:
         return NextResult(None, reason="blocked")
+    # The standing and the policy in one read: a stopped worker gets nothing, a worker in a
+    # training round only its items, everyone else real items and gold questions at the rate.
+    quality = worker_quality(project=project, worker=worker, now=now)
+    if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+        return NextResult(None, reason=str(quality.standing.state))
     if open_one is not None:
         if open_one.expires_at > now:
-            return NextResult(open_one, resumed=True)
+            return NextResult(open_one, resumed=True, round=_round_of(open_one, quality))
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
         set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
     if project.max_items_per_worker is not None:
-        done = Assignment.objects.filter(
-            project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
-        ).count()
+        done = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES)
+                .exclude(purpose=Purpose.TRAINING).count())
         if done >= project.max_items_per_worker:
             return NextResult(None, reason="quota")
-    assignment = _claim(project=project, worker=worker, now=now)
+    for _ in range(2):
+        training_round, stop = _training_state(project=project, worker=worker, quality=quality, now=now)
+        if stop is not None:
+            return stop
+        if training_round is None:
+            break
+        assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.TRAINING)
+        if assignment is not None:
+            return NextResult(assignment, round=training_round)
+        # No training item is left for the round: it ends with what was answered, and the
+        # worker goes on as its result says.
+        round_finish(training_round=training_round, now=now)
+        quality = worker_quality(project=project, worker=worker, now=now)
+    assignment = None
+    if quality.policy.gold_rate > 0 and check_serving.draw() < quality.policy.gold_rate:
+        assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.GOLD)
+    if assignment is None:
+        assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.REAL)
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
+
+
+def _round_of(assignment: Assignment, quality: WorkerQuality) -> TrainingRound | None:
+    return quality.open_round if assignment.purpose == Purpose.TRAINING else None
+
+
+def _training_state(*, project: Project, worker: User, quality: WorkerQuality,
+                    now: datetime) -> tuple[TrainingRound | None, NextResult | None]:
+    """The training round whose items the worker gets now (opening their qualification on their
+    first request), or the answer that stops them; (None, None) when they get real items."""
+    if quality.open_round is not None:
+        return quality.open_round, None
+    if quality.standing.state != Standing.QUALIFYING:
+        return None, None
+    policy = quality.policy
+    if policy.qualification_items == 0:  # the project dropped its qualification meanwhile
+        WorkerStanding.objects.filter(pk=quality.standing.pk).update(state=Standing.ACTIVE, changed_at=now)
+        return None, None
+    taken = qualification_taken(project=project, worker=worker)
+    if taken:
+        left = max(policy.qualification_attempts - len(taken), 0)
+        return None, NextResult(None, reason="qualification_failed", round=taken[-1], attempts_left=left)
+    opened = round_open(project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION, policy=policy, now=now)
+    if opened is None:
+        return None, NextResult(None, reason="no_training")
+    return opened, None
 
 
 def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
@@ -167,16 +243,21 @@ _ORDER: dict[str, tuple[str, ...]] = {
     Project.Order.SPREAD: ("n_active", "position", "id"),
     Project.Order.RANDOM: ("?",),
 }
+# Gold questions are drawn at random (no order to learn); training items come as staff put them.
+_CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.GOLD: ("?",), ItemKind.TRAINING: ("position", "id")}
+_PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
 
 
-def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | None:
-    """Pick an item with a free slot that this worker never had, take its slot and open the
-    assignment. On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
+def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKind.REAL) -> Assignment | None:
+    """Pick an item of ``kind`` with a free slot that this worker never had, take its slot and
+    open the assignment (a real item in the project's order, a gold question at random, a
+    training item in position order). On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
     requests pick different items; SQLite serialises writers. The slot is taken only while one
     is free (a conditional update on the locked row), so no item is ever over-filled."""
     never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker=worker))
-    item = (Item.objects.filter(never_had, project=project, n_active__lt=F("redundancy"))
-            .order_by(*_ORDER[project.assignment_order])
+    order = _ORDER[project.assignment_order] if kind == ItemKind.REAL else _CHECK_ORDER[kind]
+    item = (Item.objects.filter(never_had, project=project, kind=kind, n_active__lt=F("redundancy"))
+            .order_by(*order)
             .select_for_update(skip_locked=True, of=("self",))
             .first())
     if item is None:
@@ -187,11 +268,12 @@ def _claim(*, project: Project, worker: User, now: datetime) -> Assignment | Non
     # The order the worker sees the item's options in, drawn from the assignment's item and
     # worker (its natural key), is stored with the row.
     parts = get_task_type(project.task_type).order_parts(item.payload)
-    order = order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
+    shown = order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
                       keep_import_order=project.keep_import_order)
     return Assignment.objects.create(
         item=item, project=project, worker=worker, status=Status.ASSIGNED,
-        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes), shown_order=order,
+        assigned_at=now, expires_at=now + timedelta(minutes=project.lease_minutes), shown_order=shown,
+        purpose=_PURPOSE[kind],
     )
 
 

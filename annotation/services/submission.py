@@ -13,11 +13,21 @@ from django.db import transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Item,
+    Project,
+    RefusedAnswer,
+    WorkerProfile,
+    WorkerStanding,
+)
 from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
+from annotation.services.checks import CheckOutcome, check_score
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
+from annotation.services.standing import STOPPED
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 from annotation.value_checks import field_problems, scrubbed
@@ -40,6 +50,14 @@ class SubmitResult:
     same_answer: bool = True
     # Sent after the lease's end (``expires_at``); it counts only if a slot was free.
     late: bool = False
+    # A gold or training answer's score (``annotation.services.checks``); None for a task answer
+    # and for a repeat. Show it to the worker only when ``check.feedback`` says so.
+    check: CheckOutcome | None = None
+
+    @property
+    def feedback(self) -> CheckOutcome | None:
+        """What the worker is shown about their answer: the check, when they are to see it."""
+        return self.check if self.check is not None and self.check.feedback else None
 
 
 def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapping[str, Any]) -> bool:
@@ -90,20 +108,24 @@ def _refusals(assignment_id: int) -> list[dict[str, Any]]:
     return [{"at": at.isoformat(), "errors": errors} for at, errors in rows]
 
 
-def _locked_read(*, assignment_id: int, project: Project | None) -> tuple[Assignment, bool, bool]:
+def _locked_read(*, assignment_id: int, project: Project | None) -> tuple[Assignment, bool, bool, bool]:
     """The assignment with its item, project and stored answer (if any), its own row locked on
     PostgreSQL (SQLite serialises writers), so that answers to other items of the project never
     wait on each other; with whether its worker is blocked and whether answers were refused for
-    it before. With ``project``, only an assignment of that project is found."""
+    it before, and whether they are blocked or screened out in the project. With ``project``,
+    only an assignment of that project is found."""
     found = (Assignment.objects.select_related("item", "project", "annotation")
              .select_for_update(of=("self",))
              .annotate(worker_blocked=Exists(WorkerProfile.objects.filter(user_id=OuterRef("worker_id"), blocked=True)),
-                       refused_before=Exists(RefusedAnswer.objects.filter(assignment_id=OuterRef("pk")))))
+                       refused_before=Exists(RefusedAnswer.objects.filter(assignment_id=OuterRef("pk"))),
+                       worker_stopped=Exists(WorkerStanding.objects.filter(
+                           project_id=OuterRef("project_id"), worker_id=OuterRef("worker_id"), state__in=STOPPED))))
     if project is not None:
         found = found.filter(project=project)
     a = found.get(pk=assignment_id)
     # The two flags are read once, here; the instance keeps only its fields.
-    return a, bool(a.__dict__.pop("worker_blocked")), bool(a.__dict__.pop("refused_before"))
+    return (a, bool(a.__dict__.pop("worker_blocked")), bool(a.__dict__.pop("refused_before")),
+            bool(a.__dict__.pop("worker_stopped")))
 
 
 def annotation_submit(
@@ -134,7 +156,7 @@ def annotation_submit(
 def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client: Mapping[str, Any] | None,
             project: Project | None, now: datetime) -> SubmitResult:
     with transaction.atomic():
-        a, worker_blocked, refused_before = _locked_read(assignment_id=assignment_id, project=project)
+        a, worker_blocked, refused_before, stopped = _locked_read(assignment_id=assignment_id, project=project)
         if a.worker_id != worker.pk:
             raise NotYours("This assignment belongs to someone else.")
         existing = getattr(a, "annotation", None)
@@ -142,6 +164,8 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             same = _same_answer(get_task_type(a.project.task_type), a, existing, data)
             return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES,
                                 same_answer=same)
+        if stopped:
+            raise WorkflowError("You can no longer take part in this project; submissions are not accepted.")
         if a.status == Status.RETURNED:
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
         if worker_blocked:
@@ -182,4 +206,6 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
         # In the same transaction: an answer is never stored without the bonus it earned.
         if counted:
             bonus_grant_new(annotation=annotation, assignment=a, task=task)
-    return SubmitResult(annotation, a, created=True, counted=counted, late=now >= a.expires_at)
+        # A gold or training answer is scored with it: never stored without its score.
+        check = check_score(assignment=a, annotation=annotation, task=task, now=now)
+    return SubmitResult(annotation, a, created=True, counted=counted, late=now >= a.expires_at, check=check)

@@ -54,13 +54,13 @@ from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
+from annotation.views.annotator_quality import feedback_keep, quality_context
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
 logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"
 AUTH_BACKEND = "django.contrib.auth.backends.ModelBackend"
-# The session key of a marketplace arrival: the slug of the project the link was for.
 
 
 def not_found(request: HttpRequest) -> HttpResponse:
@@ -163,7 +163,8 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
     ctx = {"project": project, "task": task, "result": result,
            "progress": worker_progress(project=project, worker=request.user, holding=assignment is not None),
            "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
-           "revisable": revisable_annotation(project=project, worker=request.user)}
+           "revisable": revisable_annotation(project=project, worker=request.user),
+           **quality_context(request, project, result)}
     if assignment is None:
         ctx.update(presentation(project=project, worker=request.user))
     else:
@@ -252,6 +253,7 @@ def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
         return _render_task(request, ctx)
     except WorkflowError as exc:
         return _after_action(request, project, str(exc), "error")
+    feedback_keep(request, project, outcome)
     if not outcome.created and not outcome.same_answer:
         return _different_answer(request, project, outcome.annotation)
     if not outcome.created:

@@ -13,7 +13,16 @@ from django.test.utils import CaptureQueriesContext
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Assignment, Item, Project, RefusedAnswer, WorkerProfile
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Item,
+    Project,
+    RefusedAnswer,
+    Standing,
+    WorkerProfile,
+    WorkerStanding,
+)
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.engine import _claim, _profile_and_open
 from annotation.services.submission import _locked_read
@@ -41,17 +50,19 @@ def test_the_locked_read_brings_item_project_answer_and_flags_as_the_orm_reads_t
     worker = UserFactory()
     a = assignment_next(project=project, worker=worker).assignment
     with transaction.atomic():
-        fresh, blocked, refused = _locked_read(assignment_id=a.pk, project=None)
+        fresh, blocked, refused, stopped = _locked_read(assignment_id=a.pk, project=None)
     for instance in (fresh, fresh.item, fresh.project):
         same_as_orms(instance)
-    assert (blocked, refused) == (False, False) and getattr(fresh, "annotation", None) is None
+    assert (blocked, refused, stopped) == (False, False, False) and getattr(fresh, "annotation", None) is None
     RefusedAnswer.objects.create(assignment=a, at=a.assigned_at, errors={"label": "x"})
     WorkerProfile.objects.filter(user=worker).update(blocked=True)
-    _, blocked, refused = _locked_read(assignment_id=a.pk, project=project)
-    assert (blocked, refused) == (True, True)
+    WorkerStanding.objects.filter(project=project, worker=worker).update(state=Standing.SCREENED_OUT)
+    _, blocked, refused, stopped = _locked_read(assignment_id=a.pk, project=project)
+    assert (blocked, refused, stopped) == (True, True, True)
+    WorkerStanding.objects.filter(project=project, worker=worker).update(state=Standing.ACTIVE)
     WorkerProfile.objects.filter(user=worker).update(blocked=False)
     stored = annotation_submit(assignment=a, worker=worker, data=answer()).annotation
-    again, _, _ = _locked_read(assignment_id=a.pk, project=project)
+    again, _, _, _ = _locked_read(assignment_id=a.pk, project=project)
     same_as_orms(again.annotation)
     assert again.annotation == stored and again.annotation.assignment is again
     # Only an assignment of the project named, when one is named.

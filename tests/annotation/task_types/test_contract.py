@@ -20,7 +20,18 @@ from analysis.frames import annotation_frame
 from analysis.reports import get_report, page_url, report_kinds
 from analysis.services import analysis_run_create, analysis_run_execute, report_input
 from annotation.exports import export_columns
-from annotation.models import Annotation, Assignment, Item
+from annotation.models import (
+    CHECK_ITEM_REDUNDANCY,
+    Annotation,
+    Assignment,
+    CheckResult,
+    GoldAnswer,
+    Item,
+    ItemKind,
+    Purpose,
+    QualityPolicy,
+)
+from annotation.services import check_serving
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -180,6 +191,82 @@ def test_whole_workflow(slug, client):
     for pattern in type_pages(task):
         url = reverse(pattern.name, kwargs={"slug": project.slug})
         assert client.get(url).status_code == 200, url
+
+
+def _wrong(task, payload, expected: dict) -> dict:
+    """An answer to a gold item that differs from ``expected`` on every gold field."""
+    wrong = {}
+    for name in task.gold_fields:
+        kind = next(f.kind for f in task.answer_fields if f.name == name)
+        allowed = [c for c in (task.gold_choices(payload, name) or [v for v, _ in task.categories]) if c != "none"]
+        if kind == "choices":
+            wrong[name] = ["none"] if expected[name] != ["none"] else allowed[:1]
+        else:
+            wrong[name] = next(c for c in allowed if c != expected[name])
+    return wrong
+
+
+def _gold_path(slug, client, monkeypatch) -> tuple[Item, object]:
+    """A gold question of every type: imported with its answer, served like a real item (web and
+    API), scored right and wrong by the type. Returns the gold item and the project."""
+    task = get_task_type(slug)
+    if not task.gold_fields:
+        pytest.skip(f"the {task.name} task type declares no gold fields, so it has no gold questions")
+    example = task.example()
+    project = ProjectFactory(task_type=slug, redundancy=2, options=task.clean_options(example.options))
+    admin = APIClient()
+    admin.force_authenticate(UserFactory(role="admin"))
+    upload = SimpleUploadedFile("items.json", json.dumps(example.records).encode())
+    assert admin.post(f"/api/projects/{project.slug}/items/import/", {"file": upload}, format="multipart").status_code == 201
+    gold_item = Item.objects.filter(project=project).order_by("position", "pk").first()
+    expected = {name: example.answer[name] for name in task.gold_fields}
+    clean = task.clean_gold(expected, payload=gold_item.payload)
+    Item.objects.filter(pk=gold_item.pk).update(kind=ItemKind.GOLD, redundancy=CHECK_ITEM_REDUNDANCY)
+    GoldAnswer.objects.create(item=gold_item, answer=clean.answer, explanation="The known answer's reason.")
+    QualityPolicy.objects.create(project=project, gold_rate=0.5, gold_feedback=True, rubric="exact")
+    monkeypatch.setattr(check_serving, "draw", lambda: 0.0)
+    right_data = {**example.answer}
+    wrong_data = {**example.answer, **_wrong(task, gold_item.payload, clean.answer)}
+
+    # The web: the gold question's page holds neither its answer's record nor its explanation.
+    web_worker, api_user = UserFactory(), UserFactory()
+    client.force_login(web_worker)
+    page = client.get(f"/projects/{project.slug}/annotate/")
+    assert page.context["assignment"].item_id == gold_item.pk
+    assert b"The known answer" not in page.content and b"gold" not in page.content.lower()
+    r = client.post(page.content.decode().split('hx-post="')[1].split('"')[0], _form(example.form),
+                    HTTP_HX_REQUEST="true")
+    assert r.status_code == 200 and b"The known answer&#x27;s reason." in r.content
+
+    # The API: the same item, answered wrong, scored 0 (or below the pass mark) with feedback.
+    api_worker = APIClient()
+    api_worker.force_authenticate(api_user)
+    nxt = api_worker.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    assert "gold" not in json.dumps(nxt).lower() and "training" not in nxt
+    sent = api_worker.post(f"/api/assignments/{nxt['assignment']['id']}/submit/", wrong_data, format="json")
+    assert sent.status_code == 201, sent.content
+    assert sent.json()["feedback"]["right"] is False and sent.json()["feedback"]["expected"] == clean.answer
+
+    results = {c.worker_id: c for c in CheckResult.objects.filter(project=project)}
+    assert results[web_worker.pk].right and results[web_worker.pk].score == 1.0
+    assert not results[api_user.pk].right and results[api_user.pk].score < 1.0
+    assert all(c.purpose == Purpose.GOLD and c.expected == clean.answer for c in results.values())
+    assert right_data != wrong_data
+    return gold_item, project
+
+
+@pytest.mark.parametrize("slug", SLUGS)
+def test_gold_path(slug, client, monkeypatch):
+    _gold_path(slug, client, monkeypatch)
+
+
+# The frame builder leaves check answers out in another part of the quality-control work; once
+# merged this passes and the marker goes (strict: an unexpected pass fails, so it is not forgotten).
+@pytest.mark.parametrize("slug", SLUGS)
+def test_gold_answers_are_no_annotations_of_their_item(slug, client, monkeypatch):
+    gold_item, project = _gold_path(slug, client, monkeypatch)
+    frame = annotation_frame(project=project).frame
+    assert not {str(gold_item.pk), gold_item.external_id} & set(frame["item"].astype(str))
 
 
 def type_pages(task) -> list[URLPattern]:

@@ -1,0 +1,74 @@
+"""The API's side of quality control, as the annotator's page shows it: the training round a
+worker is in (they know they are in training; a gold question is never marked), why no item
+comes (blocked, screened out, a failed qualification with its attempts left), feedback after
+an answer when the page would show it, and starting another qualification round."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.shortcuts import get_object_or_404
+from rest_framework import status
+from rest_framework.exceptions import NotFound
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.models import Project, Purpose, TrainingRound
+from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
+from annotation.selectors.annotator_quality import stop_facts
+from annotation.services import NextResult, WorkflowError
+from annotation.services.submission import SubmitResult
+from annotation.services.training import training_round_start
+from annotation.task_types import get_task_type
+
+
+def next_quality(request: AuthenticatedApiRequest, project: Project, result: NextResult) -> dict[str, Any]:
+    """Fields ``assignments/next/`` adds: ``training`` for an item of the worker's training
+    round; for no item, what the page says about a failed qualification or a screened-out
+    worker from a marketplace."""
+    r = result.round
+    if result.assignment is not None:
+        if r is None or result.assignment.purpose != Purpose.TRAINING:
+            return {}
+        return {"training": {"kind": r.kind, "round": r.number, "item": min(r.answered + 1, r.items),
+                             "of": r.items, "note": r.note}}
+    if result.reason == "qualification_failed":
+        return {"attempts_left": result.attempts_left,
+                "last_round": {"right": r.right, "answered": r.answered, "pass_mark": r.pass_mark} if r else None}
+    if result.reason == "screened_out" and request.session.get(MARKETPLACE_PROJECT) == project.slug:
+        policy = stop_facts(project=project, worker=request.user).policy
+        return {"completion_code": policy.screened_out_code, "completion_url": policy.screened_out_url}
+    return {}
+
+
+def feedback_data(outcome: SubmitResult) -> dict[str, Any] | None:
+    """What the page shows after a training item, or after a gold question when the project
+    gives feedback: the answer and the expected one (as fields and as text), and why."""
+    shown = outcome.feedback
+    if shown is None:
+        return None
+    task = get_task_type(outcome.assignment.project.task_type)
+    result = shown.result
+    return {"right": result.right, "score": result.score, "method": result.method, "expected": result.expected,
+            "your_answer_text": task.label_display(outcome.annotation.answer),
+            "expected_text": task.label_display(result.expected), "why": shown.explanation}
+
+
+class QualificationRetry(APIView):
+    """POST: start another qualification round after a failed one, while attempts remain
+    (409 saying why not)."""
+
+    permission_classes = [IsAuthenticated]
+
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        if project_access(project=project, user=request.user) != "worker":
+            raise NotFound
+        try:
+            r = training_round_start(project=project, worker=request.user, kind=TrainingRound.Kind.QUALIFICATION)
+        except WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+        return Response({"round": r.number, "items": r.items, "pass_mark": r.pass_mark},
+                        status=status.HTTP_201_CREATED)

@@ -1,0 +1,136 @@
+"""What the assignment engine hands a worker besides real items: their standing in the project
+and the project's quality policy (read together, once per request), the open training round
+and its items, and gold questions drawn at the project's rate.
+
+Read and written under the worker's profile lock (``engine._profile_and_open``): one request
+per worker at a time, so a round is started once and its items are counted without races.
+Nothing here tells the worker what an item is; the purpose is stored with the assignment.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from datetime import datetime
+
+from django.contrib.auth.models import User
+from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, Subquery
+
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Project,
+    QualityPolicy,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
+
+# Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
+draw = random.SystemRandom().random
+
+
+@dataclass(frozen=True)
+class WorkerQuality:
+    standing: WorkerStanding
+    policy: QualityPolicy
+    # The worker's open training round in the project (qualification or re-calibration).
+    open_round: TrainingRound | None
+
+
+def _policy_of(project: Project) -> QualityPolicy:
+    found = QualityPolicy.objects.filter(project_id=project.pk).first()
+    return found if found is not None else QualityPolicy(project=project)
+
+
+def worker_quality(*, project: Project, worker: User, now: datetime) -> WorkerQuality:
+    """The worker's standing with the project's policy and the id of their open round, in one
+    indexed read; made on the worker's first request (``qualifying`` when the project asks for a
+    qualification, else ``active``). The open round itself is read only when there is one."""
+    open_round = TrainingRound.objects.filter(project_id=project.pk, worker_id=worker.pk, finished_at__isnull=True)
+    rows = (WorkerStanding.objects.select_related("project__quality")
+            .filter(project_id=project.pk, worker_id=worker.pk)
+            .annotate(open_round_id=Subquery(open_round.values("pk")[:1])))
+    standing = rows.first()
+    if standing is None:
+        policy = _policy_of(project)
+        initial = Standing.QUALIFYING if policy.qualification_items > 0 else Standing.ACTIVE
+        try:
+            with transaction.atomic():
+                WorkerStanding.objects.create(project=project, worker=worker, state=initial, changed_at=now)
+        except IntegrityError:
+            pass  # made meanwhile (by a staff action)
+        standing = rows.get()
+    try:
+        policy = standing.project.quality
+    except QualityPolicy.DoesNotExist:
+        policy = QualityPolicy(project=project)
+    round_id = standing.__dict__.pop("open_round_id")
+    return WorkerQuality(standing=standing, policy=policy,
+                         open_round=TrainingRound.objects.get(pk=round_id) if round_id else None)
+
+
+def training_left(*, project: Project, worker: User) -> int:
+    """Training items of the project this worker never had."""
+    never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker_id=worker.pk))
+    return Item.objects.filter(never_had, project=project, kind=ItemKind.TRAINING).count()
+
+
+def qualification_taken(*, project: Project, worker: User) -> list[TrainingRound]:
+    """The worker's qualification rounds in the project, first to last."""
+    return list(TrainingRound.objects.filter(project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION)
+                .order_by("number"))
+
+
+def round_open(*, project: Project, worker: User, kind: str, policy: QualityPolicy, now: datetime,
+               sent_by: User | None = None, note: str = "") -> TrainingRound | None:
+    """Open a new round of ``kind`` for the worker: the project's k training items (its
+    qualification size; at least 1), or as many as the worker has left; None when none is left.
+    The caller holds the worker's lock or accepts that a concurrent open raises IntegrityError."""
+    k = max(policy.qualification_items, 1)
+    left = training_left(project=project, worker=worker)
+    if left == 0:
+        return None
+    last = (TrainingRound.objects.filter(project=project, worker=worker).order_by("-number")
+            .values_list("number", flat=True).first())
+    return TrainingRound.objects.create(
+        project=project, worker=worker, kind=kind, number=(last or 0) + 1, items=min(k, left),
+        pass_mark=policy.qualification_pass, started_at=now, sent_by=sent_by, note=note[:500])
+
+
+def _standing_move(*, project: Project, worker: User, state: str, reason: str, now: datetime) -> None:
+    """Move the worker's standing as a round's result says. The worker holds no open assignment
+    at that moment (the round's last answer was just stored, or no item was left to hand out),
+    so there is nothing to return to the pool; the round itself records why."""
+    WorkerStanding.objects.filter(project=project, worker=worker).update(state=state, reason=reason[:500],
+                                                                         changed_at=now)
+
+
+def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
+    """Close a round on what was answered (all its items, or fewer when no training item was
+    left) and move the worker as its result says: a qualification passed makes them active, one
+    failed with no attempt left screens them out; a failed re-calibration sends them to review."""
+    r = training_round
+    r.items = max(min(r.items, r.answered), 1)
+    r.passed = r.answered > 0 and r.right / r.answered >= r.pass_mark
+    r.finished_at = now
+    r.save(update_fields=["items", "passed", "finished_at"])
+    project, worker = r.project, r.worker
+    state = (WorkerStanding.objects.select_for_update().filter(project=project, worker=worker)
+             .values_list("state", flat=True).first())
+    score = f"{r.right} of {r.answered} right"
+    if r.kind == TrainingRound.Kind.QUALIFICATION:
+        if state != Standing.QUALIFYING:
+            return r
+        if r.passed:
+            _standing_move(project=project, worker=worker, state=Standing.ACTIVE, now=now,
+                           reason=f"Passed qualification round {r.number} ({score})")
+        elif len(qualification_taken(project=project, worker=worker)) >= _policy_of(project).qualification_attempts:
+            _standing_move(project=project, worker=worker, state=Standing.SCREENED_OUT, now=now,
+                           reason=f"Failed the qualification ({score} in round {r.number})")
+    elif not r.passed and state in (Standing.ACTIVE, Standing.QUALIFYING):
+        _standing_move(project=project, worker=worker, state=Standing.REVIEW, now=now,
+                       reason=f"Failed re-calibration round {r.number} ({score})")
+    return r

@@ -1,0 +1,115 @@
+"""Scoring a gold or training answer when it is submitted, in the submission's transaction: the
+task type scores it against the item's known answer (``TaskType.score_gold`` with the project's
+``QualityPolicy``), a ``CheckResult`` keeps the score with the expected answer, the worker's
+gold counts or their open round move, and the project's gold-accuracy rules judge the worker.
+
+A gold-accuracy rule judges by the Wilson interval of the worker's gold accuracy: after at
+least ``min_answers`` gold answers it decides when the interval's upper bound at the rule's
+confidence is below its threshold, so a short unlucky run (2 of 3 right against a bar of 0.8)
+does not block anyone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import F
+
+from analysis.methods.intervals import wilson, z_for
+from annotation.models import (
+    Annotation,
+    Assignment,
+    CheckResult,
+    GoldAnswer,
+    Project,
+    Purpose,
+    QualityPolicy,
+    QualityRule,
+    TrainingRound,
+    WorkerStanding,
+)
+from annotation.services.rules import rule_decide, rules_enabled
+from annotation.services.standing import gold_policy, standing_for
+from annotation.services.training import training_round_count
+from annotation.task_types.base import TaskType
+from annotation.task_types.gold import CleanGold
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    result: CheckResult
+    # Whether the worker is shown the result: always after a training item, after a gold
+    # question only when the project gives gold feedback.
+    feedback: bool
+    explanation: str = ""
+
+
+# The policy's fields a check reads: whether to show feedback, and how to score.
+_POLICY_FIELDS = ("gold_feedback", "set_overlap", "set_pass", "rubric")
+
+
+def check_score(*, assignment: Assignment, annotation: Annotation, task: TaskType, now: datetime) -> CheckOutcome | None:
+    """Score the answer to a gold question or training item and record what follows from it.
+    None for a task answer, or an item that has no known answer (any more)."""
+    if assignment.purpose == Purpose.TASK:
+        return None
+    project = assignment.project
+    # Plain reads: cheaper for the ORM to build than one statement with subqueries.
+    found = (GoldAnswer.objects.filter(item_id=assignment.item_id)
+             .values_list("answer", "accept", "explanation").first())
+    if found is None:
+        return None
+    expected, accept, explanation = found
+    settings = QualityPolicy.objects.filter(project_id=project.pk).values_list(*_POLICY_FIELDS).first()
+    # Without a stored policy, its defaults.
+    policy = QualityPolicy(project=project, **(dict(zip(_POLICY_FIELDS, settings, strict=True)) if settings else {}))
+    scored = task.score_gold(answer=annotation.answer, gold=CleanGold(answer=expected, accept=list(accept)),
+                             policy=gold_policy(policy=policy))
+    training_round = None
+    if assignment.purpose == Purpose.TRAINING:
+        training_round = (TrainingRound.objects.select_for_update()
+                          .filter(project=project, worker_id=assignment.worker_id, finished_at__isnull=True).first())
+    result = CheckResult.objects.create(
+        assignment=assignment, project=project, worker_id=assignment.worker_id, purpose=assignment.purpose,
+        round=training_round, score=min(max(scored.score, 0.0), 1.0), right=scored.right, method=scored.method[:40],
+        expected=expected, scored_at=now)
+    if training_round is not None:
+        training_round_count(training_round=training_round, right=scored.right, now=now)
+    if assignment.purpose == Purpose.GOLD:
+        gold_answer_count(project=project, worker_id=assignment.worker_id, right=scored.right, now=now)
+    show = assignment.purpose == Purpose.TRAINING or policy.gold_feedback
+    return CheckOutcome(result=result, feedback=show, explanation=explanation)
+
+
+def gold_answer_count(*, project: Project, worker_id: int, right: bool, now: datetime) -> None:
+    """Add one gold answer to the worker's counts, then let the project's gold-accuracy rules
+    judge; the counts are read back only when there is a rule."""
+    worker = User(pk=worker_id)  # only its id is read: no query for the row
+    rows = WorkerStanding.objects.filter(project_id=project.pk, worker_id=worker_id)
+    if not rows.update(gold_answered=F("gold_answered") + 1, gold_right=F("gold_right") + int(right)):
+        # No standing yet (answers handed out before quality control): made, then counted.
+        standing_for(project=project, worker=worker)
+        rows.update(gold_answered=F("gold_answered") + 1, gold_right=F("gold_right") + int(right))
+    rules = rules_enabled(project=project, kind=QualityRule.Kind.GOLD_ACCURACY)
+    if not rules:
+        return
+    gold_right, gold_answered = rows.values_list("gold_right", "gold_answered").get()
+    for rule in rules:
+        evidence = gold_accuracy_evidence(rule=rule, right=gold_right, answered=gold_answered)
+        if evidence is not None:
+            rule_decide(rule=rule, project=project, worker=worker, evidence=evidence, trigger="gold answer", now=now)
+
+
+def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> dict[str, Any] | None:
+    """The evidence on which ``rule`` finds a worker below its bar, or None when it does not
+    (too few gold answers, or an interval that reaches the bar)."""
+    if answered < rule.min_answers:
+        return None
+    low, high = wilson(right, answered, z=z_for(rule.confidence))
+    if high >= rule.threshold:
+        return None
+    return {"right": right, "answered": answered, "accuracy": round(right / answered, 4), "low": round(low, 4),
+            "high": round(high, 4), "confidence": rule.confidence, "threshold": rule.threshold}

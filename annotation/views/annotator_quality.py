@@ -1,0 +1,81 @@
+"""The annotator's side of quality control: feedback after a training item or a gold question
+(when the project gives it), the training round's note on the task area, the pages of a worker
+who gets no items (blocked, screened out, a failed qualification), and "Try again".
+
+Feedback is kept in the session between the answer and the next page, so that it shows above
+the next item whether the page was sent by htmx or reloaded."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpResponse
+from django.shortcuts import get_object_or_404, redirect
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
+
+from annotation.models import Project, Purpose, TrainingRound
+from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
+from annotation.selectors.annotator_quality import stop_facts
+from annotation.services import NextResult, WorkflowError
+from annotation.services.submission import SubmitResult
+from annotation.services.training import training_round_start
+from annotation.task_types import get_task_type
+from annotation.views.request_types import AuthenticatedRequest
+
+FEEDBACK = "check_feedback"
+# Reasons for no item that the quality page explains.
+STOPS = ("blocked", "screened_out", "qualification_failed", "no_training")
+
+
+def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: SubmitResult) -> None:
+    """Keep what the worker is to be told about the answer just sent, if anything."""
+    shown = outcome.feedback
+    if shown is None:
+        return
+    task = get_task_type(project.task_type)
+    result = shown.result
+    request.session[FEEDBACK] = {
+        "project": project.slug, "right": result.right, "given": task.label_display(outcome.annotation.answer),
+        "expected": task.label_display(result.expected), "why": shown.explanation,
+        "training": outcome.assignment.purpose == Purpose.TRAINING,
+    }
+
+
+def quality_context(request: AuthenticatedRequest, project: Project, result: NextResult) -> dict[str, Any]:
+    """The feedback waiting for the worker, the training round's note, and why no item came."""
+    ctx: dict[str, Any] = {}
+    kept = request.session.get(FEEDBACK)
+    if kept and kept.get("project") == project.slug:
+        ctx["feedback"] = request.session.pop(FEEDBACK)
+    training_round = result.round
+    if result.assignment is not None and training_round is not None:
+        ctx["training_round"] = {
+            "qualification": training_round.kind == TrainingRound.Kind.QUALIFICATION,
+            "position": min(training_round.answered + 1, training_round.items), "items": training_round.items,
+            "note": training_round.note,
+        }
+    if result.assignment is None and result.reason in STOPS:
+        facts = stop_facts(project=project, worker=request.user)
+        ctx["stop"] = {"account_blocked": facts.account_blocked, "policy": facts.policy,
+                       "marketplace": request.session.get(MARKETPLACE_PROJECT) == project.slug,
+                       "round": training_round, "attempts_left": result.attempts_left,
+                       "pass_percent": round(100 * facts.policy.qualification_pass)}
+    return ctx
+
+
+@never_cache
+@login_required
+@require_POST
+def qualification_retry(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """Start another qualification round after a failed one, while attempts remain."""
+    project = get_object_or_404(Project, slug=slug)
+    if project_access(project=project, user=request.user) != "worker":
+        raise Http404
+    try:
+        training_round_start(project=project, worker=request.user, kind=TrainingRound.Kind.QUALIFICATION)
+    except WorkflowError as exc:
+        messages.error(request, str(exc))
+    return redirect("annotate", slug=project.slug)

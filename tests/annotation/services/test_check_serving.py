@@ -1,0 +1,174 @@
+"""The engine hands out gold questions at the project's rate and training rounds, under its
+invariants, and stops workers blocked or screened out in the project."""
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from annotation.models import (
+    Assignment,
+    Item,
+    ItemKind,
+    Purpose,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
+from annotation.services import annotation_submit, assignment_next
+from annotation.services import check_serving as serving
+from annotation.services.engine import _claim
+from annotation.services.standing import standing_set
+from annotation.task_types import get_task_type
+from annotation.task_types.shown_order import assignment_seed, order_for
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.quality_factories import check_item, quality_policy
+from tests.task_types.pairwise.factories import answer
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def always_gold(monkeypatch):
+    monkeypatch.setattr(serving, "draw", lambda: 0.0)
+
+
+@pytest.fixture
+def never_gold(monkeypatch):
+    monkeypatch.setattr(serving, "draw", lambda: 0.999)
+
+
+def answer_all(project, worker, limit=50):
+    got = []
+    for _ in range(limit):
+        result = assignment_next(project=project, worker=worker)
+        if result.assignment is None:
+            return got, result
+        got.append(result.assignment)
+        annotation_submit(assignment=result.assignment, worker=worker, data=answer())
+    raise AssertionError("the loop did not end")
+
+
+def test_without_a_policy_only_real_items_are_served_and_the_standing_is_active():
+    project = ProjectFactory(redundancy=1)
+    real = [ItemFactory(project=project) for _ in range(3)]
+    check_item(project, kind=ItemKind.GOLD)
+    check_item(project, kind=ItemKind.TRAINING)
+    ItemFactory(project=project, kind=ItemKind.WITHDRAWN)
+    worker = UserFactory()
+    got, last = answer_all(project, worker)
+    assert [a.item_id for a in got] == [i.pk for i in real]
+    assert {a.purpose for a in got} == {Purpose.TASK} and last.reason == "done"
+    assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.ACTIVE
+
+
+def test_gold_is_drawn_at_the_rate_never_twice_and_real_items_follow_when_none_is_left(always_gold):
+    project = ProjectFactory(redundancy=1)
+    quality_policy(project, gold_rate=0.2)
+    gold = {check_item(project).pk for _ in range(2)}
+    real = {ItemFactory(project=project).pk for _ in range(2)}
+    worker = UserFactory()
+    got, last = answer_all(project, worker)
+    by_purpose = {p: {a.item_id for a in got if a.purpose == p} for p in (Purpose.GOLD, Purpose.TASK)}
+    assert by_purpose == {Purpose.GOLD: gold, Purpose.TASK: real}
+    assert [a.purpose for a in got][:2] == [Purpose.GOLD, Purpose.GOLD] and last.reason == "done"
+    # Many workers take the same gold question: its slots never run out.
+    other = UserFactory()
+    again, _ = answer_all(project, other)
+    assert {a.item_id for a in again if a.purpose == Purpose.GOLD} == gold
+
+
+def test_a_draw_above_the_rate_serves_a_real_item(never_gold):
+    project = ProjectFactory()
+    quality_policy(project, gold_rate=0.5)
+    check_item(project)
+    real = ItemFactory(project=project)
+    result = assignment_next(project=project, worker=UserFactory())
+    assert result.assignment.item_id == real.pk and result.assignment.purpose == Purpose.TASK
+
+
+def test_gold_shows_its_options_in_an_order_drawn_like_a_real_items():
+    project = ProjectFactory()
+    item = check_item(project)
+    worker = UserFactory()
+    claimed = _claim(project=project, worker=worker, now=project.created_at, kind=ItemKind.GOLD)
+    parts = get_task_type(project.task_type).order_parts(item.payload)
+    assert claimed.shown_order == order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
+                                            keep_import_order=False)
+
+
+@pytest.mark.parametrize("state", [Standing.BLOCKED, Standing.SCREENED_OUT])
+def test_a_worker_stopped_in_the_project_gets_nothing_and_their_open_item_goes_back(state):
+    project = ProjectFactory(redundancy=1)
+    ItemFactory(project=project)
+    worker = UserFactory()
+    held = assignment_next(project=project, worker=worker).assignment
+    standing_set(project=project, worker=worker, state=state, reason="test")
+    held.refresh_from_db()
+    assert held.status == Assignment.Status.RETURNED and Item.objects.get(pk=held.item_id).n_active == 0
+    assert assignment_next(project=project, worker=worker).reason == state
+    # Someone else gets the item.
+    assert assignment_next(project=project, worker=UserFactory()).assignment.item_id == held.item_id
+
+
+def test_the_qualification_opens_on_the_first_request_and_serves_training_items_in_order():
+    project = ProjectFactory()
+    quality_policy(project, qualification_items=2, gold_rate=0.5)
+    training = [check_item(project, kind=ItemKind.TRAINING) for _ in range(3)]
+    ItemFactory(project=project)
+    worker = UserFactory()
+    first = assignment_next(project=project, worker=worker)
+    assert first.assignment.purpose == Purpose.TRAINING and first.assignment.item_id == training[0].pk
+    assert first.round.kind == TrainingRound.Kind.QUALIFICATION and first.round.number == 1 and first.round.items == 2
+    assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.QUALIFYING
+    # Resuming keeps the round.
+    assert assignment_next(project=project, worker=worker).round.pk == first.round.pk
+
+
+def test_with_fewer_training_items_than_k_the_round_holds_what_remains_and_none_left_is_said():
+    project = ProjectFactory()
+    quality_policy(project, qualification_items=5)
+    check_item(project, kind=ItemKind.TRAINING)
+    ItemFactory(project=project)
+    worker = UserFactory()
+    assert assignment_next(project=project, worker=worker).round.items == 1
+    empty = ProjectFactory()
+    quality_policy(empty, qualification_items=3)
+    ItemFactory(project=empty)
+    assert assignment_next(project=empty, worker=worker).reason == "no_training"
+
+
+def test_dropping_the_qualification_lets_qualifying_workers_work():
+    project = ProjectFactory()
+    quality_policy(project, qualification_items=2)
+    real = ItemFactory(project=project)
+    worker = UserFactory()
+    assert assignment_next(project=project, worker=worker).reason == "no_training"
+    quality_policy(project, qualification_items=0)
+    assert assignment_next(project=project, worker=worker).assignment.item_id == real.pk
+    assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.ACTIVE
+
+
+def test_training_answers_do_not_count_toward_the_quota():
+    project = ProjectFactory(max_items_per_worker=1)
+    quality_policy(project, qualification_items=1)
+    check_item(project, kind=ItemKind.TRAINING)
+    real = ItemFactory(project=project)
+    worker = UserFactory()
+    got, last = answer_all(project, worker)
+    assert [a.purpose for a in got] == [Purpose.TRAINING, Purpose.TASK] and got[1].item_id == real.pk
+    assert last.reason == "quota"
+
+
+def test_one_read_of_standing_and_policy_per_request():
+    """A project without gold or qualification: the quality read is one query per request."""
+    project = ProjectFactory()
+    ItemFactory(project=project)
+    ItemFactory(project=project)
+    worker = UserFactory()
+    annotation_submit(assignment=assignment_next(project=project, worker=worker).assignment, worker=worker,
+                      data=answer())
+    with CaptureQueriesContext(connection) as seen:
+        assignment_next(project=project, worker=worker)
+    quality = [q["sql"] for q in seen.captured_queries if "workerstanding" in q["sql"] or "qualitypolicy" in q["sql"]
+               or "traininground" in q["sql"]]
+    assert len(quality) == 1, quality

@@ -1,0 +1,150 @@
+"""A gold question cannot be told apart from a real item by the worker: not on the page (htmx
+or reloaded), not in the API's payloads, not in the response headers, not by the assignment ids
+or the order its options are shown in."""
+
+import html
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from annotation.models import Assignment, Purpose
+from annotation.services import annotation_submit, assignment_next
+from annotation.services import check_serving as serving
+from annotation.task_types import get_task_type
+from annotation.task_types.shown_order import assignment_seed, order_for
+from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.quality_factories import check_item, quality_policy
+from tests.task_types.pairwise.factories import answer
+
+pytestmark = pytest.mark.django_db
+HTMX = {"HTTP_HX_REQUEST": "true"}
+# Headers whose values differ between any two responses (when, how long).
+VARYING = {"date", "content-length", "expires", "last-modified", "etag"}
+
+
+@pytest.fixture
+def alternating(monkeypatch):
+    """Real, gold, real, gold, …: the draw says gold every other time."""
+    draws: Iterator[float] = iter([0.99, 0.0] * 20)
+    monkeypatch.setattr(serving, "draw", lambda: next(draws))
+
+
+@pytest.fixture
+def project():
+    p = ProjectFactory(redundancy=3)
+    # Gold and real items alike: gold with feedback on, so that any leak before the answer shows.
+    quality_policy(p, gold_rate=0.5, gold_feedback=False)
+    for _ in range(4):
+        check_item(p, answer={"label": "a1"}, explanation="known")
+        ItemFactory(project=p)
+    return p
+
+
+def strings(value) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from strings(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from strings(v)
+
+
+def skeleton(body: str, a: Assignment) -> str:
+    """The page without what belongs to this item: its texts, ids, counts and times."""
+    for text in sorted(set(strings(a.item.payload)), key=len, reverse=True):
+        if len(text) > 2:
+            body = body.replace(html.escape(text), "TEXT").replace(text, "TEXT")
+    body = re.sub(r'name="csrfmiddlewaretoken" value="[^"]+"', 'name="csrfmiddlewaretoken"', body)
+    body = re.sub(r'"X-CSRFToken": "[^"]+"', '"X-CSRFToken": ""', body)
+    body = re.sub(r"\d+", "0", body)
+    # "1 item", "2 items": the worker's count moves by one whatever they answered.
+    return re.sub(r"\bitems\b", "item", body)
+
+
+def headers(response) -> dict[str, str]:
+    return {k.lower(): ("" if k.lower() in VARYING else v) for k, v in response.items()}
+
+
+def shape(value):
+    if isinstance(value, dict):
+        return {k: shape(v) for k, v in sorted(value.items()) if k != "payload"} | (
+            {"payload": shape_payload(value["payload"])} if "payload" in value else {})
+    if isinstance(value, list):
+        return [shape(v) for v in value[:1]]
+    return type(value).__name__
+
+
+def shape_payload(payload):
+    return {k: shape(v) for k, v in sorted(payload.items())}
+
+
+def test_the_page_of_a_gold_question_is_the_page_of_a_real_item(client, project, alternating):
+    worker = UserFactory()
+    client.force_login(worker)
+    pages: list[tuple[Assignment, str, dict]] = []
+    first = client.get(reverse("annotate", args=[project.slug]))
+    a = first.context["assignment"]
+    # htmx: each answer brings the next item in place; reloaded: a redirect, then the page.
+    for path in ("htmx", "htmx", "reload", "reload"):
+        if path == "htmx":
+            response = client.post(reverse("submit", args=[project.slug, a.pk]), answer(), **HTMX)
+        else:
+            client.post(reverse("submit", args=[project.slug, a.pk]), answer())
+            response = client.get(reverse("annotate", args=[project.slug]))
+        a = response.context["assignment"]
+        pages.append((a, response.content.decode(), headers(response)))
+    purposes = [p[0].purpose for p in pages]
+    assert purposes == [Purpose.GOLD, Purpose.TASK, Purpose.GOLD, Purpose.TASK]
+    for gold, real in ((pages[0], pages[1]), (pages[2], pages[3])):
+        assert skeleton(gold[1], gold[0]) == skeleton(real[1], real[0])
+        assert gold[2] == real[2]
+    for _, body, _ in pages:
+        assert "gold" not in body.lower() and "known" not in body and "purpose" not in body
+
+
+def test_the_api_gives_a_gold_question_in_the_shape_of_a_real_item(project, alternating):
+    worker = UserFactory()
+    c = APIClient()
+    c.force_authenticate(worker)
+    seen = []
+    nxt = c.post(reverse("api-next", args=[project.slug]))
+    for _ in range(4):
+        body = nxt.json()
+        seen.append((body, headers(nxt)))
+        sent = c.post(reverse("api-submit", args=[body["assignment"]["id"]]) + "?next=1", answer(), format="json")
+        nxt_body = sent.json()
+        assert set(nxt_body) == {"id", "assignment", "answer", "reason", "seconds", "created_at", "counted", "next"}
+        nxt = c.post(reverse("api-next", args=[project.slug]))
+    ids = [b["assignment"]["id"] for b, _ in seen]
+    purposes = list(Assignment.objects.filter(pk__in=ids).order_by("pk").values_list("purpose", flat=True))
+    assert purposes == [Purpose.TASK, Purpose.GOLD, Purpose.TASK, Purpose.GOLD]
+    real, gold = seen[0], seen[1]
+    assert shape(real[0]) == shape(gold[0]) and real[1] == gold[1]
+    assert "gold" not in json.dumps([b for b, _ in seen]).lower()
+    assert "purpose" not in json.dumps([b for b, _ in seen])
+
+
+def test_ids_interleave_and_orders_are_drawn_alike(project, alternating):
+    worker = UserFactory()
+    served = []
+    for _ in range(6):
+        a = assignment_next(project=project, worker=worker).assignment
+        served.append(a)
+        annotation_submit(assignment=a, worker=worker, data=answer())
+    ids = [a.pk for a in served]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    kinds = [a.purpose for a in served]
+    assert kinds[:4] == [Purpose.TASK, Purpose.GOLD, Purpose.TASK, Purpose.GOLD]
+    # Consecutive ids: nothing between a gold question's id and the real items around it.
+    assert all(b - a == 1 for a, b in zip(ids, ids[1:], strict=False))
+    task = get_task_type(project.task_type)
+    for a in served:
+        drawn = order_for(parts=task.order_parts(a.item.payload), seed=assignment_seed(item_id=a.item_id,
+                          worker_id=worker.pk), keep_import_order=project.keep_import_order)
+        assert a.shown_order == drawn

@@ -1,0 +1,107 @@
+"""Quality control in Chromium: a worker who fails the qualification and sees the clear page;
+one who passes it, answers gold questions with feedback shown, and is blocked by the project's
+gold-accuracy rule. Screenshots go to $QUALITY_SHOTS (if set) for a look."""
+
+import os
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+from annotation.models import (
+    ItemKind,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
+from annotation.services import check_serving
+from tests.annotation.views.test_browser import held, open_page
+from tests.factories import ItemFactory, ProjectFactory
+from tests.quality_factories import check_item, quality_policy
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+REASON = "A1 gives a concrete example while A2 stays vague."
+
+
+def shot(page, name: str) -> None:
+    folder = os.environ.get("QUALITY_SHOTS")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+
+
+def answer(page, username: str, label: str) -> None:
+    """Answer the held pairwise item with ``label`` (a1 or a2), by the keys of its drawn sides."""
+    sides = held(username).shown_order["sides"]
+    page.keyboard.press("s")
+    page.keyboard.press("1" if sides[0] == label else "2")
+    page.keyboard.type(REASON)
+    page.keyboard.press("Control+Enter")
+
+
+def test_a_worker_who_fails_the_qualification_sees_a_clear_page(live_server, browser):
+    project = ProjectFactory(name="Qualified work")
+    quality_policy(project, qualification_items=2, qualification_attempts=2, qualification_pass=1.0)
+    for n in range(4):
+        check_item(project, kind=ItemKind.TRAINING, answer={"label": "a1"}, explanation=f"A1 names its source ({n}).")
+    ItemFactory(project=project)
+    page = open_page(browser, live_server, project, username="failing")
+    expect(page.get_by_test_id("training-round")).to_contain_text("Qualification: item 1 of 2.")
+    shot(page, "qualification-item")
+    answer(page, "failing", "a2")
+    feedback = page.get_by_test_id("feedback")
+    expect(feedback).to_contain_text("Not quite.")
+    expect(feedback).to_contain_text("A1 names its source (0).")
+    expect(page.get_by_test_id("training-round")).to_contain_text("item 2 of 2")
+    shot(page, "qualification-feedback")
+    answer(page, "failing", "a2")
+    expect(page.get_by_test_id("qualification-failed")).to_be_visible()
+    expect(page.get_by_text("1 attempt left")).to_be_visible()
+    shot(page, "qualification-failed")
+    page.get_by_test_id("try-again").click()
+    expect(page.get_by_test_id("training-round")).to_contain_text("Qualification: item 1 of 2.")
+    for _ in range(2):
+        answer(page, "failing", "a2")
+        expect(page.get_by_test_id("feedback")).to_be_visible()
+    expect(page.get_by_test_id("screened-out")).to_have_text("You did not qualify for this project")
+    assert page.locator("#task-form").count() == 0
+    shot(page, "screened-out")
+    assert WorkerStanding.objects.get(worker__username="failing").state == Standing.SCREENED_OUT
+    assert list(TrainingRound.objects.order_by("number").values_list("passed", flat=True)) == [False, False]
+    assert page.errors == []
+
+
+def test_a_worker_who_qualifies_gets_gold_feedback_and_is_blocked_by_a_rule(live_server, browser, monkeypatch):
+    monkeypatch.setattr(check_serving, "draw", lambda: 0.0)  # a gold question whenever one is left
+    project = ProjectFactory(name="Checked work")
+    quality_policy(project, qualification_items=1, qualification_pass=1.0, gold_rate=0.2, gold_feedback=True)
+    QualityRule.objects.create(project=project, kind=QualityRule.Kind.GOLD_ACCURACY, action=QualityRule.Action.BLOCK,
+                               threshold=0.9, min_answers=2, confidence=0.95)
+    check_item(project, kind=ItemKind.TRAINING, answer={"label": "a1"}, explanation="A1 gives numbers.")
+    for _ in range(3):
+        check_item(project, answer={"label": "a1"}, explanation="A1 cites a study; A2 only asserts.")
+    ItemFactory.create_batch(2, project=project)
+    page = open_page(browser, live_server, project, username="passing")
+    expect(page.get_by_test_id("training-round")).to_be_visible()
+    answer(page, "passing", "a1")
+    expect(page.get_by_test_id("feedback")).to_contain_text("Right.")
+    # Qualified: the next item carries no training note, and looks like any other.
+    expect(page.get_by_test_id("training-round")).to_have_count(0)
+    assert WorkerStanding.objects.get(worker__username="passing").state == Standing.ACTIVE
+    answer(page, "passing", "a2")
+    feedback = page.get_by_test_id("feedback")
+    expect(feedback).to_contain_text("check question with a known answer")
+    expect(page.get_by_test_id("feedback-why")).to_have_text("A1 cites a study; A2 only asserts.")
+    shot(page, "gold-feedback")
+    answer(page, "passing", "a2")
+    # 0 of 2 right: the interval's upper bound (0.66) is below 0.9, so the rule blocks.
+    expect(page.get_by_test_id("blocked-here")).to_be_visible()
+    expect(page.get_by_test_id("feedback")).to_be_visible()
+    shot(page, "blocked")
+    decision = RuleDecision.objects.get()
+    assert decision.evidence["answered"] == 2 and decision.evidence["high"] < 0.9
+    page.reload()
+    expect(page.get_by_test_id("blocked-here")).to_have_text("You can no longer take items in this project")
+    assert page.errors == []
