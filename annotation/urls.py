@@ -30,6 +30,7 @@ urlpatterns = [
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/quality/", quality.quality, name="quality"),
+    path("projects/<slug:slug>/quality/training/", quality.training_for_everyone, name="quality-training"),
     path("projects/<slug:slug>/quality/adjudication/", adjudication.adjudication, name="adjudication"),
     path("projects/<slug:slug>/quality/adjudication/<int:item_id>/", adjudication.adjudication_item, name="adjudication-item"),
     path("projects/<slug:slug>/quality/flags/", adjudication.flags, name="flags"),

@@ -16,6 +16,7 @@ from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.selectors.quality import quality_policy_values, quality_summary
 from annotation.services.quality_settings import quality_policy_update
+from annotation.services.training import training_rounds_send
 
 
 def _summary(project: Project) -> dict:
@@ -43,3 +44,19 @@ class QualitySettings(APIView):
         except ModelValidationError as exc:
             raise ValidationError(exc.message_dict) from None
         return Response({"settings": quality_policy_values(project=project), "summary": _summary(project)})
+
+
+class TrainingForEveryone(APIView):
+    """``POST {"note": …}``: send every worker of the project back through a re-calibration
+    round; answers how many rounds were opened."""
+
+    permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_traininground")]
+    parser_classes = [SafeJSONParser, FormParser]
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        note = body_fields(request, "the note").get("note", "")
+        if not isinstance(note, str):
+            raise ValidationError({"note": "must be text"})
+        opened = training_rounds_send(project=project, actor=request.user, note=" ".join(note.split())[:500])
+        return Response({"rounds_opened": opened})

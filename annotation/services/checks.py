@@ -112,4 +112,8 @@ def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> d
     if high >= rule.threshold:
         return None
     return {"right": right, "answered": answered, "accuracy": round(right / answered, 4), "low": round(low, 4),
-            "high": round(high, 4), "confidence": rule.confidence, "threshold": rule.threshold}
+            "high": round(high, 4), "confidence": rule.confidence, "threshold": rule.threshold,
+            "min_answers": rule.min_answers,
+            # What the evidence rests on, as the rule check of a whole project records it: a rule
+            # never decides twice on the same basis (``analysis.quality.findings``).
+            "basis": f"{answered} gold answers"}

@@ -8,17 +8,19 @@ field at fault; nothing is written then.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import import_module
 from typing import Any
 
 from django.contrib.auth.models import User
 
-from annotation.models import Project, Standing
+from annotation.models import Project, Standing, TrainingRound
+from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant
+from annotation.services.errors import WorkflowError
 from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
 from annotation.services.standing import standing_set
+from annotation.services.training import training_round_start
 
 # The permission each action needs, besides seeing the project.
 ACTION_PERMS = {
@@ -54,19 +56,6 @@ def _text(data: Mapping[str, Any], name: str, length: int) -> str:
     return " ".join(value.split())[:length]
 
 
-def _training_sender() -> Callable[..., Any] | None:
-    """``training_rounds_send`` of the training service, or None while the platform has none."""
-    try:
-        module = import_module("annotation.services.training")
-    except ImportError:
-        return None
-    return getattr(module, "training_rounds_send", None)
-
-
-def training_available() -> bool:
-    return _training_sender() is not None
-
-
 def worker_action(*, project: Project, worker: User, action: str, actor: User,
                   data: Mapping[str, Any]) -> ActionDone:
     """Do ``action`` to ``worker`` in ``project`` for ``actor`` with the request's fields."""
@@ -100,11 +89,11 @@ def worker_action(*, project: Project, worker: User, action: str, actor: User,
             field = "reason" if "reason" in text else "currency" if "currency" in text else "amount"
             raise ActionRefused(field, text) from None
         return ActionDone(action, f"Granted {bonus.amount} {bonus.currency} to {name}.")
-    send = _training_sender()
-    if send is None:
-        raise ActionRefused("action", "training rounds are not available on this platform yet", status=409)
     try:
-        send(project=project, workers=[worker], actor=actor, note=note)
-    except ValueError as exc:
+        training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.RECALIBRATION, actor=actor,
+                             note=note)
+    except WorkflowError as exc:
         raise ActionRefused("action", str(exc), status=409) from None
+    audit_record(actor=actor, action="send_to_training", project=project, target=f"worker {name}",
+                 details={"rounds": 1, "workers": [name], "note": note})
     return ActionDone(action, f"{name} was sent to a training round.")

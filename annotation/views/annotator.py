@@ -203,17 +203,15 @@ def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
     return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
 
 
-def _after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:
-    """After submit, skip or change: the next item in place (htmx), or a redirect to it."""
+def after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:
+    """After submit, skip, change or a report of a broken item (``annotation.views.item_flags``):
+    the next item in place (htmx), or a redirect to it."""
     if not request.htmx:
         messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
                                        "error": messages.ERROR}.get(kind, messages.INFO), notice)
         return redirect("annotate", slug=project.slug)
     result = assignment_next(project=project, worker=request.user)
     return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
-
-
-after_action = _after_action  # the other actions on an item (annotation.views.item_flags) end the same way
 
 
 @never_cache
@@ -252,19 +250,19 @@ def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
         ctx = _task_context(request, project, NextResult(assignment), errors=exc.errors, values=values)
         return _render_task(request, ctx)
     except WorkflowError as exc:
-        return _after_action(request, project, str(exc), "error")
+        return after_action(request, project, str(exc), "error")
     feedback_keep(request, project, outcome)
     if not outcome.created and not outcome.same_answer:
         return _different_answer(request, project, outcome.annotation)
     if not outcome.created:
-        return _after_action(request, project, "This answer was already saved.", "info")
+        return after_action(request, project, "This answer was already saved.", "info")
     if not outcome.counted:
-        return _after_action(request, project, "Saved but not counted: your time for that item had run out and others "
+        return after_action(request, project, "Saved but not counted: your time for that item had run out and others "
                                                "completed it meanwhile. Your answer is kept.", "warning")
     if outcome.late:
-        return _after_action(request, project, "Saved. Your time for that item had run out, but nobody else had taken "
+        return after_action(request, project, "Saved. Your time for that item had run out, but nobody else had taken "
                                                "its place, so your answer counts.", "success")
-    return _after_action(request, project, "Saved.", "success")
+    return after_action(request, project, "Saved.", "success")
 
 
 def _different_answer(request: AuthenticatedRequest, project: Project, stored: Annotation) -> HttpResponse:
@@ -274,7 +272,7 @@ def _different_answer(request: AuthenticatedRequest, project: Project, stored: A
     lead = "Your answer was not saved: you had already answered this item differently, in another tab or window."
     refusal = revision_refusal(assignment=stored.assignment, now=timezone.now())
     if refusal:
-        return _after_action(request, project, f"{lead} That answer stays. {refusal}", "error")
+        return after_action(request, project, f"{lead} That answer stays. {refusal}", "error")
     values = get_task_type(project.task_type).form_values(request.POST)
     notice = f"{lead} The answer you just sent is below: Save changes to replace the saved one, or Cancel to keep it."
     return _render_task(request, _edit_context(request, project, stored, values=values, notice=notice,
@@ -290,8 +288,8 @@ def skip(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpRe
     try:
         assignment_return(assignment=assignment, worker=request.user)
     except WorkflowError as exc:
-        return _after_action(request, project, str(exc), "error")
-    return _after_action(request, project, "Skipped; this item goes to someone else.", "info")
+        return after_action(request, project, str(exc), "error")
+    return after_action(request, project, "Skipped; this item goes to someone else.", "info")
 
 
 def _own_annotation(request: AuthenticatedRequest, project: Project, assignment_id: int) -> Annotation:
@@ -309,7 +307,7 @@ def edit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> HttpRe
     annotation = _own_annotation(request, project, assignment_id)
     refusal = revision_refusal(assignment=annotation.assignment, now=timezone.now())
     if refusal:
-        return _after_action(request, project, refusal, "error")
+        return after_action(request, project, refusal, "error")
     return _render_task(request, _edit_context(request, project, annotation))
 
 
@@ -330,10 +328,10 @@ def revise(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
         values = get_task_type(project.task_type).form_values(request.POST)
         return _render_task(request, _edit_context(request, project, annotation, errors=exc.errors, values=values))
     except WorkflowError as exc:
-        return _after_action(request, project, str(exc), "error")
+        return after_action(request, project, str(exc), "error")
     if not outcome.changed:
-        return _after_action(request, project, "Your answer is unchanged.", "info")
-    return _after_action(request, project, "Your answer was changed.", "success")
+        return after_action(request, project, "Your answer is unchanged.", "info")
+    return after_action(request, project, "Your answer was changed.", "success")
 
 
 @never_cache

@@ -11,11 +11,14 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualityPolicy
 from annotation.selectors.quality import quality_policy_values, quality_summary
 from annotation.services.quality_settings import SETTINGS, quality_policy_update
+from annotation.services.training import training_rounds_send
 from annotation.views.permissions import permission_required
+from annotation.wording import count_of
 from annotation.views.request_types import AuthenticatedRequest
 
 
@@ -55,6 +58,21 @@ def _has_url(name: str) -> bool:
     except NoReverseMatch:
         return False
     return True
+
+
+@require_POST
+@permission_required(("annotation.view_project", "annotation.add_traininground"))
+def training_for_everyone(request: AuthenticatedRequest, slug: str) -> HttpResponse:
+    """Send every worker of the project back through a re-calibration round."""
+    project = get_object_or_404(Project, slug=slug)
+    note = " ".join(request.POST.get("note", "").split())[:500]
+    opened = training_rounds_send(project=project, actor=request.user, note=note)
+    if opened:
+        messages.success(request, f"{count_of(opened, 'worker', 'workers')} sent to a training round.")
+    else:
+        messages.warning(request, "No worker was sent to a training round: none has a training item left, or "
+                                  "they are blocked, screened out or in a round already.")
+    return redirect("quality", slug=project.slug)
 
 
 @never_cache

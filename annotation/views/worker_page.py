@@ -13,7 +13,6 @@ from annotation.selectors.worker_page import project_worker, worker_crowd_figure
 from annotation.services.worker_actions import (
     ACTION_PERMS,
     ActionRefused,
-    training_available,
     worker_action,
 )
 from annotation.task_types import get_task_type
@@ -42,8 +41,6 @@ def worker_detail(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
         return render(request, f"{TEMPLATE}#crowd", {"project": project, "worker": worker, "crowd": crowd})
     figures = worker_page(project=project, worker=worker, page=request.GET.get("page"))
     allowed = {action for action, perm in ACTION_PERMS.items() if request.user.has_perm(perm)}
-    if not training_available():
-        allowed.discard("training")
     return render(request, TEMPLATE, {
         "project": project, "task": get_task_type(project.task_type), "page": figures, "worker": worker,
         "allowed": allowed, "crowd": crowd,

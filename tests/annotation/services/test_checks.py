@@ -111,7 +111,8 @@ def test_a_worker_whose_interval_stays_below_the_bar_is_blocked_with_the_evidenc
     decision = RuleDecision.objects.get(worker=worker)
     assert decision.rule == decided_by and decision.trigger == "gold answer"
     assert decision.evidence == {"right": 0, "answered": 3, "accuracy": 0.0, "low": 0.0, "high": 0.5615,
-                                 "confidence": 0.95, "threshold": 0.8}
+                                 "confidence": 0.95, "threshold": 0.8, "min_answers": 3,
+                                 "basis": "3 gold answers"}
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.BLOCKED
     assert assignment_next(project=project, worker=worker).reason == "blocked"
 

@@ -260,8 +260,6 @@ def test_gold_path(slug, client, monkeypatch):
     _gold_path(slug, client, monkeypatch)
 
 
-# The frame builder leaves check answers out in another part of the quality-control work; once
-# merged this passes and the marker goes (strict: an unexpected pass fails, so it is not forgotten).
 @pytest.mark.parametrize("slug", SLUGS)
 def test_gold_answers_are_no_annotations_of_their_item(slug, client, monkeypatch):
     gold_item, project = _gold_path(slug, client, monkeypatch)

@@ -82,3 +82,51 @@ def test_api_refuses_researchers_a_change():
     c.force_authenticate(UserFactory(role="researcher"))
     assert c.get(f"/api/projects/{project.slug}/quality/").status_code == 200
     assert c.patch(f"/api/projects/{project.slug}/quality/", {"gold_rate": 0.1}, format="json").status_code == 403
+
+
+def test_send_everyone_to_training_opens_a_round_for_each_worker_who_can_take_one(client):
+    from annotation.models import TrainingRound
+    from tests.quality_factories import check_item
+
+    project = ProjectFactory()
+    check_item(project, kind=ItemKind.TRAINING)
+    ready, blocked = UserFactory(), UserFactory()
+    WorkerStanding.objects.create(project=project, worker=ready, state=Standing.ACTIVE)
+    WorkerStanding.objects.create(project=project, worker=blocked, state=Standing.BLOCKED)
+    client.force_login(UserFactory(role="admin"))
+    page = client.post(f"/projects/{project.slug}/quality/training/", {"note": "new guidelines"}, follow=True)
+    assert "1 worker sent to a training round." in page.content.decode()
+    assert list(TrainingRound.objects.filter(project=project).values_list("worker", "kind", "note")) == [
+        (ready.pk, "recalibration", "new guidelines")]
+    assert AuditEntry.objects.get(project=project, action="send_to_training").details["rounds"] == 1
+    # Again: everyone who could is in a round already.
+    page = client.post(f"/projects/{project.slug}/quality/training/", {"note": ""}, follow=True)
+    assert "No worker was sent" in page.content.decode()
+
+
+def test_researchers_cannot_send_everyone_to_training(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="researcher"))
+    assert client.post(f"/projects/{project.slug}/quality/training/").status_code == 403
+
+
+def test_api_sends_everyone_to_training_in_one_project_only():
+    from annotation.models import TrainingRound
+    from tests.quality_factories import check_item
+
+    project, other = ProjectFactory(), ProjectFactory()
+    for p in (project, other):
+        check_item(p, kind=ItemKind.TRAINING)
+    worker = UserFactory()
+    for p in (project, other):
+        WorkerStanding.objects.create(project=p, worker=worker, state=Standing.ACTIVE)
+    c = APIClient()
+    c.force_authenticate(UserFactory(role="admin"))
+    sent = c.post(f"/api/projects/{project.slug}/training/", {"note": "again"}, format="json")
+    assert sent.status_code == 200 and sent.json() == {"rounds_opened": 1}
+    assert list(TrainingRound.objects.values_list("project", flat=True)) == [project.pk]
+    assert c.post(f"/api/projects/{project.slug}/training/", {"note": 3}, format="json").status_code == 400
+    researcher = APIClient()
+    researcher.force_authenticate(UserFactory(role="researcher"))
+    assert researcher.post(f"/api/projects/{other.slug}/training/", {}, format="json").status_code == 403
+    assert TrainingRound.objects.filter(project=other).count() == 0

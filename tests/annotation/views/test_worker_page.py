@@ -18,6 +18,7 @@ from annotation.models import (
     Bonus,
     CheckResult,
     ItemFlag,
+    ItemKind,
     Purpose,
     QualityRule,
     RuleDecision,
@@ -27,6 +28,7 @@ from annotation.models import (
 )
 from annotation.selectors.worker_page import worker_crowd_figures, worker_page
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
+from tests.quality_factories import check_item
 
 pytestmark = pytest.mark.django_db
 S = Assignment.Status
@@ -204,21 +206,22 @@ def test_grant_a_bonus_with_checks(setup, staff):
     assert entry.details["amount"] == "2.50" and entry.project == project
 
 
-def test_training_is_offered_only_when_the_platform_has_it(setup, staff):
+def test_send_to_training_opens_a_round_or_says_why_not(setup, staff):
     project, me, _ = setup
-    from annotation.services.worker_actions import training_available
-
-    response = staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "training"]), {"note": "again"},
-                          follow=True)
-    body = response.content.decode()
-    if training_available():
-        # The training service decides (a project without training items may refuse): either the
-        # round is open and the page says so, or nothing was done and the page says why.
-        sent = TrainingRound.objects.filter(project=project, worker=me).exists()
-        assert ("was sent to a training round" in body) == sent and ("Nothing was done" in body) == (not sent)
-    else:
-        assert "not available" in response.content.decode()
-        assert b'data-testid="training"' not in staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content
+    url = reverse("quality-worker-action", args=[project.slug, me.pk, "training"])
+    assert b'data-testid="training"' in staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content
+    # No training item in the project: nothing is opened and the page says why.
+    body = staff.post(url, {"note": "again"}, follow=True).content.decode()
+    assert "No training item is left" in body and not TrainingRound.objects.filter(worker=me).exists()
+    check_item(project, kind=ItemKind.TRAINING)
+    body = staff.post(url, {"note": "again"}, follow=True).content.decode()
+    assert "was sent to a training round" in body
+    sent = TrainingRound.objects.get(project=project, worker=me)
+    assert (sent.kind, sent.note, sent.finished_at) == ("recalibration", "again", None)
+    entry = AuditEntry.objects.get(project=project, action="send_to_training")
+    assert entry.details["workers"] == [me.username]
+    # A second round while one is open is refused, naming why.
+    assert "already open" in staff.post(url, {"note": "again"}, follow=True).content.decode()
 
 
 def test_a_researcher_sees_the_page_but_may_not_act(setup, client):
