@@ -18,8 +18,8 @@ from annotation.selectors.quality import quality_policy_values, quality_summary
 from annotation.services.quality_settings import SETTINGS, quality_policy_update
 from annotation.services.training import training_rounds_send
 from annotation.views.permissions import permission_required
-from annotation.wording import count_of
 from annotation.views.request_types import AuthenticatedRequest
+from annotation.wording import count_of
 
 
 class QualityPolicyForm(forms.ModelForm):
