@@ -103,7 +103,8 @@ class WorkerStatus:
     project: Project
     done: int
     quota: int | None
-    progress: ProjectProgress
+    # The project's progress; None when the project mixes in gold questions (see worker_status).
+    progress: ProjectProgress | None
     # Their standing (``Standing``): qualifying, active, review, blocked, screened_out.
     standing: str = Standing.ACTIVE
 
@@ -132,8 +133,11 @@ def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     if state is None:  # before their first item: qualifying when the project asks for it
         qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
         state = Standing.QUALIFYING if qualification else Standing.ACTIVE
+    # With gold questions mixed in, the project's answers are not shown to workers: a gold
+    # answer leaves them as they are, so watching them would tell which items were gold.
+    shows_project = not Item.objects.filter(project=project, kind=ItemKind.GOLD).exists()
     return WorkerStatus(project=project, done=done, quota=project.max_items_per_worker,
-                        progress=project_progress(project=project), standing=state)
+                        progress=project_progress(project=project) if shows_project else None, standing=state)
 
 
 def projects_for_worker(*, worker: User) -> QuerySet[Project]:
@@ -175,10 +179,13 @@ def worker_progress(*, project: Project, worker: User, holding: bool = False) ->
     if not holding:
         return WorkerProgress(done=done, quota=project.max_items_per_worker)
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")
-    # Gold questions count as the items they look like; training items belong to rounds.
-    free = (Item.objects.filter(project=project, kind__in=(ItemKind.REAL, ItemKind.GOLD), n_active__lt=F("redundancy"))
+    free = (Item.objects.filter(project=project, kind=ItemKind.REAL, n_active__lt=F("redundancy"))
             .exclude(pk__in=seen).count())
-    total = done + 1 + free
+    # Gold questions come among the real items at the project's rate and stop with them: the
+    # count open to the worker grows by their expected share (so a gold question looks like any
+    # item, and the count does not promise gold questions once the real items are done).
+    rate = QualityPolicy.objects.filter(project=project).values_list("gold_rate", flat=True).first() or 0.0
+    total = done + 1 + round(free / (1 - rate))
     if project.max_items_per_worker is not None:
         total = min(total, project.max_items_per_worker)
     return WorkerProgress(done=done, quota=project.max_items_per_worker, open_to_worker=total)

@@ -30,6 +30,8 @@ from annotation.models import (
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
+# Where in the project's positions a gold question is looked for (``engine._gold_pick``).
+place = random.SystemRandom().random
 
 
 @dataclass(frozen=True)
@@ -109,14 +111,16 @@ def _standing_move(*, project: Project, worker: User, state: str, reason: str, n
 
 
 def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
-    """Close a round on what was answered (all its items, or fewer when no training item was
-    left) and move the worker as its result says: a qualification passed makes them active, one
-    failed with no attempt left screens them out; a failed re-calibration sends them to review."""
+    """Close a round (all its items answered, or no training item left for the rest) and move
+    the worker as its result says: a qualification passed makes them active, one failed with no
+    attempt (or no training item) left for another screens them out; a failed re-calibration
+    sends an active worker to review."""
     r = training_round
-    r.items = max(min(r.items, r.answered), 1)
-    r.passed = r.answered > 0 and r.right / r.answered >= r.pass_mark
+    # Judged on the round's planned items: an item skipped, flagged or left to expire counts as
+    # not right, so answering only the sure ones cannot pass.
+    r.passed = r.right / r.items >= r.pass_mark
     r.finished_at = now
-    r.save(update_fields=["items", "passed", "finished_at"])
+    r.save(update_fields=["passed", "finished_at"])
     project, worker = r.project, r.worker
     state = (WorkerStanding.objects.select_for_update().filter(project=project, worker=worker)
              .values_list("state", flat=True).first())
@@ -130,7 +134,13 @@ def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRou
         elif len(qualification_taken(project=project, worker=worker)) >= _policy_of(project).qualification_attempts:
             _standing_move(project=project, worker=worker, state=Standing.SCREENED_OUT, now=now,
                            reason=f"Failed the qualification ({score} in round {r.number})")
-    elif not r.passed and state in (Standing.ACTIVE, Standing.QUALIFYING):
+        elif training_left(project=project, worker=worker) == 0:
+            # Attempts are left but no training item for another round: the worker is told now,
+            # with the screened-out code, instead of being offered a round that cannot open.
+            _standing_move(project=project, worker=worker, state=Standing.SCREENED_OUT, now=now,
+                           reason=f"Failed the qualification ({score} in round {r.number}); no training item "
+                                  "is left for another attempt")
+    elif not r.passed and state == Standing.ACTIVE:
         _standing_move(project=project, worker=worker, state=Standing.REVIEW, now=now,
                        reason=f"Failed re-calibration round {r.number} ({score})")
     return r

@@ -189,8 +189,13 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
         # worker goes on as its result says.
         round_finish(training_round=training_round, now=now)
         quality = worker_quality(project=project, worker=worker, now=now)
+        if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+            return NextResult(None, reason=str(quality.standing.state))
     assignment = None
-    if quality.policy.gold_rate > 0 and check_serving.draw() < quality.policy.gold_rate:
+    # A gold question only stands in for a real item the worker could have had: once the real
+    # items are done, so is the worker (otherwise any item handed out after "done" would be gold).
+    if (quality.policy.gold_rate > 0 and check_serving.draw() < quality.policy.gold_rate
+            and _claimable(project=project, worker=worker, lock=False).exists()):
         assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.GOLD)
     if assignment is None:
         assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.REAL)
@@ -243,9 +248,29 @@ _ORDER: dict[str, tuple[str, ...]] = {
     Project.Order.SPREAD: ("n_active", "position", "id"),
     Project.Order.RANDOM: ("?",),
 }
-# Gold questions are drawn at random (no order to learn); training items come as staff put them.
-_CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.GOLD: ("?",), ItemKind.TRAINING: ("position", "id")}
+# Training items come as staff put them; gold questions from a random place (``_gold_pick``).
+_CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.TRAINING: ("position", "id")}
 _PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
+
+
+def _claimable(*, project: Project, worker: User, kind: str = ItemKind.REAL, lock: bool = True):
+    """The project's items of ``kind`` with a free slot that this worker never had; with
+    ``lock``, locked as they are read (``SKIP LOCKED`` on PostgreSQL)."""
+    never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker=worker))
+    found = Item.objects.filter(never_had, project=project, kind=kind, n_active__lt=F("redundancy"))
+    return found.select_for_update(skip_locked=True, of=("self",)) if lock else found
+
+
+def _gold_pick(*, project: Project, worker: User) -> Item | None:
+    """A gold question the worker never had, from a random place in the project's positions:
+    read in index order (project, kind, position) from there, wrapping round, so that picking
+    one costs what picking a real item costs (no sort of every gold question, which would make
+    a gold item slower to hand out than a real one)."""
+    last = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0
+    pivot = int(check_serving.place() * (last + 1))
+    found = _claimable(project=project, worker=worker, kind=ItemKind.GOLD)
+    return (found.filter(position__gte=pivot).order_by("position", "id").first()
+            or found.filter(position__lt=pivot).order_by("position", "id").first())
 
 
 def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKind.REAL) -> Assignment | None:
@@ -254,12 +279,11 @@ def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKin
     training item in position order). On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
     requests pick different items; SQLite serialises writers. The slot is taken only while one
     is free (a conditional update on the locked row), so no item is ever over-filled."""
-    never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker=worker))
-    order = _ORDER[project.assignment_order] if kind == ItemKind.REAL else _CHECK_ORDER[kind]
-    item = (Item.objects.filter(never_had, project=project, kind=kind, n_active__lt=F("redundancy"))
-            .order_by(*order)
-            .select_for_update(skip_locked=True, of=("self",))
-            .first())
+    if kind == ItemKind.GOLD:
+        item = _gold_pick(project=project, worker=worker)
+    else:
+        order = _ORDER[project.assignment_order] if kind == ItemKind.REAL else _CHECK_ORDER[kind]
+        item = _claimable(project=project, worker=worker, kind=kind).order_by(*order).first()
     if item is None:
         return None
     if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):

@@ -49,8 +49,10 @@ def training_round_start(*, project: Project, worker: User, kind: str, actor: Us
         if kind == Kind.QUALIFICATION:
             _may_qualify(project=project, worker=worker, standing=standing, attempts=policy.qualification_attempts,
                          items=policy.qualification_items)
-        elif standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
-            raise WorkflowError(f"The worker is {standing.get_state_display().lower()} in this project.")
+        elif standing.state not in (Standing.ACTIVE, Standing.REVIEW):
+            # A worker still qualifying takes the qualification: re-calibration is no way round it.
+            raise WorkflowError(f"The worker is {standing.get_state_display().lower()} in this project: only "
+                                "active workers and workers to review are sent to re-calibration.")
         try:
             with transaction.atomic():
                 opened = round_open(project=project, worker=worker, kind=kind, policy=policy, now=now, sent_by=actor,
@@ -75,8 +77,8 @@ def _may_qualify(*, project: Project, worker: User, standing: WorkerStanding, at
 def training_rounds_send(*, project: Project, actor: User | None, workers: Iterable[User] | None = None,
                          note: str = "") -> int:
     """Send workers back through a re-calibration round (everyone with a standing in the
-    project when ``workers`` is None): each gets a new open round, unless they have one open,
-    are blocked or screened out, or have no training item left. Returns the rounds opened;
+    project when ``workers`` is None): each active worker or worker to review gets a new open
+    round, unless they have one open or no training item left. Returns the rounds opened;
     the action goes to the audit log."""
     if workers is None:
         ids = list(WorkerStanding.objects.filter(project=project).values_list("worker_id", flat=True))

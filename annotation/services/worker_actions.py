@@ -14,12 +14,12 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from annotation.models import Project, Standing, TrainingRound
+from annotation.models import Project, Standing, TrainingRound, WorkerStanding
 from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant
 from annotation.services.errors import WorkflowError
 from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
-from annotation.services.standing import standing_set
+from annotation.services.standing import policy_for, standing_set
 from annotation.services.training import training_round_start
 
 # The permission each action needs, besides seeing the project.
@@ -56,6 +56,18 @@ def _text(data: Mapping[str, Any], name: str, length: int) -> str:
     return " ".join(value.split())[:length]
 
 
+def _unblocked_state(*, project: Project, worker: User) -> str:
+    """Where unblocking leads: back to work, or back to the qualification when the project asks
+    for one that the worker has not passed (unblocking is no way round it)."""
+    standing = WorkerStanding.objects.filter(project=project, worker=worker).first()
+    if standing is None or standing.state != Standing.BLOCKED:
+        raise ActionRefused("action", "this worker is not blocked in this project", status=409)
+    if policy_for(project=project).qualification_items and not TrainingRound.objects.filter(
+            project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION, passed=True).exists():
+        return Standing.QUALIFYING
+    return Standing.ACTIVE
+
+
 def worker_action(*, project: Project, worker: User, action: str, actor: User,
                   data: Mapping[str, Any]) -> ActionDone:
     """Do ``action`` to ``worker`` in ``project`` for ``actor`` with the request's fields."""
@@ -66,10 +78,10 @@ def worker_action(*, project: Project, worker: User, action: str, actor: User,
     name = worker.get_username()
     note = _text(data, "note", NOTE_LENGTH)
     if action in ("block", "unblock"):
-        state = Standing.BLOCKED if action == "block" else Standing.ACTIVE
+        state = Standing.BLOCKED if action == "block" else _unblocked_state(project=project, worker=worker)
         standing_set(project=project, worker=worker, state=state, actor=actor,
                      reason=note or f"{action}ed on the worker page")
-        return ActionDone(action, f"{name} is {'blocked' if action == 'block' else 'active'} in this project.")
+        return ActionDone(action, f"{name} is {Standing(state).label.lower()} in this project.")
     if action in ("approve", "reject"):
         if not note:
             raise ActionRefused("note", f"say why you {action} this work: the note is kept with each assignment")

@@ -148,3 +148,29 @@ def test_ids_interleave_and_orders_are_drawn_alike(project, alternating):
         drawn = order_for(parts=task.order_parts(a.item.payload), seed=assignment_seed(item_id=a.item_id,
                           worker_id=worker.pk), keep_import_order=project.keep_import_order)
         assert a.shown_order == drawn
+
+
+def test_the_project_list_and_the_count_open_to_a_worker_do_not_move_apart_for_gold(client, alternating):
+    """The project-wide answers (which a gold answer would not move) are not shown to workers of
+    a project with gold questions, and the count of items open to a worker is the real items
+    with their expected share of gold, so it neither tells gold apart nor promises gold after
+    the real items are done."""
+    from annotation.selectors.progress import worker_progress, worker_status
+
+    p = ProjectFactory(redundancy=1)
+    quality_policy(p, gold_rate=0.5)
+    for _ in range(6):
+        check_item(p, answer={"label": "a1"})
+    for _ in range(2):
+        ItemFactory(project=p)
+    worker = UserFactory()
+    p.members.add(worker)
+    client.force_login(worker)
+    page = client.get("/projects/").content.decode()
+    assert "Project:" not in page and 'aria-label="Project progress"' not in page
+    assert worker_status(project=p, worker=worker).progress is None
+    first = assignment_next(project=p, worker=worker).assignment
+    assert first is not None and first.purpose == Purpose.TASK
+    # The item in hand, and one real item left with its expected gold share at a rate of one
+    # half: three, not the eight items there are.
+    assert worker_progress(project=p, worker=worker, holding=True).open_to_worker == 1 + round(1 / 0.5)

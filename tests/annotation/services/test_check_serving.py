@@ -62,7 +62,7 @@ def test_without_a_policy_only_real_items_are_served_and_the_standing_is_active(
 
 
 def test_gold_is_drawn_at_the_rate_never_twice_and_real_items_follow_when_none_is_left(always_gold):
-    project = ProjectFactory(redundancy=1)
+    project = ProjectFactory(redundancy=2)
     quality_policy(project, gold_rate=0.2)
     gold = {check_item(project).pk for _ in range(2)}
     real = {ItemFactory(project=project).pk for _ in range(2)}
@@ -75,6 +75,22 @@ def test_gold_is_drawn_at_the_rate_never_twice_and_real_items_follow_when_none_i
     other = UserFactory()
     again, _ = answer_all(project, other)
     assert {a.item_id for a in again if a.purpose == Purpose.GOLD} == gold
+
+
+def test_no_gold_question_comes_once_the_real_items_are_done(always_gold):
+    """Otherwise an item handed out after "nothing left" would be known to be gold."""
+    project = ProjectFactory(redundancy=1)
+    quality_policy(project, gold_rate=0.5)
+    gold = {check_item(project).pk for _ in range(3)}
+    real = ItemFactory(project=project)
+    first = UserFactory()
+    got, _ = answer_all(project, first)
+    assert real.pk in {a.item_id for a in got}
+    late = UserFactory()
+    for _ in range(5):
+        result = assignment_next(project=project, worker=late)
+        assert result.assignment is None and result.reason == "done"
+    assert not Assignment.objects.filter(worker=late, item_id__in=gold).exists()
 
 
 def test_a_draw_above_the_rate_serves_a_real_item(never_gold):

@@ -80,6 +80,7 @@ def test_a_pair_that_accepts_a_tie_scores_it_right():
     project = ProjectFactory()
     quality_policy(project, gold_rate=0.5)
     check_item(project, answer={"label": RIGHT}, accept=[{"label": "equal"}])
+    ItemFactory(project=project)  # a gold question stands in for a real item the worker could have
     worker = UserFactory()
     outcome = answer_gold(project, worker, "equal")
     assert outcome.check.result.right and outcome.check.result.method == "accepted alternative"

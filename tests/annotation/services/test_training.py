@@ -81,11 +81,16 @@ def test_a_failed_qualification_may_be_taken_again_until_the_attempts_are_spent(
     assert not project.assignments.filter(worker=worker, item=real).exists()
 
 
-def test_a_round_started_with_nothing_left_is_refused_clearly():
+def test_a_failed_qualification_with_no_item_left_for_another_screens_out_at_once():
+    """Attempts are left, but no round could open: the worker is told now (with the
+    screened-out code) rather than offered a "Try again" that always fails."""
     project, _ = qualifying_project(k=2, attempts=3, training=2)
     worker = UserFactory()
     take_round(project, worker, [WRONG, WRONG])
-    with pytest.raises(WorkflowError, match="No training item is left"):
+    standing = WorkerStanding.objects.get(project=project, worker=worker)
+    assert standing.state == Standing.SCREENED_OUT and "no training item is left" in standing.reason
+    assert assignment_next(project=project, worker=worker).reason == "screened_out"
+    with pytest.raises(WorkflowError, match="screened out"):
         training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION)
 
 
@@ -118,13 +123,25 @@ def test_recalibration_sends_everyone_back_and_a_failed_round_sends_to_review():
     assert training_rounds_send(project=project, actor=staff, workers=[good]) == 1
 
 
-def test_a_round_whose_items_run_out_ends_on_what_was_answered():
-    project, real = qualifying_project(k=3, training=3)
+def test_a_round_whose_items_run_out_is_judged_on_its_planned_size():
+    """An item not answered counts as not right: answering only the sure ones (and skipping,
+    flagging or letting the rest expire) cannot pass."""
+    project, _ = qualifying_project(k=3, training=3)
     worker = UserFactory()
     take_round(project, worker, [RIGHT])
-    # Someone withdraws the other training items meanwhile.
+    # The other training items go (withdrawn, or skipped by the worker) before they are answered.
     project.items.filter(kind=ItemKind.TRAINING).exclude(assignments__worker=worker).update(kind=ItemKind.WITHDRAWN)
     after = assignment_next(project=project, worker=worker)
     done = TrainingRound.objects.get(project=project, worker=worker)
-    assert (done.items, done.passed) == (1, True)
-    assert after.assignment.item_id == real.pk
+    assert (done.items, done.answered, done.right, done.passed) == (3, 1, 1, False)
+    assert after.assignment is None and after.reason == "screened_out"
+
+
+def test_a_worker_still_qualifying_is_not_sent_to_recalibration():
+    project, _ = qualifying_project(k=2, attempts=3, training=6)
+    worker = UserFactory()
+    take_round(project, worker, [WRONG, WRONG])
+    assert training_rounds_send(project=project, actor=None) == 0
+    with pytest.raises(WorkflowError, match="only active workers"):
+        training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.RECALIBRATION)
+    assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.QUALIFYING

@@ -237,3 +237,17 @@ def test_a_researcher_sees_the_page_but_may_not_act(setup, client):
 def test_an_unknown_action_is_404(setup, staff):
     project, me, _ = setup
     assert staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "delete"])).status_code == 404
+
+
+def test_unblocking_leads_back_to_the_qualification_a_worker_has_not_passed(setup, staff):
+    from tests.quality_factories import quality_policy
+
+    project, me, _ = setup
+    quality_policy(project, qualification_items=2)
+    url = reverse("quality-worker-action", args=[project.slug, me.pk, "unblock"])
+    # Not blocked: nothing to undo, and the page says so.
+    assert "not blocked" in staff.post(url, follow=True).content.decode()
+    WorkerStanding.objects.update_or_create(project=project, worker=me, defaults={"state": Standing.BLOCKED})
+    body = staff.post(url, follow=True).content.decode()
+    assert "is qualifying in this project" in body
+    assert WorkerStanding.objects.get(project=project, worker=me).state == Standing.QUALIFYING
