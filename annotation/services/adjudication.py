@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, GoldAnswer, Item, ItemKind
 from annotation.services.audit import audit_record
+from annotation.services.gold_counts import gold_item_rescore
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError
 
@@ -86,7 +87,7 @@ def item_adjudicate(*, item: Item, answer: Mapping[str, Any] | Any, why: str, ac
                 setattr(earlier, name, value)
             earlier.save()
             adjudication = earlier
-        gold_before = None
+        gold_before, rescored = None, 0
         if make_gold:
             gold = GoldAnswer.objects.select_for_update().filter(item=locked).first()
             if gold is None:
@@ -95,8 +96,10 @@ def item_adjudicate(*, item: Item, answer: Mapping[str, Any] | Any, why: str, ac
                 gold_before = gold.answer
                 gold.answer = decided
                 gold.save(update_fields=["answer"])
+            # The answers already given are scored again against the corrected answer.
+            rescored = gold_item_rescore(item=Item.objects.select_related("project", "gold_answer").get(pk=locked.pk))
         audit_record(actor=actor, action="adjudicate", project=locked.project, target=f"item {locked.external_id}",
                      details={"item": locked.pk, "answer": decided, "why": why, "contested": list(contested),
                               "previous": previous, "gold_corrected": make_gold,
-                              **({"gold_before": gold_before} if make_gold else {})})
+                              **({"gold_before": gold_before, "rescored": rescored} if make_gold else {})})
     return adjudication

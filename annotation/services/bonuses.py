@@ -96,9 +96,10 @@ def bonus_grant_new(*, annotation: Annotation, assignment: Assignment, task: Tas
     """The bonus for an answer just stored (so none is recorded yet), with its assignment, item
     and project already read: no query unless the task type grants one."""
     a = assignment
-    # Rejected work and late answers that did not count earn nothing; nor does a gold or training
-    # answer, which is not an annotation of its item (it is scored for the worker instead).
-    if a.status not in Assignment.COUNTED_STATUSES or a.purpose != Purpose.TASK:
+    # Rejected work and late answers that did not count earn nothing; nor does a training answer
+    # (the worker knows it is training). A gold question earns what a real item would: a worker
+    # promised a bonus per right answer must not find the gold questions in their ledger.
+    if a.status not in Assignment.COUNTED_STATUSES or a.purpose == Purpose.TRAINING:
         return None
     earned = task.bonus_for(answer=annotation.answer, gold=a.item.gold, options=task.clean_options(a.project.options))
     if earned is None:

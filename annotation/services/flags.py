@@ -20,6 +20,7 @@ from annotation.models import Assignment, Item, ItemFlag, ItemKind
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
+from annotation.services.gold_counts import gold_counts_recount, gold_item_workers
 
 Status = Assignment.Status
 REASON_MAX = 500
@@ -87,9 +88,12 @@ def item_withdraw(*, item: Item, actor: User | None, note: str = "") -> Item:
         open_ones = list(Assignment.objects.select_for_update().filter(item=locked, status=Status.ASSIGNED).order_by("pk"))
         returned = set_status(assignments=open_ones, new=Status.RETURNED, now=now)
         resolved = _resolve(item=locked, resolution="withdrawn", now=now)
+        # A withdrawn gold question's answers stop counting for or against its workers.
+        recounted = gold_counts_recount(project=locked.project, worker_ids=gold_item_workers(item=locked))
         audit_record(actor=actor, action="item_withdraw", project=locked.project, target=f"item {locked.external_id}",
                      details={"item": locked.pk, "kind_before": before, "returned_assignments": returned,
-                              "flags_resolved": resolved, "note": note[:500]})
+                              "flags_resolved": resolved, "gold_counts_recounted": recounted,
+                              "note": note[:500]})
     locked.refresh_from_db(fields=["n_active"])
     return locked
 

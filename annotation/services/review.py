@@ -14,11 +14,12 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Annotation, Assignment, Item, Project, Purpose
 from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
+from annotation.services.gold_counts import gold_counts_recount
 
 Status = Assignment.Status
 
@@ -60,6 +61,9 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "", 
             annotation = Annotation.objects.filter(assignment=a).first()
             if annotation is not None:
                 bonus_grant_for(annotation=annotation)
+        if a.purpose == Purpose.GOLD:
+            # A rejected gold answer counts for or against the worker no more (and again once approved).
+            gold_counts_recount(project=a.project, worker_ids=[a.worker_id])
         a.review_note = note
         if audit:
             audit_record(actor=reviewer, action=_verdict(approve), project=a.project, target=f"assignment {a.pk}",

@@ -134,17 +134,22 @@ def test_the_analysis_dashboard_counts_data_only(mixed):
     assert state.annotations == len(kept) and state.has_annotations
 
 
-def test_check_answers_earn_no_per_answer_bonus(monkeypatch):
+def test_gold_answers_earn_the_bonus_a_real_item_would_and_training_answers_none(monkeypatch):
+    """A worker promised a bonus per right answer must not find the gold questions in their
+    ledger by the bonuses missing there."""
     project = ProjectFactory(task_type="pairwise")
     task = get_task_type("pairwise")
     monkeypatch.setattr(type(task), "bonus_for", lambda self, **kw: (1, "right answer"))
     gold = example_item(project, "g", kind=ItemKind.GOLD)
+    training = example_item(project, "t", kind=ItemKind.TRAINING)
     real = example_item(project, "r")
     check = answered(gold, UserFactory(), purpose=Purpose.GOLD)
+    trained = answered(training, UserFactory(), purpose=Purpose.TRAINING)
     data = answered(real, UserFactory())
-    assert bonus_grant_new(annotation=check, assignment=check.assignment, task=task) is None
+    assert bonus_grant_new(annotation=trained, assignment=trained.assignment, task=task) is None
+    assert bonus_grant_new(annotation=check, assignment=check.assignment, task=task) is not None
     assert bonus_grant_new(annotation=data, assignment=data.assignment, task=task) is not None
-    assert list(Bonus.objects.values_list("annotation_id", flat=True)) == [data.pk]
+    assert sorted(Bonus.objects.values_list("annotation_id", flat=True)) == sorted([check.pk, data.pk])
 
 
 @pytest.mark.parametrize("slug", TYPES)
