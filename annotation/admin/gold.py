@@ -16,8 +16,9 @@ from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import items_promote_gold
 from annotation.task_types import get_task_type
 
-POSTERIOR_NOTE = ("MACE posteriors are not stored per item, so unanimity and the number of answers alone "
-                  "decide which items become gold questions.")
+POSTERIOR_NOTE = ("With a posterior, only items whose MACE label (from the project's last finished agreement "
+                  "analysis) is at least that sure are promoted; without one, unanimity and the number of answers "
+                  "decide.")
 
 
 class PromoteGoldForm(forms.Form):
@@ -26,6 +27,10 @@ class PromoteGoldForm(forms.Form):
         help_text="Counted answers an item needs, all agreeing. Empty: each project's N (answers per item).")
     limit = forms.IntegerField(label="At most", min_value=1, required=False,
                                help_text="Items to promote per project, in import order. Empty: all that qualify.")
+    posterior = forms.FloatField(
+        label="MACE posterior at least", min_value=0, max_value=0.9, required=False,
+        help_text="From the last finished agreement analysis (at most 0.9: more confident items are not listed "
+                  "apart). Empty: unanimity alone.")
 
 
 class ProjectGoldActions:
@@ -40,7 +45,7 @@ class ProjectGoldActions:
                 wanted = form.cleaned_data["min_answers"] or project.redundancy
                 try:
                     n = items_promote_gold(project=project, actor=request.user, min_answers=wanted,
-                                           limit=form.cleaned_data["limit"])
+                                           limit=form.cleaned_data["limit"], posterior=form.cleaned_data["posterior"])
                 except WorkflowError as exc:
                     self.message_user(request, f"{project}: {exc}", messages.WARNING)
                     continue

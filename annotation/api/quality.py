@@ -15,6 +15,8 @@ from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.selectors.quality import quality_policy_values, quality_summary
+from annotation.services.errors import WorkflowError
+from annotation.services.gold_items import items_promote_gold
 from annotation.services.quality_settings import quality_policy_update
 from annotation.services.training import training_rounds_send
 
@@ -60,3 +62,33 @@ class TrainingForEveryone(APIView):
             raise ValidationError({"note": "must be text"})
         opened = training_rounds_send(project=project, actor=request.user, note=" ".join(note.split())[:500])
         return Response({"rounds_opened": opened})
+
+
+class GoldPromotion(APIView):
+    """``POST {"min_answers": n, "limit": n, "posterior": p}`` (all optional; ``min_answers``
+    defaults to the project's N): promote unanimously answered real items to gold questions, as
+    the admin action does; answers how many were promoted."""
+
+    permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.change_project")]
+    parser_classes = [SafeJSONParser, FormParser]
+
+    def post(self, request: Request, slug: str) -> Response:
+        project = get_object_or_404(Project, slug=slug)
+        data = body_fields(request, "the promotion's settings")
+        values: dict[str, int | float | None] = {}
+        for name, kind in (("min_answers", int), ("limit", int), ("posterior", float)):
+            raw = data.get(name)
+            if raw in (None, ""):
+                values[name] = None
+                continue
+            try:
+                values[name] = kind(raw)
+            except (TypeError, ValueError):
+                raise ValidationError({name: f"must be a{'n integer' if kind is int else ' number'}"}) from None
+        try:
+            promoted = items_promote_gold(
+                project=project, actor=request.user, min_answers=int(values["min_answers"] or project.redundancy),
+                limit=None if values["limit"] is None else int(values["limit"]), posterior=values["posterior"])
+        except WorkflowError as exc:
+            raise ValidationError({"detail": str(exc)}) from None
+        return Response({"promoted": promoted})

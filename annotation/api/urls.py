@@ -35,6 +35,7 @@ urlpatterns = [
     path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
     path("projects/<slug:slug>/quality/", quality.QualitySettings.as_view(), name="api-quality"),
     path("projects/<slug:slug>/training/", quality.TrainingForEveryone.as_view(), name="api-training"),
+    path("projects/<slug:slug>/gold/promote/", quality.GoldPromotion.as_view(), name="api-gold-promote"),
     path("projects/<slug:slug>/workers/<int:worker_id>/", workers.WorkerDetail.as_view(), name="api-worker"),
     path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", workers.WorkerAction.as_view(),
          name="api-worker-action"),

@@ -26,6 +26,7 @@ from annotation.models import (
     Project,
     Purpose,
 )
+from annotation.selectors.adjudication import mace_posteriors
 from annotation.selectors.gold_candidates import unanimous_items
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
@@ -93,8 +94,8 @@ def items_promote_gold(*, project: Project, actor: User | None, min_answers: int
     in import order. Returns how many were promoted; the audit log records it.
 
     ``posterior``: only items whose MACE posterior of the unanimous label is at least this, read
-    from ``posteriors`` (item id → posterior). The agreement report does not store per-item
-    posteriors, so a caller that asks for a threshold must bring them."""
+    from ``posteriors`` (item id → posterior) or else from the project's last finished agreement
+    run, which keeps the posteriors under a bar (0.9): an item it does not list is above it."""
     task = get_task_type(project.task_type)
     if not task.gold_fields:
         raise WorkflowError(f"The {task.name} task type has no gold questions.")
@@ -102,13 +103,21 @@ def items_promote_gold(*, project: Project, actor: User | None, min_answers: int
         raise WorkflowError("A gold question needs at least one answer to promote it from.")
     if limit is not None and limit < 1:
         raise WorkflowError("The limit must be at least 1.")
+    unlisted = 0.0
     if posterior is not None and posteriors is None:
-        raise WorkflowError("No per-item MACE posteriors are stored for this project: promote on unanimity alone.")
+        stored = mace_posteriors(project=project)
+        if stored is None:
+            raise WorkflowError("No finished agreement analysis of this project holds MACE posteriors: run it first, "
+                                "or promote on unanimity alone.")
+        if posterior > stored.below:
+            raise WorkflowError(f"The agreement analysis keeps posteriors only below {stored.below:g}: "
+                                f"choose a posterior of at most {stored.below:g}.")
+        posteriors, unlisted = stored.items, 1.0
     Project.objects.select_for_update().filter(pk=project.pk).first()
     found = unanimous_items(project=project, min_answers=min_answers,
                             limit=None if posterior is not None else limit)
     if posterior is not None and posteriors is not None:
-        found = [f for f in found if posteriors.get(f[0].external_id, 0.0) >= posterior][:limit]
+        found = [f for f in found if posteriors.get(f[0].external_id, unlisted) >= posterior][:limit]
     if not found:
         return 0
     ids = [item.pk for item, _, _ in found]

@@ -38,7 +38,7 @@ def test_the_action_shows_the_candidates_then_promotes(client, project):
     assert page.status_code == 200
     text = page.content.decode()
     assert 'data-testid="found">1<' in text and "<code>agreed</code>" in text and "split" not in text
-    assert "not stored per item" in text
+    assert "last finished agreement" in text
     assert not Item.objects.filter(kind=ItemKind.GOLD).exists()  # nothing changed yet
     done = client.post(url, {"action": "promote_gold", ACTION_CHECKBOX_NAME: [project.pk], "apply": "Promote",
                              "min_answers": "", "limit": ""}, follow=True)

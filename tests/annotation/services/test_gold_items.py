@@ -224,7 +224,7 @@ def test_promotion_limit_and_bad_arguments():
         answered(item, "a1")
     with pytest.raises(WorkflowError):
         items_promote_gold(project=project, actor=None, min_answers=0)
-    with pytest.raises(WorkflowError, match="posteriors"):
+    with pytest.raises(WorkflowError, match="agreement analysis"):
         items_promote_gold(project=project, actor=None, min_answers=1, posterior=0.9)
     assert not Item.objects.filter(kind=ItemKind.GOLD).exists()
     assert items_promote_gold(project=project, actor=None, min_answers=1, limit=2) == 2
@@ -244,3 +244,19 @@ def test_promotion_leaves_another_project_alone():
     answered(theirs, "a1")
     assert items_promote_gold(project=project, actor=None, min_answers=1) == 1
     assert Item.objects.get(pk=theirs.pk).kind == ItemKind.REAL
+
+
+def test_promotion_reads_the_posteriors_of_the_last_agreement_run():
+    from analysis.models import AnalysisRun
+
+    project = ProjectFactory(redundancy=1)
+    items = ItemFactory.create_batch(3, project=project)
+    for item in items:
+        answered(item, "a1")
+    # The run lists only the items under its bar: item 0 is unsure, items 1 and 2 above 0.9.
+    AnalysisRun.objects.create(project=project, kind="agreement", status="done",
+                               result={"posterior": {"below": 0.9, "items": {items[0].external_id: 0.55}}})
+    with pytest.raises(WorkflowError, match="at most 0.9"):
+        items_promote_gold(project=project, actor=None, min_answers=1, posterior=0.95)
+    assert items_promote_gold(project=project, actor=None, min_answers=1, posterior=0.8) == 2
+    assert set(Item.objects.filter(kind=ItemKind.GOLD).values_list("pk", flat=True)) == {items[1].pk, items[2].pk}

@@ -130,3 +130,25 @@ def test_api_sends_everyone_to_training_in_one_project_only():
     researcher.force_authenticate(UserFactory(role="researcher"))
     assert researcher.post(f"/api/projects/{other.slug}/training/", {}, format="json").status_code == 403
     assert TrainingRound.objects.filter(project=other).count() == 0
+
+
+def test_api_promotes_unanimous_items_in_one_project_only():
+    from annotation.models import Annotation, Assignment, GoldAnswer, Item
+    from tests.factories import AssignmentFactory
+
+    project, other = ProjectFactory(redundancy=1), ProjectFactory(redundancy=1)
+    for p in (project, other):
+        a = AssignmentFactory(item=ItemFactory(project=p), status=Assignment.Status.SUBMITTED)
+        Annotation.objects.create(assignment=a, answer={"label": "a1", "standpoint": "none"})
+    c = APIClient()
+    c.force_authenticate(UserFactory(role="admin"))
+    assert c.post(f"/api/projects/{project.slug}/gold/promote/", {"limit": "x"}, format="json").status_code == 400
+    refused = c.post(f"/api/projects/{project.slug}/gold/promote/", {"posterior": 0.5}, format="json")
+    assert refused.status_code == 400 and "agreement analysis" in refused.json()["detail"]
+    done = c.post(f"/api/projects/{project.slug}/gold/promote/", {}, format="json")
+    assert done.status_code == 200 and done.json() == {"promoted": 1}
+    assert list(Item.objects.filter(kind=ItemKind.GOLD).values_list("project", flat=True)) == [project.pk]
+    assert GoldAnswer.objects.get().answer == {"label": "a1"}
+    researcher = APIClient()
+    researcher.force_authenticate(UserFactory(role="researcher"))
+    assert researcher.post(f"/api/projects/{other.slug}/gold/promote/", {}, format="json").status_code == 403
