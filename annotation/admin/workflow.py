@@ -3,14 +3,18 @@ through the services), annotations with their earlier versions, and consents."""
 
 from __future__ import annotations
 
+from django import forms
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.template.response import TemplateResponse
 from django.utils.translation import ngettext
 
 from annotation.admin.gold import GoldAnswerInline
 from annotation.admin.paging import LargeTablePaginator
 from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item
 from annotation.services import assignments_review
-from annotation.services.review import ReviewOutcome
+from annotation.services.review import NOTE_LENGTH, ReviewOutcome
+from annotation.wording import count_of
 
 # How a status that cannot be reviewed is said of n assignments.
 NOT_REVIEWABLE: dict[str, tuple[str, str]] = {
@@ -48,6 +52,11 @@ def review_message(outcome: ReviewOutcome, *, approve: bool) -> tuple[str, int]:
     return " ".join(parts), level
 
 
+class ReviewNoteForm(forms.Form):
+    note = forms.CharField(label="Why", max_length=NOTE_LENGTH, widget=forms.Textarea(attrs={"rows": 3}),
+                           help_text="Kept with each assignment (its review note) and in the audit log, with your name.")
+
+
 @admin.register(Item)
 class ItemAdmin(admin.ModelAdmin):
     list_display = ["external_id", "project", "kind", "position", "n_active", "redundancy"]
@@ -83,15 +92,27 @@ class AssignmentAdmin(admin.ModelAdmin):
 
     @admin.action(description="Approve the selected submitted assignments", permissions=["change"])
     def approve(self, request, queryset):
-        outcome = assignments_review(assignments=list(queryset), approve=True, reviewer=request.user,
-                                     note=f"approved in the admin by {request.user.get_username()}")
-        self.message_user(request, *review_message(outcome, approve=True))
+        return self._review(request, queryset, approve=True)
 
     @admin.action(description="Reject the selected assignments (frees their slots)", permissions=["change"])
     def reject(self, request, queryset):
-        outcome = assignments_review(assignments=list(queryset), approve=False, reviewer=request.user,
-                                     note=f"rejected in the admin by {request.user.get_username()}")
-        self.message_user(request, *review_message(outcome, approve=False))
+        return self._review(request, queryset, approve=False)
+
+    def _review(self, request, queryset, *, approve: bool):
+        """A page that asks why, then the verdict: the note is kept with each assignment and in
+        the audit log, with who decided."""
+        verb = "approve" if approve else "reject"
+        form = ReviewNoteForm(request.POST if "apply" in request.POST else None)
+        if form.is_bound and form.is_valid():
+            outcome = assignments_review(assignments=list(queryset), approve=approve, reviewer=request.user,
+                                         note=form.cleaned_data["note"])
+            self.message_user(request, *review_message(outcome, approve=approve))
+            return None
+        ctx = {**self.admin_site.each_context(request), "opts": self.model._meta,
+               "title": f"{verb.capitalize()} {count_of(queryset.count(), 'assignment', 'assignments')}",
+               "form": form, "action": verb, "selected": list(queryset.values_list("pk", flat=True)),
+               "checkbox": ACTION_CHECKBOX_NAME}
+        return TemplateResponse(request, "admin/annotation/assignment/review.html", ctx)
 
 
 class RevisionInline(admin.TabularInline):

@@ -17,10 +17,13 @@ pytestmark = pytest.mark.django_db
 Status = Assignment.Status
 
 
-def run_action(client, model: str, action: str, pks) -> list[tuple[str, str]]:
-    """The messages the list page shows after the action (which consumes them)."""
+def run_action(client, model: str, action: str, pks, **fields) -> list[tuple[str, str]]:
+    """The messages the list page shows after the action (which consumes them). Approving and
+    rejecting ask why first: the note and "apply" are sent with them."""
+    if model == "annotation_assignment" and action in ("approve", "reject"):
+        fields = {"apply": "1", "note": f"{action} in the test", **fields}
     response = client.post(reverse(f"admin:{model}_changelist"),
-                           {"action": action, "_selected_action": [str(pk) for pk in pks]}, follow=True)
+                           {"action": action, "_selected_action": [str(pk) for pk in pks], **fields}, follow=True)
     assert response.redirect_chain and response.status_code == 200
     return [(m.level_tag, m.message) for m in response.context["messages"]]
 
@@ -106,3 +109,22 @@ def test_a_project_without_other_records_shows_no_raw_options(admin_client):
     page = admin_client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
     assert "Other option records" not in page and 'name="option_mode"' in page
     assert not re.search(r"field-options[\s\"]", page)
+
+
+def test_approving_and_rejecting_in_the_admin_ask_why_and_keep_it(admin_client):
+    from annotation.models import Assignment, AuditEntry
+
+    project = ProjectFactory(redundancy=2)
+    ItemFactory(project=project)
+    one = submitted(project)
+    url = reverse("admin:annotation_assignment_changelist")
+    asked = admin_client.post(url, {"action": "reject", "_selected_action": [str(one.pk)]})
+    assert asked.status_code == 200 and "Say why you reject" in asked.content.decode()
+    assert Assignment.objects.get(pk=one.pk).status == Assignment.Status.SUBMITTED  # nothing yet
+    empty = admin_client.post(url, {"action": "reject", "_selected_action": [str(one.pk)], "apply": "1", "note": ""})
+    assert empty.status_code == 200 and "This field is required" in empty.content.decode()
+    run_action(admin_client, "annotation_assignment", "reject", [one.pk], note="Reason copied from another worker")
+    done = Assignment.objects.get(pk=one.pk)
+    assert (done.status, done.review_note) == (Assignment.Status.REJECTED, "Reason copied from another worker")
+    entry = AuditEntry.objects.get(action="reject")
+    assert entry.details["note"] == "Reason copied from another worker" and entry.actor.is_superuser

@@ -132,9 +132,9 @@ def test_the_admin_records_settings_reviews_blocks_and_bonuses(client):
     assert settings.details["changed"]["lease_minutes"]["to"] == 55 and settings.actor == boss
     a = submitted(project)
     client.post(reverse("admin:annotation_assignment_changelist"),
-                {"action": "reject", "_selected_action": [a.pk]})
+                {"action": "reject", "_selected_action": [a.pk], "apply": "1", "note": "answered at random"})
     a.refresh_from_db()
-    assert a.status == S.REJECTED and "rejected in the admin" in a.review_note
+    assert a.status == S.REJECTED and a.review_note == "answered at random"
     client.post(reverse("admin:auth_user_changelist"), {"action": "block", "_selected_action": [a.worker_id]})
     bonus = Bonus.objects.create(project=project, worker=a.worker, amount=Decimal("1"), reason="x")
     client.post(reverse("admin:annotation_bonus_changelist"), {"action": "mark_paid", "_selected_action": [bonus.pk]})
