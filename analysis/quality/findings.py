@@ -20,7 +20,8 @@ from django.db.models import Count, Q
 
 from analysis.methods.position_bias import wilson
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, Assignment, Project, Purpose, QualityRule, WorkerStanding
+from annotation.models import Annotation, Assignment, Project, QualityRule, WorkerStanding
+from annotation.selectors.counted import counted_as_data
 
 
 @dataclass(frozen=True)
@@ -136,8 +137,10 @@ class TimedAnswers:
 
 
 def timed_answers(*, project: Project) -> TimedAnswers:
-    rows = (Annotation.objects.filter(assignment__project=project, assignment__purpose=Purpose.TASK,
-                                      seconds__isnull=False).order_by()
+    # The answers that are data and count (not rejected, not to a withdrawn item), as the median
+    # of a project's time per item should be read.
+    rows = (Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
+                                      assignment__project=project, seconds__isnull=False).order_by()
             .values_list("assignment__worker_id", "seconds"))
     table = np.array(list(rows), dtype=float).reshape(-1, 2)
     return TimedAnswers(workers=table[:, 0].astype(np.int64), seconds=table[:, 1])
