@@ -18,6 +18,7 @@ from analysis.quality.words import decision_words
 from annotation.models import Project, QualityRule, RuleDecision
 from annotation.services.rule_settings import rule_add, rule_change, rule_delete, rule_settings
 from annotation.views.permissions import permission_required
+from annotation.wording import count_of
 
 PAGE = "analysis/rules.html"
 
@@ -112,5 +113,6 @@ def rules_check_view(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     check = rules_check(project=project, actor=request.user)  # type: ignore[arg-type]
     found = sum(check.found.values())
-    messages.success(request, f"The rules were checked: {found} finding(s), {len(check.decisions)} new decision(s).")
+    messages.success(request, f"The rules were checked: {count_of(found, 'finding', 'findings')}, "
+                              f"{count_of(len(check.decisions), 'new decision', 'new decisions')}.")
     return redirect("quality-rules", slug=slug)

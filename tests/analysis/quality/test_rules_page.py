@@ -100,7 +100,7 @@ def test_check_now_shows_the_decisions_with_their_evidence_in_words(client, admi
     rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
     response = client.post(url("quality-rules-check", project), follow=True)
     body = response.content.decode()
-    assert "1 new decision(s)" in body
+    assert "1 new decision." in body
     assert "2 of 9 gold answers right (22%, 95% interval 6–55%), below the bar of 70%: blocked" in body
     assert "guesser" in body and f"rule check by {admin.username}" in body
     assert RuleDecision.objects.count() == 1
