@@ -58,7 +58,7 @@ def gold_item_rescore(*, item: Item) -> int:
     policy = gold_policy(policy=policy_for(project=item.project))
     changed, workers = 0, set()
     now = timezone.now()
-    for result in (CheckResult.objects.select_for_update().select_related("assignment__annotation")
+    for result in (CheckResult.objects.select_for_update(of=("self",)).select_related("assignment__annotation")
                    .filter(assignment__item=item)):
         workers.add(result.worker_id)
         score = task.score_gold(answer=result.assignment.annotation.answer, gold=known, policy=policy)
