@@ -174,7 +174,8 @@ class Item(models.Model):
             models.Index(fields=["project", "position"], name="item_project_position"),
             # The assignment engine's "spread" order: items with the fewest slots taken first,
             # read in index order so that handing out an item never sorts the whole project.
-            models.Index(fields=["project", "n_active", "position", "id"], name="item_project_fill"),
+            # With the kind: the engine claims real items (and gold questions) apart.
+            models.Index(fields=["project", "kind", "n_active", "position", "id"], name="item_project_fill"),
             # The project's progress (slots taken against N per item), counted from this index
             # alone.
             models.Index(fields=["project", "n_active", "redundancy"], name="item_project_slots"),
