@@ -12,6 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.selectors.quality import quality_policy_values, quality_summary
@@ -36,7 +37,7 @@ class QualitySettings(APIView):
         project = get_object_or_404(Project, slug=slug)
         return Response({"settings": quality_policy_values(project=project), "summary": _summary(project)})
 
-    def patch(self, request: Request, slug: str) -> Response:
+    def patch(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         if not request.user.has_perm("annotation.change_project"):
             raise PermissionDenied("You need the permission annotation.change_project.")
@@ -55,7 +56,7 @@ class TrainingForEveryone(APIView):
     permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_traininground")]
     parser_classes = [SafeJSONParser, FormParser]
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         note = body_fields(request, "the note").get("note", "")
         if not isinstance(note, str):
@@ -72,7 +73,7 @@ class GoldPromotion(APIView):
     permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.change_project")]
     parser_classes = [SafeJSONParser, FormParser]
 
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         data = body_fields(request, "the promotion's settings")
         values: dict[str, int | float | None] = {}
