@@ -126,9 +126,10 @@ STANDING_NOTES: dict[str, str] = {
 
 
 def worker_status(*, project: Project, worker: User) -> WorkerStatus:
+    # Training answers are the qualification's, not items of the project (the quota leaves them out too).
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
-    ).count()
+    ).exclude(purpose=Purpose.TRAINING).count()
     state = WorkerStanding.objects.filter(project=project, worker=worker).values_list("state", flat=True).first()
     if state is None:  # before their first item: qualifying when the project asks for it
         qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
@@ -173,9 +174,10 @@ class WorkerProgress:
 def worker_progress(*, project: Project, worker: User, holding: bool = False) -> WorkerProgress:
     """The worker's progress; with ``holding`` (they hold an item now), also how many items are
     open to them, which takes one more count of the project's items with a free slot."""
+    # Training answers are the qualification's, not items of the project (the quota leaves them out too).
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
-    ).count()
+    ).exclude(purpose=Purpose.TRAINING).count()
     if not holding:
         return WorkerProgress(done=done, quota=project.max_items_per_worker)
     seen = Assignment.objects.filter(project=project, worker=worker).values("item_id")

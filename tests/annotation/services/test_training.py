@@ -145,3 +145,15 @@ def test_a_worker_still_qualifying_is_not_sent_to_recalibration():
     with pytest.raises(WorkflowError, match="only active workers"):
         training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.RECALIBRATION)
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.QUALIFYING
+
+
+def test_training_answers_are_not_counted_as_the_workers_items():
+    """"You answered n items" counts items of the project, as the quota does, not the
+    qualification's training items."""
+    from annotation.selectors.progress import worker_progress, worker_status
+
+    project, _ = qualifying_project(k=2, training=2)
+    worker = UserFactory()
+    take_round(project, worker, [RIGHT, RIGHT])
+    assert worker_status(project=project, worker=worker).done == 0
+    assert worker_progress(project=project, worker=worker).done == 0
