@@ -15,12 +15,11 @@ from typing import Any
 
 import numpy as np
 from django.contrib.auth import get_user_model
-from django.db import connection
-from django.db.models import Count, Q
+from django.db.models import Count
 
 from analysis.methods.position_bias import wilson
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, Assignment, Project, QualityRule, WorkerStanding
+from annotation.models import Annotation, Project, QualityRule, WorkerStanding
 from annotation.selectors.counted import counted_as_data
 
 
@@ -103,27 +102,6 @@ def position_bias(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
         **_bar(rule), "basis": f"run {run.pk}"}) for row in hits if str(row["worker"]) in ids]
 
 
-# Answers that may come from an automated browser, found cheaply by the database and then read as
-# JSON here: PostgreSQL tests containment in its binary JSON; SQLite matches the text, which the
-# ORM stored as json.dumps writes it (``"webdriver": true``), instead of parsing every answer's JSON.
-WEBDRIVER_SIGNAL = {"signals": {"webdriver": True}}
-
-
-def mentions_webdriver() -> Q:
-    if connection.vendor == "postgresql":
-        return Q(client__contains=WEBDRIVER_SIGNAL)
-    return Q(client__icontains='"webdriver": true')
-
-
-# Ids per query: below every database's limit on query parameters.
-ID_CHUNK = 10_000
-
-
-def is_automated(client: Any) -> bool:
-    signals = client.get("signals") if isinstance(client, dict) else None
-    return isinstance(signals, dict) and signals.get("webdriver") is True
-
-
 @dataclass(frozen=True)
 class TimedAnswers:
     """The project's answers to real items (task assignments) that record their time, one
@@ -178,15 +156,10 @@ def automation(*, project: Project, rules: list[QualityRule]) -> dict[int, list[
     found: dict[int, list[Finding]] = {rule.pk: [] for rule in rules}
     if not rules:
         return found
-    # The text match over the answers alone, then their assignments: the database scans the
-    # answers once instead of looking up each of the project's assignments' answer.
-    candidates = [pk for pk, client in Annotation.objects.filter(mentions_webdriver()).order_by()
-                  .values_list("assignment_id", "client") if is_automated(client)]
-    automated: dict[int, int] = {}
-    for start in range(0, len(candidates), ID_CHUNK):
-        for worker_id in (Assignment.objects.filter(pk__in=candidates[start:start + ID_CHUNK], project=project)
-                          .values_list("worker_id", flat=True)):
-            automated[worker_id] = automated.get(worker_id, 0) + 1
+    # One query on both databases: the JSON key read the same way (the ORM's key transform).
+    automated: dict[int, int] = dict(
+        Annotation.objects.filter(assignment__project=project, client__signals__webdriver=True).order_by()
+        .values("assignment__worker_id").annotate(n=Count("pk")).values_list("assignment__worker_id", "n"))
     automated = {w: n for w, n in automated.items() if n >= min(rule.min_answers for rule in rules)}
     if not automated:
         return found
