@@ -273,13 +273,8 @@ def item_answers(*, item: Item) -> list[AnswerRow]:
 
 
 def _option_texts(task: TaskType, payload: Mapping[str, Any]) -> dict[str, str]:
-    texts = {}
-    for part in task.shown_order_parts:
-        for option in payload.get(part) or ():
-            if isinstance(option, Mapping) and "id" in option:
-                words = option.get("text") or option.get("title") or option.get("key_point") or ""
-                texts[str(option["id"])] = f"{option['id']}: {words}" if words else str(option["id"])
-    return texts
+    return {option_id: f"{option_id}: {words}" if words else option_id
+            for option_id, words in task.option_texts(payload).items()}
 
 
 def decision_fields(*, item: Item, chosen: Mapping[str, Any] | None = None) -> list[DecisionField]:

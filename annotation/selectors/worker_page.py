@@ -13,7 +13,6 @@ import json
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime
-from importlib import import_module
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -41,8 +40,6 @@ from annotation.worker_figures import Competence, competence_sources, interval_o
 ANSWERS_PER_PAGE = 50
 # Rows shown of the lists that may grow long (the counts above them say how many there are).
 LIST_LIMIT = 100
-# The page a task type may offer for reviewing reasons (the pairwise gold page's reason review).
-REASON_REVIEW = ("gold-page", "reasons")
 
 
 @dataclass(frozen=True)
@@ -273,11 +270,9 @@ def _shared_reasons(*, project: Project, worker: User) -> list[SharedReason]:
 def reason_review_url(*, project: Project) -> str | None:
     """The page of the project's task type that reviews reasons across workers, if it has one."""
     task = get_task_type(project.task_type)
-    if not task.urls:
+    if task.reason_review is None:
         return None
-    name, anchor = REASON_REVIEW
-    if not any(getattr(p, "name", None) == name for p in import_module(task.urls).urlpatterns):
-        return None
+    name, anchor = task.reason_review
     try:
         return f"{reverse(name, kwargs={'slug': project.slug})}#{anchor}"
     except NoReverseMatch:

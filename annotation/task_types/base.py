@@ -177,6 +177,10 @@ class TaskType(ABC):
     # scoring compares (``annotation.task_types.gold``): e.g. ("label",) for a pair, ("titles",)
     # for a comprehension item. Their kinds ("choice" or "choices") decide the scoring.
     gold_fields: ClassVar[tuple[str, ...]] = ()
+    # The type's page that reviews reasons across workers, as (URL name taking the project's
+    # slug, anchor), which the worker page links beside reasons other workers also gave; None:
+    # the type has none.
+    reason_review: ClassVar[tuple[str, str] | None] = None
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -284,6 +288,12 @@ class TaskType(ABC):
         for a "choices" field). The default: the ids of the first shown-order part's options."""
         parts = self.order_parts(payload)
         return [str(i) for i in next(iter(parts.values()))] if parts else None
+
+    def option_texts(self, payload: Mapping[str, Any]) -> dict[str, str]:
+        """Each option of the shown-order parts by id, with the words staff read for it (e.g. on
+        the adjudication page): its ``text`` unless a type says otherwise."""
+        return {str(o["id"]): str(o.get("text") or "") for part in self.shown_order_parts
+                for o in payload.get(part) or () if isinstance(o, Mapping) and "id" in o}
 
     def clean_gold(self, data: Mapping[str, Any], *, payload: Mapping[str, Any]) -> CleanGold:
         """Validate a known answer given on import or by a staff member: the gold fields (as

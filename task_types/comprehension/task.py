@@ -156,6 +156,9 @@ class Comprehension(TaskType):
             return {"audio": f"the project's mode is {options.get('mode')}: a speech that is heard needs its audio"}
         return {}
 
+    def option_texts(self, payload: Mapping[str, Any]) -> dict[str, str]:
+        return {str(t["id"]): str(t.get("title") or "") for t in payload.get("titles") or ()}
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         speech = payload["speech"]
         return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],

@@ -135,6 +135,7 @@ class PairwiseConvincingness(TaskType):
     # argument by its import side (a1: the item's arg1), whichever side it was shown on.
     shown_order_parts = ("sides",)
     gold_fields = ("label",)
+    reason_review = ("gold-page", "reasons")
     first_shown = "the argument shown on the left (A1)"
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
