@@ -5,23 +5,56 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint docs migrate demo worker beat bench clean
+.PHONY: run test lint docs migrate demo worker beat bench clean audit pins advisories
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
 
-# Reinstall only when a requirements file changes.
+# Reinstall only when a requirements file changes. Every file is compiled with a hash for each
+# pin (`make pins`), and --require-hashes refuses any download whose hash is not listed.
 $(VENV)/.runtime: requirements.txt | $(PY)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.txt
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-dev.txt
 	touch $@
 
 $(VENV)/.docs: requirements-docs.txt | $(PY)
-	$(PY) -m pip install --quiet --disable-pip-version-check -r requirements-docs.txt
+	$(PY) -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-docs.txt
 	touch $@
+
+# pip-tools, at the version requirements-tools.txt pins, in a virtualenv of its own: compiling
+# never changes the project's environment.
+TOOLS := .venv-tools
+$(TOOLS)/.pip-tools: requirements-tools.txt
+	$(PYTHON) -m venv $(TOOLS)
+	$(TOOLS)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-tools.txt
+	touch $@
+
+# Recompile every requirements*.txt from its .in source, keeping today's versions; a new
+# dependency gets the newest release. `make pins UPGRADE=--upgrade` moves everything to the newest,
+# `UPGRADE="--upgrade-package django"` one package. The order matters: each later file is
+# constrained (-c) by an earlier one, so that a package has one version everywhere.
+PIP_COMPILE = $(TOOLS)/bin/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
+	--no-emit-index-url --no-emit-find-links $(UPGRADE)
+pins: $(TOOLS)/.pip-tools
+	$(PIP_COMPILE) requirements.in -o requirements.txt
+	$(PIP_COMPILE) requirements-dev.in -o requirements-dev.txt
+	$(PIP_COMPILE) requirements-bench.in -o requirements-bench.txt
+	$(PIP_COMPILE) requirements-embeddings.in -o requirements-embeddings.txt
+	$(PIP_COMPILE) requirements-docs.in -o requirements-docs.txt
+	$(PIP_COMPILE) requirements-tools.in -o requirements-tools.txt
+
+# Known vulnerabilities in the pinned versions, from the vendored advisory snapshot (no network).
+audit: $(VENV)/.runtime
+	$(PY) .ci/audit_dependencies.py
+
+# Rebuild that snapshot from a clone of the PyPA advisory database:
+# `make advisories ADVISORY_DB=../advisory-database`.
+advisories: $(VENV)/.dev
+	@test -n "$(ADVISORY_DB)" || { echo "set ADVISORY_DB to a clone of the PyPA advisory database"; exit 2; }
+	$(PY) .ci/refresh_advisories.py $(ADVISORY_DB)
 
 migrate: $(VENV)/.runtime
 	$(PY) manage.py migrate --noinput
@@ -59,4 +92,4 @@ beat: $(VENV)/.runtime
 	$(VENV)/bin/celery -A config beat --loglevel INFO
 
 clean:
-	rm -rf $(VENV) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles var site .pytest_cache
+	rm -rf $(VENV) $(TOOLS) db.sqlite3 db.sqlite3-wal db.sqlite3-shm staticfiles var site .pytest_cache
