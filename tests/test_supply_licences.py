@@ -32,7 +32,6 @@ ALLOWED = {
 EXCEPTIONS = {
     "psycopg": "LGPL-3.0-only",
     "psycopg-binary": "LGPL-3.0-only",
-    "krippendorff": "GPL-3.0-or-later",
 }
 
 # Free-text License fields and trove classifiers, as the pinned packages spell them.

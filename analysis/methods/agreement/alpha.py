@@ -7,13 +7,12 @@ Krippendorff's Alpha-Reliability"): an item with ``m_u >= 2`` pairable values co
 
     D_o = sum_ck o_ck d_ck / n        D_e = sum_ck n_c n_k d_ck / (n (n - 1))
 
-For the four standard levels the point estimate goes through the ``krippendorff`` package, fed
-its ``value_counts`` form (pairable items × categories, built with one ``np.bincount``) — the
-``reliability_data`` form would be a dense workers × items matrix. The package materialises
-items × categories² floats, so with many categories (or for set-valued answers, whose distances
-it cannot take by label) alpha comes from the coincidences directly: only the coincidence cells
-that occur are summed, and ``D_e`` is accumulated in blocks of the distance matrix. Both routes
-give the same number; the bootstrap always uses the coincidences.
+Alpha comes from the coincidences directly: only the coincidence cells that occur are summed,
+and ``D_e`` is accumulated in blocks of the distance matrix, for every level and for set-valued
+answers. ``backend="krippendorff"`` computes the point estimate of the four standard levels
+through the ``krippendorff`` package instead (fed its ``value_counts`` form: pairable items ×
+categories), as a reference the tests compare against. That package is GPL-3.0-licensed, so the
+platform's runtime never needs it: it is installed with the test and benchmark dependencies only.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-import krippendorff
 import numpy as np
 import pandas as pd
 from scipy import sparse
@@ -49,8 +47,6 @@ PACKAGE_LEVELS: tuple[PackageLevel, ...] = ("nominal", "ordinal", "interval", "r
 ALPHA_LEVELS: tuple[AlphaLevel, ...] = (*PACKAGE_LEVELS, *SET_DISTANCES)
 Backend = Literal["auto", "krippendorff", "coincidences"]
 UsedBackend = Literal["krippendorff", "coincidences"]
-# The package holds ~3 arrays of pairable items × categories² floats: keep each under ~64 MB.
-_PACKAGE_CELL_LIMIT = 8_000_000
 _BLOCK_CELLS = 4_000_000
 
 Distance = Callable[[np.ndarray, np.ndarray, np.ndarray], np.ndarray]
@@ -100,13 +96,12 @@ def alpha_point(
     level: str,
     backend: Backend,
 ) -> tuple[float, UsedBackend]:
-    """Alpha through the krippendorff package where it applies and fits, else the coincidences."""
+    """Alpha from the coincidences, or through the krippendorff package when asked for."""
     if backend not in ("auto", "krippendorff", "coincidences"):
         raise ValueError(f"unknown backend {backend!r}; known: auto, krippendorff, coincidences")
     if backend == "krippendorff" and level not in PACKAGE_LEVELS:
         raise ValueError(f"the krippendorff package has no {level!r} level for set-valued answers")
-    fits = int((counts.ratings >= 2).sum()) * counts.n_categories**2 <= _PACKAGE_CELL_LIMIT
-    if level in PACKAGE_LEVELS and (backend == "krippendorff" or (backend == "auto" and fits)):
+    if backend == "krippendorff":
         return package_alpha(encoded, counts, level), "krippendorff"
     return statistic.point()["value"], "coincidences"
 
@@ -140,6 +135,13 @@ def value_counts(counts: ItemLabelCounts) -> np.ndarray:
 
 
 def package_alpha(encoded: EncodedFrame, counts: ItemLabelCounts, level: PackageLevel) -> float:
+    try:
+        import krippendorff
+    except ImportError:
+        raise ValueError(
+            "backend='krippendorff' needs the krippendorff package (GPL-3.0), which only the test "
+            "and benchmark requirements install; backend='auto' needs nothing"
+        ) from None
     table = value_counts(counts)
     if encoded.n_categories < 2 or not (table.sum(axis=1) >= 2).any():
         return float("nan")  # the package raises: one category, or nothing pairable

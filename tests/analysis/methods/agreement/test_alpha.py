@@ -1,5 +1,9 @@
 """Krippendorff's alpha: published examples, the krippendorff package, set-valued answers."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import krippendorff
 import numpy as np
 import pandas as pd
@@ -206,3 +210,32 @@ def test_nominal_alpha_on_sets_counts_only_identical_answers():
     with pytest.raises(ValueError, match="set-valued"):
         krippendorff_alpha(frame_of(EXAMPLE_C), level="masi")
     assert encoded.kind == "sets"
+
+
+def test_the_runtime_needs_no_krippendorff_package():
+    """The package is GPL-3.0: only the tests and benchmarks install it, so the default backend
+    must compute every level without it, and asking for it without it says what is missing."""
+    code = (
+        "import sys; sys.modules['krippendorff'] = None\n"
+        "import pandas as pd\n"
+        "from analysis.methods.agreement.alpha import krippendorff_alpha\n"
+        "frame = pd.DataFrame({'item': [1, 1, 2, 2, 3, 3], 'worker': list('ababab'),"
+        " 'label': [1, 1, 2, 3, 3, 3]})\n"
+        "for level in ('nominal', 'ordinal', 'interval', 'ratio'):\n"
+        "    result = krippendorff_alpha(frame, level=level)\n"
+        "    assert result.backend == 'coincidences', result\n"
+        "    print(level, round(result.value, 6))\n"
+        "try:\n"
+        "    krippendorff_alpha(frame, level='nominal', backend='krippendorff')\n"
+        "except ValueError as exc:\n"
+        "    print('refused:', exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                          cwd=Path(__file__).resolve().parents[4])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert [line.split()[0] for line in lines[:4]] == ["nominal", "ordinal", "interval", "ratio"]
+    frame = pd.DataFrame({"item": [1, 1, 2, 2, 3, 3], "worker": list("ababab"), "label": [1, 1, 2, 3, 3, 3]})
+    assert float(lines[0].split()[1]) == pytest.approx(
+        krippendorff_alpha(frame, level="nominal", backend="krippendorff").value, abs=1e-6)
+    assert lines[4].startswith("refused:") and "needs the krippendorff package" in lines[4]
