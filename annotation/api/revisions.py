@@ -67,7 +67,7 @@ class AssignmentAnnotation(APIView):
         if annotation is not None and (may_view or annotation.assignment.worker_id == user.pk):
             return annotation
         if annotation is None:
-            owners = Assignment.objects.filter(pk=pk) if may_view else Assignment.objects.filter(pk=pk, worker=user)
+            owners = Assignment.objects.filter(pk=pk) if may_view else Assignment.objects.filter(pk=pk, worker_id=user.pk)
             if owners.exists():
                 raise NotFound("This assignment has no answer yet.")
         raise unseen()
