@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
@@ -18,6 +17,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.unseen import unseen
 from annotation.api.views import has_perm
 from annotation.models import Adjudication, Assignment, Item, ItemFlag, Project
 from annotation.selectors.adjudication import (
@@ -77,7 +77,7 @@ class AssignmentFlag(APIView):
             flag = item_flag(assignment=Assignment(pk=pk), worker=request.user, problem=data.get("problem", ""),
                              reason=data.get("reason", ""))
         except (Assignment.DoesNotExist, NotYours):
-            raise Http404 from None
+            raise unseen() from None
         except FlagInvalid as exc:
             raise ValidationError(exc.errors) from None
         except WorkflowError as exc:

@@ -7,14 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.shortcuts import get_object_or_404
 from rest_framework import status
-from rest_framework.exceptions import NotFound
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.annotator_quality import stop_facts
@@ -63,9 +62,9 @@ class QualificationRetry(APIView):
     permission_classes = [IsAuthenticated]
 
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
-        project = get_object_or_404(Project, slug=slug)
-        if project_access(project=project, user=request.user) != "worker":
-            raise NotFound
+        project = Project.objects.filter(slug=slug).first()
+        if project is None or project_access(project=project, user=request.user) != "worker":
+            raise unseen()
         try:
             r = training_round_start(project=project, worker=request.user, kind=TrainingRound.Kind.QUALIFICATION)
         except WorkflowError as exc:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from django.http import Http404
 from django.http.response import HttpResponseBase
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from rest_framework import status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
@@ -17,6 +16,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.unseen import unseen
 from annotation.media_refs import media_refs
 from annotation.media_serving import assignment_media_response
 from annotation.models import Assignment, MediaFile
@@ -27,9 +27,10 @@ from annotation.task_types import get_task_type
 
 
 def _own(request: AuthenticatedApiRequest, pk: int) -> Assignment:
-    assignment = get_object_or_404(Assignment.objects.select_related("item", "project"), pk=pk)
-    if assignment.worker_id != request.user.pk:
-        raise PermissionDenied("This assignment belongs to someone else.")
+    """The caller's own assignment; a missing one and another worker's are the same 404."""
+    assignment = Assignment.objects.select_related("item", "project").filter(pk=pk, worker_id=request.user.pk).first()
+    if assignment is None:
+        raise unseen()
     return assignment
 
 

@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-from django.shortcuts import get_object_or_404
 from django.utils import timezone
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.parsers import body_fields
+from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.unseen import unseen
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal
 from annotation.services import WorkflowError
@@ -55,24 +55,30 @@ class AssignmentAnnotation(APIView):
     stored one; 400 with errors per field; 409 when it can no longer be changed."""
 
     permission_classes = [IsAuthenticated]
-    parser_classes = [JSONParser, FormParser, MultiPartParser]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
-    def _annotation(self, pk: int) -> Annotation:
+    def _annotation(self, request: Request, pk: int) -> Annotation:
+        """The assignment's answer for its annotator, or for anyone who may view annotations;
+        for everyone else a missing assignment, another worker's and one without an answer
+        are the same 404 (``annotation.api.unseen``)."""
+        user = request.user
+        may_view = user.has_perm("annotation.view_annotation")
         annotation = Annotation.objects.select_related("assignment").filter(assignment_id=pk).first()
+        if annotation is not None and (may_view or annotation.assignment.worker_id == user.pk):
+            return annotation
         if annotation is None:
-            get_object_or_404(Assignment, pk=pk)
-            raise NotFound("This assignment has no answer yet.")
-        return annotation
+            owners = Assignment.objects.filter(pk=pk) if may_view else Assignment.objects.filter(pk=pk, worker_id=user.pk)
+            if owners.exists():
+                raise NotFound("This assignment has no answer yet.")
+        raise unseen()
 
     def get(self, request: Request, pk: int) -> Response:
-        annotation = self._annotation(pk)
-        if annotation.assignment.worker_id != request.user.pk and not request.user.has_perm("annotation.view_annotation"):
-            raise PermissionDenied("This assignment belongs to someone else.")
-        return Response(_body(annotation))
+        return Response(_body(self._annotation(request, pk)))
 
     def put(self, request: AuthenticatedApiRequest, pk: int) -> Response:
-        annotation = self._annotation(pk)
+        annotation = self._annotation(request, pk)
         if annotation.assignment.worker_id != request.user.pk:
+            # Only staff who may view it get here: they are told why they cannot change it.
             raise PermissionDenied("This assignment belongs to someone else.")
         data = body_fields(request, "the answer")
         version = data.get("version")

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from typing import Any, cast
 
-from django.http import Http404
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
 from rest_framework import generics, status
-from rest_framework.exceptions import PermissionDenied, ValidationError
+from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import BasePermission, IsAuthenticated
 from rest_framework.request import Request
@@ -26,11 +25,12 @@ from annotation.api.serializers import (
     annotation_data,
     assignment_data,
 )
+from annotation.api.unseen import unseen
 from annotation.authenticity import signals_clean
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
-from annotation.selectors.annotator import consent_pending, presentation
+from annotation.selectors.annotator import consent_pending, presentation, project_access
 from annotation.selectors.bonuses import bonus_ledger
 from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
@@ -53,7 +53,19 @@ def has_perm(codename: str) -> type[BasePermission]:
 
 
 def _project(slug: str) -> Project:
-    return get_object_or_404(Project, slug=slug)
+    project = Project.objects.filter(slug=slug).first()
+    if project is None:
+        raise unseen()
+    return project
+
+
+def _visible_project(request: AuthenticatedApiRequest, slug: str) -> Project:
+    """The project, when the caller may work on it or look at it; a private project they are
+    no member of is the same 404 as one that does not exist."""
+    project = _project(slug)
+    if not project_access(project=project, user=request.user):
+        raise unseen()
+    return project
 
 
 class ProjectList(generics.ListAPIView):
@@ -187,7 +199,7 @@ class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
-        return Response(_next_body(request, _project(slug)))
+        return Response(_next_body(request, _visible_project(request, slug)))
 
 
 class AssignmentSubmit(APIView):
@@ -211,10 +223,9 @@ class AssignmentSubmit(APIView):
         try:
             outcome = annotation_submit(assignment=Assignment(pk=pk), worker=request.user, data=data,
                                         client=client)
-        except Assignment.DoesNotExist:
-            raise Http404 from None
-        except NotYours as exc:
-            raise PermissionDenied(str(exc)) from None
+        except (Assignment.DoesNotExist, NotYours):
+            # Another worker's assignment is one that does not exist (``annotation.api.unseen``).
+            raise unseen() from None
         except AnswerInvalid as exc:
             raise ValidationError(exc.errors) from None
         except WorkflowError as exc:

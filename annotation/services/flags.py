@@ -55,12 +55,14 @@ def item_flag(*, assignment: Assignment, worker: User, problem: str, reason: str
     give the assignment back. Raises ``Assignment.DoesNotExist`` for an unknown assignment,
     ``NotYours`` for another worker's, ``FlagInvalid`` for a bad problem or reason and
     ``WorkflowError`` when the assignment is no longer open and was not flagged."""
-    problem, reason = clean_flag(problem=problem, reason=reason)
     now = timezone.now()
     with transaction.atomic():
         a = Assignment.objects.select_for_update().get(pk=assignment.pk)
         if a.worker_id != worker.pk:
             raise NotYours("This assignment belongs to someone else.")
+        # Checked after the owner, so that a bad report about another's assignment is answered
+        # as one about a missing assignment.
+        problem, reason = clean_flag(problem=problem, reason=reason)
         earlier = ItemFlag.objects.filter(assignment=a).first()
         if earlier is not None:
             return earlier

@@ -6,7 +6,7 @@ from __future__ import annotations
 from django.contrib.auth import login
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
 from annotation.models import Project
@@ -50,7 +50,11 @@ def _message(request: HttpRequest, title: str, text: str, *, status: int) -> Htt
 @refuse_nul_fields
 def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
-    project = get_object_or_404(Project, slug=slug)
+    project = Project.objects.filter(slug=slug).first()
+    if project is None or not project.external_entry:
+        # A link to a project that takes nobody from marketplaces says no more than one to a
+        # project that does not exist: private projects' names stay unknown to strangers.
+        return not_found(request)
     if is_mturk_preview(params=request.GET):
         # MTurk shows the HIT before the worker accepts it: no account, no item taken.
         try:
@@ -95,8 +99,8 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
 @login_required
 def welcome(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """Guidelines and consent before the first item; the worker must accept to start."""
-    project = get_object_or_404(Project, slug=slug)
-    if project_access(project=project, user=request.user) != "worker":
+    project = Project.objects.filter(slug=slug).first()
+    if project is None or project_access(project=project, user=request.user) != "worker":
         return not_found(request)
     error = ""
     if request.method == "POST":

@@ -38,7 +38,7 @@ def _json_list(record: Mapping[str, Any], name: str) -> list | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise FieldError(name, "must be a JSON list") from None
     if not isinstance(value, list):
         raise FieldError(name, f"must be a list, got {type(value).__name__}")

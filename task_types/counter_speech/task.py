@@ -175,7 +175,7 @@ class CounterSpeech(TaskType):
         if isinstance(raw, str):
             try:
                 raw = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise FieldError("candidates", "must be a JSON list") from None
         if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_CANDIDATES:
             raise FieldError("candidates", f"must be a list of 2 to {MAX_CANDIDATES} speeches")
@@ -191,7 +191,7 @@ class CounterSpeech(TaskType):
         if isinstance(gold, str) and gold.strip().startswith("{"):
             try:
                 gold = json.loads(gold)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise FieldError("gold", "must be a JSON object or a candidate id") from None
         sources: Mapping[Any, Any] = {}
         if isinstance(gold, Mapping):

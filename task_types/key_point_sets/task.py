@@ -128,7 +128,7 @@ class KeyPointSets(TaskType):
         if isinstance(raw, str):
             try:
                 raw = json.loads(raw)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise FieldError("sets", "must be a JSON list") from None
         if not isinstance(raw, list) or not 2 <= len(raw) <= MAX_SETS:
             raise FieldError("sets", f"must be a list of 2 to {MAX_SETS} key-point sets")

@@ -8,11 +8,12 @@ from django.core.files.base import ContentFile
 from django.shortcuts import get_object_or_404
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
-from rest_framework.parsers import FormParser, JSONParser, MultiPartParser
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.parsers import SafeJSONParser
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
@@ -37,7 +38,7 @@ class Evaluations(APIView):
     ``?ties=file-order`` settles tied scores in the files' order instead of the shared task's way."""
 
     permission_classes = [has_perm("analysis.add_analysisrun")]
-    parser_classes = [MultiPartParser, FormParser, JSONParser]
+    parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
 
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)

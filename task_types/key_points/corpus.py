@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from annotation.importers import ImportFailed, RowError
+from annotation.spreadsheet import safe_row
 
 FOLDER = "kpa_2021"
 STANCES = (1, -1)
@@ -220,11 +221,13 @@ def read_folder(folder: Path, subset: str = "") -> KeyPointCorpus:
 
 
 def csv_text(columns: Sequence[str], rows: Iterable[Mapping[str, Any]]) -> str:
-    """A CSV file as the shared task wrote it (pandas' ``to_csv``: minimal quoting, ``\\n``)."""
+    """A CSV file as the shared task wrote it (pandas' ``to_csv``: minimal quoting, ``\\n``), its
+    cells safe for spreadsheets (``annotation.spreadsheet``): an argument starting with ``=`` gets
+    a leading quote, numbers such as the stance ``-1`` stay as they are."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=list(columns), lineterminator="\n", extrasaction="ignore")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(safe_row(row) for row in rows)
     return out.getvalue()
 
 

@@ -73,7 +73,7 @@ def _key_points(value: Any) -> list[dict[str, str]]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise FieldError("key_points", "must be a JSON list") from None
     if not isinstance(value, list) or not value:
         raise FieldError("key_points", "must be a non-empty list of {\"id\": …, \"text\": …}")
@@ -100,7 +100,7 @@ def _gold(value: Any, known: list[str]) -> dict[str, int] | None:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise FieldError("gold", "must be a JSON object {key point id: 0 or 1}") from None
     if not isinstance(value, Mapping):
         raise FieldError("gold", "must be an object {key point id: 0 or 1}")

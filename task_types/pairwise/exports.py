@@ -25,7 +25,7 @@ from analysis.frames import annotation_frame
 from analysis.models import AnalysisRun
 from analysis.presentation import shown_first_frame
 from annotation.models import Item
-from annotation.spreadsheet import safe_cell
+from annotation.spreadsheet import tsv_line
 from task_types.pairwise.published import (
     RANKING_FOLDER,
     RANKING_HEADER,
@@ -51,8 +51,9 @@ def _flat(text: str) -> str:
 
 
 def _tsv_line(*cells) -> str:
-    """One TSV line; text cells a spreadsheet would run as formulas are neutralised."""
-    return "\t".join(str(safe_cell(c)) for c in cells) + "\n"
+    """One TSV line; text cells a spreadsheet would run as formulas are neutralised, and no
+    value's tab or line break splits it (``annotation.spreadsheet.tsv_line``)."""
+    return tsv_line(*cells)
 
 
 def _argument_texts(run: AnalysisRun) -> dict[str, str]:

@@ -40,7 +40,7 @@ def _references(value: Any) -> list[dict[str, str]]:
     if isinstance(value, str):
         try:
             value = json.loads(value)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise FieldError("references", "must be a JSON list of texts or of {\"id\", \"text\"}") from None
     if not isinstance(value, list):
         raise FieldError("references", "must be a list of texts or of {\"id\", \"text\"}")

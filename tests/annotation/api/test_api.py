@@ -89,7 +89,8 @@ def test_annotation_loop_over_the_api_is_idempotent():
     assert Annotation.objects.get().answer["label"] == "a1"
     assert Annotation.objects.count() == 1
     assert c.post(f"/api/projects/{project.slug}/assignments/next/").json() == {"assignment": None, "reason": "done"}
-    assert api(UserFactory()).post(f"/api/assignments/{aid}/submit/", answer(), format="json").status_code == 403
+    # Another worker's assignment is one that does not exist.
+    assert api(UserFactory()).post(f"/api/assignments/{aid}/submit/", answer(), format="json").status_code == 404
 
 
 def test_export_and_progress_for_researchers():
@@ -134,12 +135,13 @@ def test_submit_with_next_gives_the_next_item_in_the_same_answer():
     assert Annotation.objects.count() == 3
 
 
-def test_submit_names_a_missing_or_foreign_assignment():
+def test_submit_answers_a_missing_or_foreign_assignment_alike():
     project = ProjectFactory()
     ItemFactory(project=project)
     owner, other = UserFactory(), UserFactory()
     aid = api(owner).post(f"/api/projects/{project.slug}/assignments/next/").json()["assignment"]["id"]
     foreign = api(other).post(f"/api/assignments/{aid}/submit/?next=1", answer(), format="json")
-    assert foreign.status_code == 403 and "someone else" in foreign.json()["detail"]
-    assert api(owner).post("/api/assignments/999999999/submit/", answer(), format="json").status_code == 404
+    missing = api(owner).post("/api/assignments/999999999/submit/", answer(), format="json")
+    # The same answer for both: a caller learns nothing of which assignment ids exist.
+    assert foreign.status_code == missing.status_code == 404 and foreign.json() == missing.json()
     assert Annotation.objects.count() == 0

@@ -188,7 +188,8 @@ def client_class_login(url, params):
 
 def test_marketplace_links_refused_when_off_or_malformed(client):
     closed = ProjectFactory(external_entry=False)
-    assert client.get(reverse("start", args=[closed.slug]), {"workerId": "A1B2"}).status_code == 400
+    # A project closed to marketplace links looks like one that does not exist.
+    assert client.get(reverse("start", args=[closed.slug]), {"workerId": "A1B2"}).status_code == 404
     open_ = ProjectFactory(external_entry=True)
     assert client.get(reverse("start", args=[open_.slug]), {"workerId": "<script>"}).status_code == 400
     assert client.get(reverse("start", args=[open_.slug])).status_code == 400

@@ -208,7 +208,8 @@ def test_the_api_refuses_others_and_closed_answers(project, worker):
     url = f"/api/assignments/{a.pk}/annotation/"
     other = APIClient()
     other.force_authenticate(UserFactory())
-    assert other.get(url).status_code == 403 and other.put(url, answer("a2"), format="json").status_code == 403
+    # Another worker's answer is as unknown to them as a missing one.
+    assert other.get(url).status_code == 404 and other.put(url, answer("a2"), format="json").status_code == 404
     researcher = APIClient()
     researcher.force_authenticate(UserFactory(role="researcher"))
     assert researcher.get(url).status_code == 200

@@ -174,7 +174,7 @@ def test_starts_are_recorded_once_per_number_and_only_for_the_worker_s_open_item
         assert client.post(f"/api/assignments/{assignment.pk}/plays/", {"key": other, "play": 1},
                            content_type="application/json").status_code == 404
     client.force_login(UserFactory())
-    assert play(client, assignment).status_code == 403
+    assert play(client, assignment).status_code == 404  # another's assignment: as if none
     # Another worker of the project fetches nothing in the first one's name, nor by key.
     ref = media_ref(assignment_id=assignment.pk, key="s1.mp3")
     assert client.get(f"/projects/{project.slug}/annotate/{assignment.pk}/media/{ref}").status_code == 404
@@ -267,4 +267,4 @@ def test_an_api_client_fetches_the_clip_through_its_assignment(client, listener)
     assert client.get(f"/api/assignments/{assignment.pk}/media/s1.mp3").status_code == 404
     assert client.get(f"/api/assignments/{assignment.pk}/media/other.mp3").status_code == 404
     client.force_login(UserFactory())
-    assert client.get(url).status_code == 403
+    assert client.get(url).status_code == 404  # another's assignment: as if none
