@@ -20,7 +20,12 @@ from rest_framework.authtoken.models import Token
 from annotation.models import Annotation
 from tests.conftest import database_url, is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.reliability.outage_servers import LiveServer, PostgresCluster, compose_web_healthcheck, wait_until
+from tests.reliability.outage_servers import (
+    LiveServer,
+    PostgresCluster,
+    compose_web_healthcheck,
+    wait_until,
+)
 from tests.task_types.pairwise.factories import answer
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
