@@ -115,7 +115,7 @@ class PostgresCluster:
 class LiveServer:
     """The platform under gunicorn, with the given environment."""
 
-    def __init__(self, env: dict[str, str], work: Path) -> None:
+    def __init__(self, env: dict[str, str], work: Path, *, workers: int = 1) -> None:
         self.port = free_port()
         self.base = f"http://127.0.0.1:{self.port}"
         self.log = work / "gunicorn.log"
@@ -123,7 +123,7 @@ class LiveServer:
         with self.log.open("w") as log:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "gunicorn", "config.wsgi:application", "--bind", f"127.0.0.1:{self.port}",
-                 "--workers", "1", "--timeout", "30", "--graceful-timeout", "2"],
+                 "--workers", str(workers), "--timeout", "30", "--graceful-timeout", "2"],
                 cwd=ROOT, env={**clean, "ARGCROWD_TEST_RUN": "1", **env}, stdout=log, stderr=subprocess.STDOUT)
         try:
             wait_until(lambda: self.proc.poll() is not None or self._answers(), timeout=40,
