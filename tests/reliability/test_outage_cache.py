@@ -3,6 +3,7 @@ per call, and returns to Redis when it answers again."""
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from pathlib import Path
@@ -17,9 +18,11 @@ from tests.reliability.outage_servers import RedisServer, free_port
 
 @pytest.fixture
 def redis_server():
-    server = RedisServer(Path(tempfile.mkdtemp(prefix="argcrowd-outage-cache-")))
+    work = Path(tempfile.mkdtemp(prefix="argcrowd-outage-cache-"))
+    server = RedisServer(work)
     yield server
     server.stop()
+    shutil.rmtree(work, ignore_errors=True)
 
 
 def make_cache(port: int) -> FallbackRedisCache:

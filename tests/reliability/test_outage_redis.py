@@ -7,6 +7,7 @@ back on it. The database is the suite's (PostgreSQL, or the SQLite file of SQLIT
 
 from __future__ import annotations
 
+import shutil
 import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -52,6 +53,7 @@ def database_env() -> dict[str, str]:
 def work():
     path = Path(tempfile.mkdtemp(prefix="argcrowd-outage-redis-"))
     yield path
+    shutil.rmtree(path, ignore_errors=True)
 
 
 @pytest.fixture
