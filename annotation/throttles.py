@@ -2,7 +2,9 @@
 locked-out login (django-axes) gets back.
 
 Every count lives in the default cache, which settings point at Redis or (the embedded default)
-at SQLite files that expire their entries, so the limits hold across web processes. Rates are read from ``REST_FRAMEWORK`` when a throttle is
+at SQLite files that expire their entries, so the limits hold across web processes. While Redis
+is away, each process counts in its own memory (``config.cache``): the limits still hold, per
+process. Rates are read from ``REST_FRAMEWORK`` when a throttle is
 made (not when this module is imported), so they follow the settings.
 """
 
@@ -17,9 +19,6 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.urls import get_urlconf, reverse
-from django_redis import get_redis_connection
-from django_redis.cache import RedisCache
-from redis.commands.core import Script
 from rest_framework import throttling
 from rest_framework.settings import api_settings
 
@@ -67,30 +66,15 @@ class _RatesFromSettings(throttling.SimpleRateThrottle):
 
 def _count(cache, key: str, timeout: int) -> int:
     """Add one to a counter that lives ``timeout`` seconds from its first count; returns it."""
-    if isinstance(cache, RedisCache):
-        # One round trip, and atomic: incr then expire, as two calls, could leave a counter
-        # without an expiry if the second were lost.
-        return _incr_with_expiry()(keys=[cache.make_key(key)], args=[timeout], client=get_redis_connection())
+    count = getattr(cache, "count", None)
+    if count is not None:
+        # The Redis cache (config.cache): one atomic round trip, or this process's memory while
+        # Redis is away.
+        return count(key, timeout)
     try:
         return cache.incr(key)
     except ValueError:  # the window's first request
         return 1 if cache.add(key, 1, timeout) else cache.incr(key)
-
-
-_INCR_WITH_EXPIRY = """
-local n = redis.call('INCR', KEYS[1])
-if n == 1 then redis.call('EXPIRE', KEYS[1], ARGV[1]) end
-return n
-"""
-_script: Script | None = None
-
-
-def _incr_with_expiry() -> Script:
-    """The script, made once per process; it loads itself into Redis when Redis lacks it."""
-    global _script
-    if _script is None:
-        _script = get_redis_connection().register_script(_INCR_WITH_EXPIRY)
-    return _script
 
 
 class AnonThrottle(_RatesFromSettings, throttling.AnonRateThrottle):

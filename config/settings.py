@@ -87,6 +87,8 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # A service that is away (the database) answers 503 + Retry-After, not 500.
+    "config.unavailable_responses.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -128,7 +130,8 @@ TEMPLATES = [
 
 _database_url = os.environ.get("DATABASE_URL", "")
 if _database_url:
-    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+    # Kept connections are checked before use: no request meets one a database restart killed.
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60, conn_health_checks=True)}
 else:
     DATABASES = {
         "default": {
@@ -265,7 +268,9 @@ REST_FRAMEWORK = {
     # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
     "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
+    "EXCEPTION_HANDLER": "config.unavailable_responses.api_exception_handler",  # 503 + Retry-After
 }
+UNAVAILABLE_RETRY_AFTER = env_int("UNAVAILABLE_RETRY_AFTER", 10)  # what a 503 asks clients to wait (s)
 
 # Login lockout (django-axes) on the login page, the admin login and POST /api/token/: after
 # AXES_FAILURE_LIMIT failed logins for one user name, from wherever, within the cool-off time,
@@ -328,10 +333,13 @@ def embedded_job_settings(var_dir: Path) -> dict:
 
 
 # The cache also counts throttled requests for every process (gunicorn workers, the job worker).
+# While Redis is away, each process uses its own memory and retries Redis CACHE_FALLBACK_SECONDS
+# later (config/cache.py): an outage costs no timeout per request.
+CACHE_FALLBACK_SECONDS = float(os.environ.get("CACHE_FALLBACK_SECONDS", 5))
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
-    CACHES = {"default": {"BACKEND": "django_redis.cache.RedisCache", "LOCATION": REDIS_URL,
-                          "KEY_PREFIX": "argcrowd"}}
+    CACHES = {"default": {"BACKEND": "config.cache.FallbackRedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX":
+                          "argcrowd", "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2}}}
 else:
     CELERY_BROKER_URL = "filesystem://"
     _embedded = embedded_job_settings(VAR_DIR)

@@ -1,0 +1,99 @@
+"""``/health/``: whether this web process can serve, for docker-compose and load balancers.
+
+200 while the database answers (the web tier can serve: without Redis the cache falls back to
+memory and only job queueing waits), 503 with Retry-After when it does not. The body reports
+each component's state; errors are named by their class only, never with their message, which
+may hold a host name, a port or a user.
+"""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from django.conf import settings
+from django.core.cache import caches
+from django.db import connection
+from django.http import HttpRequest, JsonResponse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_safe
+
+from config.cache import FallbackRedisCache
+
+# A probe must answer fast even when the broker is unreachable.
+BROKER_TIMEOUT = 1
+
+
+def database_state() -> dict[str, Any]:
+    try:
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT 1")
+            cursor.fetchone()
+    except Exception as exc:  # any failure is the answer, not an error of the probe
+        return {"ok": False, "error": type(exc).__name__}
+    return {"ok": True}
+
+
+def cache_state() -> dict[str, Any]:
+    cache = caches["default"]
+    if isinstance(cache, FallbackRedisCache):
+        if cache.ping():
+            return {"ok": True}
+        return {"ok": False, "fallback": "memory of each web process",
+                "error": "unreachable"}
+    try:
+        key = "health:probe"
+        cache.set(key, 1, 30)
+        ok = cache.get(key) == 1
+    except Exception as exc:
+        return {"ok": False, "error": type(exc).__name__}
+    return {"ok": ok}
+
+
+def broker_state() -> dict[str, Any]:
+    from config.celery import app
+
+    try:
+        with app.connection_for_write() as conn:
+            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT)
+    except Exception as exc:
+        return {"ok": False, "error": type(exc).__name__}
+    return {"ok": True}
+
+
+def worker_state(*, cache_ok: bool) -> dict[str, Any]:
+    """The last heartbeat of a job worker (config/celery.py beats every JOB_HEARTBEAT_SECONDS)."""
+    from jobs.selectors import worker_last_seen
+
+    try:
+        seen = worker_last_seen()
+    except Exception as exc:
+        return {"ok": False, "error": type(exc).__name__}
+    if seen is None:
+        # Without the shared cache the heartbeat cannot be read, which says nothing of the worker.
+        return {"ok": False, "last_heartbeat_seconds": None,
+                "error": "never seen" if cache_ok else "unknown while the cache is away"}
+    age = max(0.0, (datetime.now(tz=UTC) - seen).total_seconds())
+    return {"ok": age < float(settings.JOB_DEAD_SECONDS), "last_heartbeat_seconds": round(age, 1)}
+
+
+@never_cache
+@require_safe
+def health(request: HttpRequest) -> JsonResponse:
+    started = time.monotonic()
+    database = database_state()
+    cache = cache_state()
+    components = {"database": database, "cache": cache, "broker": broker_state(),
+                  "worker": worker_state(cache_ok=cache["ok"])}
+    if not database["ok"]:
+        status = "unavailable"
+    elif all(c["ok"] for c in components.values()):
+        status = "ok"
+    else:
+        status = "degraded"
+    body = {"status": status, "components": components, "seconds": round(time.monotonic() - started, 3)}
+    response = JsonResponse(body, status=503 if status == "unavailable" else 200)
+    if status == "unavailable":
+        response["Retry-After"] = str(settings.UNAVAILABLE_RETRY_AFTER)
+    return response
