@@ -16,6 +16,7 @@ import logging
 import sys
 
 from django.conf import settings
+from django.core.exceptions import RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent
 from django.db import InterfaceError, OperationalError
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.template import loader
@@ -96,8 +97,16 @@ class ServiceUnavailableMiddleware:
         return unavailable_response(request, unavailable)
 
 
+# Django's refusals of an oversized request: without this, an API client would get Django's
+# HTML 400 page instead of JSON.
+TOO_BIG = (RequestDataTooBig, TooManyFieldsSent, TooManyFilesSent)
+
+
 def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
-    """DRF's handler, plus 503 with Retry-After for a service that is away."""
+    """DRF's handler, plus 503 with Retry-After for a service that is away, and a JSON 400 for
+    a request body over Django's limits."""
+    if isinstance(exc, TOO_BIG):
+        return JsonResponse({"detail": f"The request is too large: {exc}"}, status=400)
     unavailable = as_unavailable(exc)
     if unavailable is not None:
         request = context.get("request")
