@@ -6,6 +6,10 @@ FileResponse does not answer; this reads one ``bytes=`` range and streams just t
 ranges in one request get the whole file (allowed by RFC 9110), as does a header this does not
 understand. The stored content type always goes out with ``nosniff``, so that a browser never
 treats a file as anything but the audio it was checked to be.
+
+On S3 storage, opening a stored file downloads the whole object; a range request is sent
+instead to a short-lived presigned URL of the object (307), which answers ranges itself and
+forces the stored content type and file name, so the web process moves no audio at all.
 """
 
 from __future__ import annotations
@@ -16,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
+from django.conf import settings
 from django.core.files.storage import default_storage
 from django.db import DatabaseError
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect, StreamingHttpResponse
 from django.http.response import HttpResponseBase
 from django.urls import reverse
 from django.utils import timezone
@@ -154,6 +159,10 @@ def media_response(request: HttpRequest, media: MediaFile, *, name: str | None =
         response = HttpResponse(status=200)
         response["Content-Length"] = str(size)
         return _headers(response, media, etag, name=name)
+    if byte_range is not None:
+        presigned = _presigned_url(media, name=name)
+        if presigned is not None:
+            return _redirect(presigned, byte_range, on_sent)
     # A recorded media file always has its stored name (the import sets it; the column is NOT NULL).
     handle = default_storage.open(cast(str, media.file.name), "rb")
     if byte_range is None:
@@ -179,13 +188,51 @@ def assignment_media_response(request: HttpRequest, assignment: Assignment, medi
         media_use_served(assignment=assignment, media=media, start=start, end=end)
 
     response = media_response(request, media, name=ref, on_sent=sent if recording else None)
-    if recording and response.status_code in (200, 206, 304):
+    if recording and response.status_code in (200, 206, 304, 307):
         try:
             media_use_fetched(assignment=assignment, media=media, now=timezone.now())
         except DatabaseError:
             # The file still goes out: a player asks for several ranges, and one recorded will do.
             logger.warning("could not record a fetch of %s for assignment %s", media.key, assignment.pk, exc_info=True)
     return response
+
+
+def _presigned_url(media: MediaFile, *, name: str | None) -> str | None:
+    """A presigned URL of the stored object when the storage is S3 (django-storages), with the
+    response headers the object must go out with; None for other storages."""
+    try:
+        from storages.backends.s3 import S3Storage  # type: ignore[import-untyped]
+    except ImportError:  # django-storages' S3 part needs boto3, absent where S3 is not used
+        return None
+    if not isinstance(default_storage, S3Storage):
+        return None
+    parameters = {"ResponseContentType": media.content_type,
+                  "ResponseContentDisposition": _disposition(media, name),
+                  "ResponseCacheControl": CACHE_CONTROL}
+    return default_storage.url(cast(str, media.file.name), parameters=parameters,
+                               expire=settings.MEDIA_PRESIGNED_SECONDS)
+
+
+def _redirect(url: str, byte_range: ByteRange, on_sent: SentReport | None) -> HttpResponseBase:
+    """307 to the presigned URL (the player asks it for the same range). The range counts as
+    sent when the address is handed out: from here on the bytes travel without the server."""
+    response = HttpResponseRedirect(url, status=307)
+    # The address expires; the browser must ask again rather than reuse it.
+    response["Cache-Control"] = "private, no-store"
+    if on_sent is not None:
+        try:
+            on_sent(byte_range.start, byte_range.end + 1)
+        except Exception:
+            logger.warning("could not record the range handed out", exc_info=True)
+    return response
+
+
+def _disposition(media: MediaFile, name: str | None) -> str:
+    # Played in the page; saved, it takes the name given (a worker's: the file's reference),
+    # or the one items know it by. A header, never None: neither is empty (key_problem
+    # refuses a key with a trailing '/').
+    filename = f"{name}.{EXTENSIONS[media.content_type]}" if name else media.key.rsplit("/", 1)[-1]
+    return cast(str, content_disposition_header(False, filename))
 
 
 def _range_applies(request: HttpRequest, etag: str) -> bool:
@@ -201,11 +248,7 @@ def _headers(response: HttpResponseBase, media: MediaFile, etag: str, *, name: s
     answer is (or, for HEAD, stands for) that content."""
     if content:
         response["Content-Type"] = media.content_type
-        # Played in the page; saved, it takes the name given (a worker's: the file's reference),
-        # or the one items know it by. A header, never None: neither is empty (key_problem
-        # refuses a key with a trailing '/').
-        filename = f"{name}.{EXTENSIONS[media.content_type]}" if name else media.key.rsplit("/", 1)[-1]
-        response["Content-Disposition"] = cast(str, content_disposition_header(False, filename))
+        response["Content-Disposition"] = _disposition(media, name)
     response["X-Content-Type-Options"] = "nosniff"
     response["Accept-Ranges"] = "bytes"
     response["Cache-Control"] = CACHE_CONTROL

@@ -10,6 +10,7 @@ made (not when this module is imported), so they follow the settings.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Callable
 from functools import lru_cache, wraps
@@ -184,3 +185,25 @@ def lockout_response(request: HttpRequest, original_response=None, credentials=N
                           status=429)
     response["Retry-After"] = str(seconds)
     return response
+
+
+class PasswordResetAddressThrottle(AddressThrottle):
+    """Password reset requests per client address."""
+
+    scope = "password_reset"
+
+
+class PasswordResetAccountThrottle(_RatesFromSettings):
+    """Password reset requests per e-mail address asked for, case-folded as the account lookup
+    matches it, so per account. Counted before any account is looked up: the answer is the
+    same whether an account has the address or not."""
+
+    scope = "password_reset_account"
+
+    def __init__(self, email: str) -> None:
+        # Hashed: the cache need not hold the addresses people typed.
+        self.ident = hashlib.sha256(email.strip().casefold().encode()).hexdigest()
+        super().__init__()
+
+    def get_cache_key(self, request, view) -> str:
+        return self.cache_format % {"scope": self.scope, "ident": self.ident}

@@ -7,6 +7,7 @@ from annotation.views import (
     audit,
     item_flags,
     marketplace,
+    password_reset,
     quality,
     staff,
     worker_page,
@@ -14,6 +15,11 @@ from annotation.views import (
 
 urlpatterns = [
     path("", annotator.home, name="home"),
+    # Ahead of django.contrib.auth.urls (config/urls.py), whose views these wrap.
+    path("accounts/password_reset/", password_reset.password_reset, name="password_reset"),
+    path("accounts/password_reset/done/", password_reset.password_reset_done, name="password_reset_done"),
+    path("accounts/reset/<uidb64>/<token>/", password_reset.password_reset_confirm, name="password_reset_confirm"),
+    path("accounts/reset/done/", password_reset.password_reset_complete, name="password_reset_complete"),
     path("projects/", annotator.projects, name="projects"),
     path("projects/join/", annotator.join, name="join"),
     path("projects/<slug:slug>/guidelines/", annotator.guidelines, name="guidelines"),

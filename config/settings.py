@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "axes",
+    "csp",
     "jobs",
     "annotation",
     "analysis",
@@ -95,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "annotation.middleware.PasswordChangeRequiredMiddleware",
     "annotation.throttles.LoginThrottleMiddleware",
@@ -123,6 +125,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "annotation.context_processors.password_reset",
             ],
         },
     },
@@ -202,12 +205,56 @@ if MEDIA_S3_BUCKET:
     }
 else:
     _default_storage = {"BACKEND": "django.core.files.storage.FileSystemStorage"}
+# On S3, an audio player's range requests are redirected to a presigned URL of the object,
+# valid this many seconds (annotation/media_serving.py).
+MEDIA_PRESIGNED_SECONDS = env_int("MEDIA_PRESIGNED_SECONDS", 300)
 STORAGES = {
     "default": _default_storage,
     "staticfiles": {
         "BACKEND": "config.staticfiles.StaticFilesStorage"
         if DEPLOYED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
+    },
+}
+
+# Content-Security-Policy on every response (django-csp): scripts, styles, fonts and pictures
+# from this site only, no inline script, style or event handler, no eval (htmx runs with
+# allowEval=false), no plugins, no framing, forms post here only. Audio comes from this site or,
+# with S3 storage, from the bucket that the media view redirects range requests to
+# (MEDIA_S3_PUBLIC_ORIGIN overrides the origin derived from the bucket and endpoint settings).
+def _media_origins() -> list[str]:
+    if not MEDIA_S3_BUCKET:
+        return []
+    explicit = os.environ.get("MEDIA_S3_PUBLIC_ORIGIN", "").strip()
+    if explicit:
+        return explicit.split()
+    endpoint = os.environ.get("MEDIA_S3_ENDPOINT_URL", "").strip()
+    if endpoint:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(endpoint)
+        # Path-style URLs on the endpoint, or the bucket as a sub-domain of it.
+        return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{MEDIA_S3_BUCKET}.{parts.netloc}"]
+    region = os.environ.get("MEDIA_S3_REGION", "").strip()
+    origins = [f"https://{MEDIA_S3_BUCKET}.s3.amazonaws.com"]
+    if region:
+        origins.append(f"https://{MEDIA_S3_BUCKET}.s3.{region}.amazonaws.com")
+    return origins
+
+
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": ["'self'"],
+        "script-src": ["'self'"],
+        "style-src": ["'self'"],
+        "img-src": ["'self'"],
+        "font-src": ["'self'"],
+        "media-src": ["'self'", *_media_origins()],
+        "connect-src": ["'self'"],
+        "object-src": ["'none'"],
+        "base-uri": ["'none'"],
+        "form-action": ["'self'"],
+        "frame-ancestors": ["'none'"],
     },
 }
 
@@ -264,6 +311,10 @@ REST_FRAMEWORK = {
         "join_address": os.environ.get("THROTTLE_JOIN_ADDRESS", "60/min"),
         # Marketplace entry links per client address (each new worker id creates an account).
         "start": os.environ.get("THROTTLE_START", "30/min"),
+        # Password reset requests per client address, and per e-mail address asked for (counted
+        # alike whether an account has it or not): nobody can flood an inbox or the mail server.
+        "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "10/hour"),
+        "password_reset_account": os.environ.get("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/hour"),
     },
     # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
@@ -381,6 +432,22 @@ STAFF_TALLY_SECONDS = float(os.environ.get("STAFF_TALLY_SECONDS", 60))
 MACE_MAX_MEMORY_BYTES = env_int("MACE_MAX_MEMORY_MB", 4096) * 2**20
 # Uploads up to this size are imported within the request; larger ones become a job.
 IMPORT_INLINE_MAX_BYTES = int(os.environ.get("IMPORT_INLINE_MAX_BYTES", 64 * 1024))
+
+# Outgoing mail, used for password reset only. Without EMAIL_HOST the platform sends no mail and
+# password reset is off: no link on the login page, and its pages answer 404 saying to ask an
+# administrator (who sets a new password in the admin).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "").strip()
+PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
+if EMAIL_HOST:
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_PORT = env_int("EMAIL_PORT", 587)
+    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
+    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
+    DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"ArgCrowd <noreply@{EMAIL_HOST}>")
+# Seconds a request waits for the mail server before telling the user it cannot be reached.
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
 
 LOGGING = {
     "version": 1,

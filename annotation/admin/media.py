@@ -19,8 +19,8 @@ from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
 from annotation.media_sources import MANIFEST_FIELDS, max_file_bytes
 from annotation.models import MediaFile, Project
-from annotation.selectors.media import media_files_of
-from annotation.services import media_files_delete, media_import_upload
+from annotation.selectors.media import media_files_of, media_items_using
+from annotation.services import MediaInUse, media_files_delete, media_import_upload
 from annotation.uploads import limit_text, upload_form_is_valid
 
 # Files listed on the upload page; the admin list of media files has them all.
@@ -93,6 +93,20 @@ class MediaFileAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None):
         return False
+
+    def get_deleted_objects(self, objs, request):
+        """Files that items still use are listed as protected: the admin then deletes nothing
+        and names the items, on the delete page and for the "delete selected" action alike."""
+        deleted, counts, perms_needed, protected = super().get_deleted_objects(objs, request)
+        files = list(objs)
+        uses = media_items_using(files=files)
+        for media in files:
+            items = uses.get(media.pk)
+            if items:
+                shown = ", ".join(items[:MediaInUse.NAMED])
+                more = f" and {len(items) - MediaInUse.NAMED} more" if len(items) > MediaInUse.NAMED else ""
+                protected = [*protected, f"{media.key} is used by item{'s' if len(items) > 1 else ''} {shown}{more}"]
+        return deleted, counts, perms_needed, protected
 
     def delete_model(self, request, obj):
         media_files_delete(files=[obj])

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
+from django.http import Http404
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
 from annotation.models import MediaFile
-from annotation.selectors.media import media_files_of
-from annotation.services import media_import_upload
+from annotation.selectors.media import media_file_for, media_files_of
+from annotation.services import MediaInUse, media_files_delete, media_import_upload
 from annotation.services.media import ON_DUPLICATE
 from annotation.uploads import refuse_oversized_upload
 
@@ -66,3 +68,21 @@ class MediaFiles(generics.ListAPIView):
             )
         return Response({"created": result.created, "replaced": result.replaced, "skipped": result.skipped},
                         status=status.HTTP_201_CREATED)
+
+
+class MediaFileDetail(APIView):
+    """DELETE (staff who may delete media files): the project's file ``key`` and its stored
+    copy; 204, or 409 naming the items that still use it (``items``), deleting nothing."""
+
+    def get_permissions(self):
+        return [has_perm("annotation.delete_mediafile")()]
+
+    def delete(self, request: Request, slug: str, key: str) -> Response:
+        media = media_file_for(project=_project(slug), key=key)
+        if media is None:
+            raise Http404("The project has no media file with this key.")
+        try:
+            media_files_delete(files=[media])
+        except MediaInUse as exc:
+            return Response({"detail": str(exc), "items": exc.uses.get(media.key, [])}, status=status.HTTP_409_CONFLICT)
+        return Response(status=status.HTTP_204_NO_CONTENT)

@@ -20,7 +20,7 @@ from annotation.api.unseen import unseen
 from annotation.media_refs import media_refs
 from annotation.media_serving import assignment_media_response
 from annotation.models import Assignment, MediaFile
-from annotation.selectors.media import media_facts, media_for_ref
+from annotation.selectors.media import media_facts, media_fetch_refused, media_for_ref
 from annotation.services import WorkflowError
 from annotation.services.media_uses import media_use_played
 from annotation.task_types import get_task_type
@@ -98,7 +98,7 @@ class _AnyAccept(BaseContentNegotiation):
 class AssignmentMedia(APIView):
     """``GET``: a media file of the assignment's item under its reference (as the item's payload
     names it; byte ranges as on the page), recorded as fetched, with the bytes sent, for the
-    assignment while it is open."""
+    assignment while it is open. A worker blocked in the project, or altogether, gets none."""
 
     permission_classes = [IsAuthenticated]
     content_negotiation_class = _AnyAccept
@@ -106,6 +106,9 @@ class AssignmentMedia(APIView):
     def get(self, request: Request, pk: int, ref: str) -> HttpResponseBase:
         assignment = _own(request, pk)  # type: ignore[arg-type]
         media = _item_media(assignment, ref)
+        if media_fetch_refused(project=assignment.project, worker=request.user):  # type: ignore[arg-type]
+            # The answer of a reference the item lacks: nothing tells the worker why.
+            raise Http404("The item has no media file of that reference.")
         try:
             return assignment_media_response(request, assignment, media, ref)
         except FileNotFoundError:

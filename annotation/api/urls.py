@@ -21,6 +21,7 @@ urlpatterns = [
     path("projects/<slug:slug>/items/", views.ItemList.as_view(), name="api-items"),
     path("projects/<slug:slug>/items/import/", views.ItemImport.as_view(), name="api-items-import"),
     path("projects/<slug:slug>/media/", media.MediaFiles.as_view(), name="api-media"),
+    path("projects/<slug:slug>/media/<path:key>", media.MediaFileDetail.as_view(), name="api-media-file"),
     path("projects/<slug:slug>/crowd-results/import/", views.CrowdImport.as_view(), name="api-crowd-import"),
     path("imports/<int:pk>/", views.ImportJobDetail.as_view(), name="api-import-job"),
     path("imports/<int:pk>/cancel/", views.ImportJobCancel.as_view(), name="api-import-job-cancel"),

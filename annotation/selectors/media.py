@@ -2,13 +2,24 @@
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Iterable
 
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from annotation.byte_ranges import ranges_length
 from annotation.media_refs import key_of_ref
-from annotation.models import Assignment, MediaFile, MediaUse, Project
+from annotation.models import (
+    Assignment,
+    Item,
+    MediaFile,
+    MediaUse,
+    Project,
+    Standing,
+    WorkerProfile,
+    WorkerStanding,
+)
 from annotation.task_types import get_task_type
 from annotation.task_types.base import MediaFacts
 
@@ -61,3 +72,29 @@ def media_for_ref(*, assignment: Assignment, ref: str) -> MediaFile | None:
     keys = get_task_type(assignment.project.task_type).media_keys(assignment.item.payload)
     key = key_of_ref(assignment_id=assignment.pk, keys=keys, ref=ref)
     return media_file_for(project=assignment.project, key=key) if key is not None else None
+
+
+def media_fetch_refused(*, project: Project, worker: User) -> bool:
+    """Whether the worker may fetch none of the project's files: their account is blocked, or
+    they are blocked in the project (their open item went back to the pool; what they were
+    sent before must not keep flowing)."""
+    return (WorkerProfile.objects.filter(user=worker, blocked=True).exists()
+            or WorkerStanding.objects.filter(project=project, worker=worker, state=Standing.BLOCKED).exists())
+
+
+def media_items_using(*, files: Iterable[MediaFile]) -> dict[int, list[str]]:
+    """For each of the files that items of its project refer to (by the task type's
+    ``media_keys``), the external ids of those items, in item order: {media file pk: ids}.
+    Reads each project's payloads once, in chunks."""
+    keys_by_project: dict[int, dict[str, int]] = defaultdict(dict)
+    for media in files:
+        keys_by_project[media.project_id][media.key] = media.pk
+    used: dict[int, list[str]] = defaultdict(list)
+    for project_id, keys in keys_by_project.items():
+        task_type = get_task_type(Project.objects.values_list("task_type", flat=True).get(pk=project_id))
+        rows = Item.objects.filter(project_id=project_id).order_by("pk").values_list("external_id", "payload")
+        for external_id, payload in rows.iterator(chunk_size=2000):
+            for key in dict.fromkeys(task_type.media_keys(payload)):
+                if key in keys:
+                    used[keys[key]].append(external_id)
+    return dict(used)

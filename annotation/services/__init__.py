@@ -28,6 +28,7 @@ from annotation.services.items import (
 )
 from annotation.services.media import (
     MediaImportResult,
+    MediaInUse,
     media_files_delete,
     media_import,
     media_import_file,
@@ -59,6 +60,7 @@ __all__ = [
     "items_import_file",
     "items_remove_unused",
     "leases_expire",
+    "MediaInUse",
     "media_files_delete",
     "media_import",
     "media_import_file",

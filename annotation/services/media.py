@@ -39,6 +39,7 @@ from annotation.media_sources import (
 )
 from annotation.models import MediaFile, Project
 from annotation.models.media import media_storage_name
+from annotation.selectors.media import media_items_using
 from annotation.uploads import limit_text
 
 logger = logging.getLogger(__name__)
@@ -139,11 +140,36 @@ def media_import_upload(*, project: Project, upload: UploadedFile, key: str | No
                              on_duplicate=on_duplicate)
 
 
+class MediaInUse(Exception):
+    """Media files that items still refer to: deleting them would leave those items without
+    their audio. ``uses`` maps each such file's key to the external ids of its items."""
+
+    # Item ids named per file in the message; the rest are counted.
+    NAMED = 10
+
+    def __init__(self, uses: dict[str, list[str]]) -> None:
+        self.uses = uses
+        parts = []
+        for key, items in uses.items():
+            named = ", ".join(repr(i) for i in items[:self.NAMED])
+            more = f" and {len(items) - self.NAMED} more" if len(items) > self.NAMED else ""
+            parts.append(f"{key!r} is used by item{'s' if len(items) > 1 else ''} {named}{more}")
+        super().__init__("Nothing was deleted: " + "; ".join(parts)
+                         + ". Delete those items or import them without the file first.")
+
+
 def media_files_delete(*, files: Iterable[MediaFile]) -> int:
-    """Delete media files: their rows now, their stored copies once that has committed."""
+    """Delete media files: their rows now, their stored copies once that has committed. Raises
+    MediaInUse, deleting nothing, when items still refer to any of them."""
     files = list(files)
     names = [_stored_name(f) for f in files]
     with transaction.atomic():
+        # Locked as an import locks it, so that no import adds items using a file while its
+        # uses are checked and it goes.
+        list(Project.objects.select_for_update().filter(pk__in={f.project_id for f in files}).order_by("pk"))
+        uses = media_items_using(files=files)
+        if uses:
+            raise MediaInUse({f.key: uses[f.pk] for f in files if f.pk in uses})
         MediaFile.objects.filter(pk__in=[f.pk for f in files]).delete()
         transaction.on_commit(lambda: _delete_stored(names))
     return len(files)

@@ -33,7 +33,7 @@ from annotation.selectors.annotator import (
     worker_assignment,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.media import media_file_for, media_for_ref
+from annotation.selectors.media import media_fetch_refused, media_file_for, media_for_ref
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -106,12 +106,15 @@ def assignment_media(request: HtmxRequest, slug: str, assignment_id: int, ref: s
     """A media file of the item of one of the worker's assignments, under its reference: the
     address the item's page plays. While the assignment is open, each request and the bytes it
     sends are recorded for it. Anything else (another's assignment, another project's, a
-    reference of another item) is the page of a project that does not exist."""
+    reference of another item, a worker blocked in the project or altogether) is the page of
+    a project that does not exist."""
     if not request.user.is_authenticated or _visible_project(request.user, slug) is None:
         return not_found(request)
     assignment = worker_assignment(worker=request.user, slug=slug, pk=assignment_id)
     media_file = media_for_ref(assignment=assignment, ref=ref) if assignment is not None else None
     if assignment is None or media_file is None:
+        return not_found(request)
+    if media_fetch_refused(project=assignment.project, worker=request.user):
         return not_found(request)
     try:
         return assignment_media_response(request, assignment, media_file, ref)

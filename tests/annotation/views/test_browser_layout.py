@@ -70,7 +70,7 @@ def test_an_unsent_answer_survives_a_reload_and_stays_with_its_assignment(live_s
     # Logging out takes every draft kept in this browser with the session.
     page.get_by_role("radio", name="Equally convincing").check()
     page.locator("textarea[name=reason]").fill("Left behind on a shared machine")
-    page.wait_for_function("Object.keys(localStorage).some((k) => k.startsWith('draft:'))")
+    page.wait_for_function("() => Object.keys(localStorage).some((k) => k.startsWith('draft:'))")
     page.get_by_role("button", name="Log out").click()
     page.wait_for_url("**/")
     assert page.evaluate("Object.keys(localStorage).filter((k) => k.startsWith('draft:'))") == []

@@ -64,10 +64,10 @@ def test_the_phone_layout(live_server, browser):
     assert box["y"] + box["height"] <= 844 and box["y"] > 700
     # The header gets out of the way when reading down and comes back when scrolling up.
     page.mouse.wheel(0, 500)
-    page.wait_for_function("document.body.classList.contains('head-hidden')")
-    page.wait_for_function("document.querySelector('.topbar').getBoundingClientRect().bottom <= 0")
+    page.wait_for_function("() => document.body.classList.contains('head-hidden')")
+    page.wait_for_function("() => document.querySelector('.topbar').getBoundingClientRect().bottom <= 0")
     page.mouse.wheel(0, -200)
-    page.wait_for_function("document.querySelector('.topbar').getBoundingClientRect().top >= 0")
+    page.wait_for_function("() => document.querySelector('.topbar').getBoundingClientRect().top >= 0")
     # Tapping through an answer works as on a desktop.
     page.get_by_role("radio", name="A1 is more convincing").tap()
     page.locator("textarea").fill(REASONS[0])

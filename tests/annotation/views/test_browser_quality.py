@@ -29,7 +29,8 @@ def shot(page, name: str) -> None:
     folder = os.environ.get("QUALITY_SHOTS")
     if folder:
         Path(folder).mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
+        # Playwright hides the caret with an injected style, which the Content-Security-Policy blocks.
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True, caret="initial")
 
 
 def answer(page, username: str, label: str) -> None:

@@ -62,12 +62,13 @@ def worker_page(browser, live_server, project, username, *, block_audio=False):
 
 def loaded(page):
     """Wait until the browser has the whole clip: no request of it is still under way."""
-    page.wait_for_function("document.querySelector('audio').readyState >= 4")
+    page.wait_for_function("() => document.querySelector('audio').readyState >= 4")
 
 
 def shot(page, name):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"))
+    # Playwright hides the caret with an injected style, which the Content-Security-Policy blocks.
+    page.screenshot(path=str(SHOTS / f"{name}.png"), caret="initial")
 
 
 def forge(page, report):

@@ -100,7 +100,8 @@ def test_long_speeches_read_in_full_height_columns_without_nested_scrolling(live
     # Screenshots to look at (COUNTER_SHOTS_DIR, else the test's own folder).
     shots = Path(os.environ.get("COUNTER_SHOTS_DIR") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(shots / f"item-{size[0]}x{size[1]}.png"))
+    # Playwright hides the caret with an injected style, which the Content-Security-Policy blocks.
+    page.screenshot(path=str(shots / f"item-{size[0]}x{size[1]}.png"), caret="initial")
     page.evaluate("document.querySelector('.candidate-list').scrollIntoView()")
-    page.screenshot(path=str(shots / f"item-{size[0]}x{size[1]}-candidates.png"))
+    page.screenshot(path=str(shots / f"item-{size[0]}x{size[1]}-candidates.png"), caret="initial")
     page.close()

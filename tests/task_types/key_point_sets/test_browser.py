@@ -32,7 +32,8 @@ def test_choose_the_clearest_set_with_the_keyboard(live_server, browser):
     expect(page.get_by_test_id("key-point-set").nth(order.index("a"))).to_contain_text("40%")
     assert "system-1" not in page.content()
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "ranking-item.png"), full_page=True)
+    # Playwright hides the caret with an injected style, which the Content-Security-Policy blocks.
+    page.screenshot(path=str(SHOTS / "ranking-item.png"), full_page=True, caret="initial")
     page.keyboard.press("Control+Enter")
     expect(page.get_by_text("Choose the clearest and most informative set.")).to_be_visible()
     page.locator("body").click(position={"x": 5, "y": 5})

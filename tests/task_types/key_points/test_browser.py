@@ -37,7 +37,8 @@ def test_mark_key_points_and_none_with_the_keyboard_on_the_demo(live_server, bro
     page.keyboard.press("1")
     page.keyboard.press("2")
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "item-1280x800.png"), full_page=True)
+    # Playwright hides the caret with an injected style, which the Content-Security-Policy blocks.
+    page.screenshot(path=str(SHOTS / "item-1280x800.png"), full_page=True, caret="initial")
     page.keyboard.press("Control+Enter")
     expect(page.get_by_test_id("done-count")).to_have_text("1")
     # Keys 1 and 2: the first two key points on screen, in the order drawn for the assignment;
