@@ -12,24 +12,12 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.csp import content_security_policy
+from config.embedded import embedded_job_settings
+from config.env import env_bool, env_int
+from config.mail import mail_settings
+
 BASE_DIR = Path(__file__).resolve().parent.parent
-
-
-def env_bool(name: str, default: bool) -> bool:
-    value = os.environ.get(name)
-    if value is None or value == "":
-        return default
-    return value.strip().lower() in {"1", "true", "yes", "on"}
-
-
-def env_int(name: str, default: int) -> int:
-    value = os.environ.get(name, "").strip()
-    if not value:
-        return default
-    try:
-        return int(value)
-    except ValueError:
-        raise RuntimeError(f"{name} must be a whole number, got {value!r}") from None
 
 
 # A test run is recognised by pytest having been imported (it never is in a deployment), and it
@@ -217,46 +205,8 @@ STORAGES = {
     },
 }
 
-# Content-Security-Policy on every response (django-csp): scripts, styles, fonts and pictures
-# from this site only, no inline script, style or event handler, no eval (htmx runs with
-# allowEval=false), no plugins, no framing, forms post here only. Audio comes from this site or,
-# with S3 storage, from the bucket that the media view redirects range requests to
-# (MEDIA_S3_PUBLIC_ORIGIN overrides the origin derived from the bucket and endpoint settings).
-def _media_origins() -> list[str]:
-    if not MEDIA_S3_BUCKET:
-        return []
-    explicit = os.environ.get("MEDIA_S3_PUBLIC_ORIGIN", "").strip()
-    if explicit:
-        return explicit.split()
-    endpoint = os.environ.get("MEDIA_S3_ENDPOINT_URL", "").strip()
-    if endpoint:
-        from urllib.parse import urlsplit
-
-        parts = urlsplit(endpoint)
-        # Path-style URLs on the endpoint, or the bucket as a sub-domain of it.
-        return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{MEDIA_S3_BUCKET}.{parts.netloc}"]
-    region = os.environ.get("MEDIA_S3_REGION", "").strip()
-    origins = [f"https://{MEDIA_S3_BUCKET}.s3.amazonaws.com"]
-    if region:
-        origins.append(f"https://{MEDIA_S3_BUCKET}.s3.{region}.amazonaws.com")
-    return origins
-
-
-CONTENT_SECURITY_POLICY = {
-    "DIRECTIVES": {
-        "default-src": ["'self'"],
-        "script-src": ["'self'"],
-        "style-src": ["'self'"],
-        "img-src": ["'self'"],
-        "font-src": ["'self'"],
-        "media-src": ["'self'", *_media_origins()],
-        "connect-src": ["'self'"],
-        "object-src": ["'none'"],
-        "base-uri": ["'none'"],
-        "form-action": ["'self'"],
-        "frame-ancestors": ["'none'"],
-    },
-}
+# Content-Security-Policy on every response (django-csp; the policy and why: config/csp.py).
+CONTENT_SECURITY_POLICY = content_security_policy(media_bucket=MEDIA_S3_BUCKET)
 
 # Form fields and JSON bodies (not files) may hold this much; Django refuses larger ones.
 DATA_UPLOAD_MAX_MEMORY_SIZE = 50 * 1024 * 1024
@@ -359,30 +309,6 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or VAR_DIR / "media")
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 
-def embedded_job_settings(var_dir: Path) -> dict:
-    """Broker and cache settings of the embedded mode, rooted at ``var_dir`` (also used by the
-    test suite to give each test session its own queue)."""
-    queue, processed = var_dir / "broker" / "queue", var_dir / "broker" / "processed"
-    for folder in (queue, processed, var_dir / "cache"):
-        folder.mkdir(parents=True, exist_ok=True)
-    return {
-        "CELERY_BROKER_TRANSPORT_OPTIONS": {
-            "data_folder_in": str(queue), "data_folder_out": str(queue),
-            "processed_folder": str(processed), "control_folder": str(var_dir / "broker"),
-        },
-        # SQLite files apart from the database (an import holding the database's write lock must
-        # not stall throttled requests or progress reports), which drop expired entries as they
-        # write: a write costs the same however long the platform has run.
-        "CACHES": {"default": {
-            "BACKEND": "diskcache.DjangoCache",
-            "LOCATION": str(var_dir / "cache"),
-            # Seconds a write waits for another process's (diskcache's default, 10 ms, gives up
-            # too soon when a web process and the job worker write at once).
-            "DATABASE_TIMEOUT": 5,
-        }},
-    }
-
-
 # The cache also counts throttled requests for every process (gunicorn workers, the job worker).
 # While Redis is away, each process uses its own memory and retries Redis CACHE_FALLBACK_SECONDS
 # later (config/cache.py): an outage costs no timeout per request.
@@ -433,21 +359,12 @@ MACE_MAX_MEMORY_BYTES = env_int("MACE_MAX_MEMORY_MB", 4096) * 2**20
 # Uploads up to this size are imported within the request; larger ones become a job.
 IMPORT_INLINE_MAX_BYTES = int(os.environ.get("IMPORT_INLINE_MAX_BYTES", 64 * 1024))
 
-# Outgoing mail, used for password reset only. Without EMAIL_HOST the platform sends no mail and
-# password reset is off: no link on the login page, and its pages answer 404 saying to ask an
-# administrator (who sets a new password in the admin).
+# Outgoing mail, for password reset only (config/mail.py): without EMAIL_HOST, none, and no reset.
 EMAIL_HOST = os.environ.get("EMAIL_HOST", "").strip()
 PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
 if EMAIL_HOST:
-    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
-    EMAIL_PORT = env_int("EMAIL_PORT", 587)
-    EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
-    EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
-    EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", True)
-    EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)
-    DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", f"ArgCrowd <noreply@{EMAIL_HOST}>")
-# Seconds a request waits for the mail server before telling the user it cannot be reached.
-EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)
+    globals().update(mail_settings(EMAIL_HOST))
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)  # seconds a request waits for the mail server
 
 LOGGING = {
     "version": 1,

@@ -1,5 +1,5 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
-a project's audio files, joining and invites. Marketplace arrivals are in
+joining and invites. A project's audio files are in ``annotation.views.annotator_media``. Marketplace arrivals are in
 ``annotation.views.marketplace``."""
 
 from __future__ import annotations
@@ -13,15 +13,13 @@ from django.contrib.auth.forms import SetPasswordForm
 from django.contrib.auth.models import User
 from django.contrib.auth.views import PasswordChangeView
 from django.http import Http404, HttpRequest, HttpResponse
-from django.http.response import HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse_lazy
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_POST, require_safe
+from django.views.decorators.http import require_POST
 
 from annotation.authenticity import signals_from_form
-from annotation.media_serving import assignment_media_response, media_response
 from annotation.models import Annotation, Assignment, Project
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
@@ -30,10 +28,8 @@ from annotation.selectors.annotator import (
     presentation,
     preview_item,
     project_access,
-    worker_assignment,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.media import media_fetch_refused, media_file_for, media_for_ref
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -68,7 +64,7 @@ def not_found(request: HttpRequest) -> HttpResponse:
     return render(request, "404.html", status=404)
 
 
-def _visible_project(user: User, slug: str) -> tuple[Project, str] | None:
+def visible_project(user: User, slug: str) -> tuple[Project, str] | None:
     """The project and the user's access to it (see ``project_access``), or None when there is
     no such project or it is none of the user's business."""
     project = Project.objects.filter(slug=slug).first()
@@ -76,51 +72,6 @@ def _visible_project(user: User, slug: str) -> tuple[Project, str] | None:
         return None
     access = project_access(project=project, user=user)
     return (project, access) if access else None
-
-
-@require_safe
-def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
-    """An audio file of a project under its key, for staff. Anyone else gets the page of a
-    project that does not exist, anonymous visitors too: a login form would tell them that the
-    project, and the file, are there. A project's annotators too: a key may give an answer away
-    (``annotation.media_refs``), so they fetch files by reference, through their assignment, and
-    the answer here must not tell them which keys exist."""
-    if not request.user.is_authenticated:
-        return not_found(request)
-    visible = _visible_project(request.user, slug)
-    if visible is None or not (visible[1] == "staff" or request.user.has_perm("annotation.view_project")):
-        return not_found(request)
-    project = visible[0]
-    media_file = media_file_for(project=project, key=key)
-    if media_file is None:
-        return not_found(request)
-    try:
-        return media_response(request, media_file)
-    except FileNotFoundError:
-        logger.error("media file %s of project %s is recorded but not stored", key, project.slug)
-        return not_found(request)
-
-
-@require_safe
-def assignment_media(request: HtmxRequest, slug: str, assignment_id: int, ref: str) -> HttpResponseBase:
-    """A media file of the item of one of the worker's assignments, under its reference: the
-    address the item's page plays. While the assignment is open, each request and the bytes it
-    sends are recorded for it. Anything else (another's assignment, another project's, a
-    reference of another item, a worker blocked in the project or altogether) is the page of
-    a project that does not exist."""
-    if not request.user.is_authenticated or _visible_project(request.user, slug) is None:
-        return not_found(request)
-    assignment = worker_assignment(worker=request.user, slug=slug, pk=assignment_id)
-    media_file = media_for_ref(assignment=assignment, ref=ref) if assignment is not None else None
-    if assignment is None or media_file is None:
-        return not_found(request)
-    if media_fetch_refused(project=assignment.project, worker=request.user):
-        return not_found(request)
-    try:
-        return assignment_media_response(request, assignment, media_file, ref)
-    except FileNotFoundError:
-        logger.error("media file %s of project %s is recorded but not stored", media_file.key, slug)
-        return not_found(request)
 
 
 @login_required
@@ -141,7 +92,7 @@ def projects(request: AuthenticatedRequest) -> HttpResponse:
 
 @login_required
 def guidelines(request: AuthenticatedRequest, slug: str) -> HttpResponse:
-    visible = _visible_project(request.user, slug)
+    visible = visible_project(request.user, slug)
     if visible is None:
         return not_found(request)
     project, _ = visible
@@ -220,7 +171,7 @@ def after_action(request: AuthenticatedRequest, project: Project, notice: str, k
 @never_cache
 @login_required
 def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
-    visible = _visible_project(request.user, slug)
+    visible = visible_project(request.user, slug)
     if visible is None:
         return not_found(request)
     project, access = visible

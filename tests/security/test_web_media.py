@@ -172,17 +172,17 @@ def test_on_s3_a_range_request_is_redirected_to_a_presigned_url(s3, client):
 
 
 def test_the_policy_lets_the_player_load_from_the_bucket(monkeypatch):
-    import config.settings as module
+    from config.csp import content_security_policy, media_origins
 
-    monkeypatch.setattr(module, "MEDIA_S3_BUCKET", "crowd-audio")
     monkeypatch.setenv("MEDIA_S3_REGION", "eu-west-1")
-    assert "https://crowd-audio.s3.eu-west-1.amazonaws.com" in module._media_origins()
+    assert "https://crowd-audio.s3.eu-west-1.amazonaws.com" in media_origins("crowd-audio")
     monkeypatch.setenv("MEDIA_S3_ENDPOINT_URL", "https://minio.example.test:9000")
-    assert module._media_origins() == ["https://minio.example.test:9000", "https://crowd-audio.minio.example.test:9000"]
+    assert media_origins("crowd-audio") == ["https://minio.example.test:9000", "https://crowd-audio.minio.example.test:9000"]
     monkeypatch.setenv("MEDIA_S3_PUBLIC_ORIGIN", "https://cdn.example.test")
-    assert module._media_origins() == ["https://cdn.example.test"]
-    monkeypatch.setattr(module, "MEDIA_S3_BUCKET", "")
-    assert module._media_origins() == []
+    assert media_origins("crowd-audio") == ["https://cdn.example.test"]
+    assert content_security_policy(media_bucket="crowd-audio")["DIRECTIVES"]["media-src"] == [
+        "'self'", "https://cdn.example.test"]
+    assert media_origins("") == []
 
 
 def test_unused_keys_delete_in_a_project_that_never_referred_to_them():

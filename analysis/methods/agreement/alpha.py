@@ -99,9 +99,9 @@ def alpha_point(
     """Alpha from the coincidences, or through the krippendorff package when asked for."""
     if backend not in ("auto", "krippendorff", "coincidences"):
         raise ValueError(f"unknown backend {backend!r}; known: auto, krippendorff, coincidences")
-    if backend == "krippendorff" and level not in PACKAGE_LEVELS:
-        raise ValueError(f"the krippendorff package has no {level!r} level for set-valued answers")
     if backend == "krippendorff":
+        if level not in PACKAGE_LEVELS:
+            raise ValueError(f"the krippendorff package has no {level!r} level for set-valued answers")
         return package_alpha(encoded, counts, level), "krippendorff"
     return statistic.point()["value"], "coincidences"
 

@@ -1,0 +1,25 @@
+"""Outgoing mail, used for password reset only.
+
+Without ``EMAIL_HOST`` the platform sends no mail and password reset is off: no link on the
+login page, and its pages answer 404 saying to ask an administrator (who sets a new password in
+the admin). With it, these settings send through that SMTP server.
+"""
+
+from __future__ import annotations
+
+import os
+
+from config.env import env_bool, env_int
+
+
+def mail_settings(host: str) -> dict:
+    """Django's mail settings for the SMTP server ``host``, from the environment."""
+    return {
+        "EMAIL_BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+        "EMAIL_PORT": env_int("EMAIL_PORT", 587),
+        "EMAIL_HOST_USER": os.environ.get("EMAIL_HOST_USER", ""),
+        "EMAIL_HOST_PASSWORD": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+        "EMAIL_USE_TLS": env_bool("EMAIL_USE_TLS", True),
+        "EMAIL_USE_SSL": env_bool("EMAIL_USE_SSL", False),
+        "DEFAULT_FROM_EMAIL": os.environ.get("DEFAULT_FROM_EMAIL", f"ArgCrowd <noreply@{host}>"),
+    }
