@@ -16,7 +16,6 @@ import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import pytest

@@ -14,7 +14,7 @@ from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation, Assignment, Item
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.support.probe_server import gunicorn
+from tests.support.probe_server import gunicorns
 from tests.task_types.pairwise.factories import answer
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -63,7 +63,7 @@ def test_100_parallel_clients_with_n_3(worker_processes, tmp_path):
     acknowledged: list[int] = []
     errors: list[str] = []
     env = {**worker_processes.env, "THROTTLE_USER": "100000/min"}
-    with gunicorn(env, tmp_path / "gunicorn.log", workers=2, threads=8) as url:
+    with gunicorns(env, tmp_path, workers=2, threads=8) as (url,):
         barrier = threading.Barrier(CLIENTS)
         clients = [threading.Thread(target=annotate, args=(url, project.slug, t, i, acknowledged, errors, barrier))
                    for i, t in enumerate(tokens)]

@@ -1,4 +1,4 @@
-"""A gunicorn server on the test database, for probes that need real processes and sockets."""
+"""gunicorn servers on the test database, for probes that need real processes and sockets."""
 
 from __future__ import annotations
 
@@ -22,30 +22,39 @@ def free_port() -> int:
 
 
 @contextmanager
-def gunicorn(env: dict[str, str], log: Path, *, workers: int = 1, threads: int = 8) -> Iterator[str]:
-    """Serve the project with gunicorn on a free port; yields its URL. ``env`` names the
-    database and the cache (the ``worker_processes`` fixture's environment does)."""
-    port = free_port()
-    command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
-               "--threads", str(threads), "--worker-class", "gthread", "--timeout", "60"]
-    with log.open("w") as out:
-        proc = subprocess.Popen(command, cwd=ROOT, env={**env, "ARGCROWD_TEST_RUN": "1"}, stdout=out,
-                                stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
+def gunicorns(env: dict[str, str], log_dir: Path, *, count: int = 1, workers: int = 1,
+              threads: int = 8) -> Iterator[list[str]]:
+    """``count`` gunicorn servers of the project, started together on free ports; yields their
+    URLs. ``env`` names the database and the cache (the ``worker_processes`` fixture's
+    environment does), so that they share both, as web servers of one deployment do."""
+    procs, urls, logs = [], [], []
+    for _ in range(count):
+        port = free_port()
+        log = log_dir / f"gunicorn-{port}.log"
+        command = [sys.executable, "-m", "gunicorn", "config.wsgi", "-b", f"127.0.0.1:{port}", "-w", str(workers),
+                   "--threads", str(threads), "--worker-class", "gthread", "--timeout", "60"]
+        with log.open("w") as out:
+            procs.append(subprocess.Popen(command, cwd=ROOT, env={**env, "ARGCROWD_TEST_RUN": "1"}, stdout=out,
+                                          stderr=subprocess.STDOUT))
+        urls.append(f"http://127.0.0.1:{port}")
+        logs.append(log)
     try:
         deadline = time.monotonic() + 60
-        while True:
-            assert proc.poll() is None, f"gunicorn exited; see {log}"
-            try:
-                requests.get(url + "/accounts/login/", timeout=10)
-                break
-            except requests.RequestException:
-                assert time.monotonic() < deadline, f"gunicorn did not answer within 60 s; see {log}"
-                time.sleep(0.2)
-        yield url
+        for proc, url, log in zip(procs, urls, logs, strict=True):
+            while True:
+                assert proc.poll() is None, f"gunicorn exited; see {log}"
+                try:
+                    requests.get(url + "/accounts/login/", timeout=10)
+                    break
+                except requests.RequestException:
+                    assert time.monotonic() < deadline, f"gunicorn did not answer within 60 s; see {log}"
+                    time.sleep(0.2)
+        yield urls
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        for proc in procs:
+            proc.terminate()
+        for proc in procs:
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
