@@ -14,12 +14,12 @@ from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation, Assignment, Item
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.support.probe_server import gunicorns
+from tests.support.probe_server import shared_gunicorns
 from tests.task_types.pairwise.factories import answer
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 CLIENTS = 100
-ITEMS = 50
+ITEMS = 34
 N = 3
 # Bounds: every client is done within this, and no request waits longer than TIMEOUT.
 WALL_SECONDS = 120
@@ -56,23 +56,22 @@ def annotate(url: str, slug: str, token: str, seed: int, acknowledged: list[int]
         errors.append(f"{type(exc).__name__}: {exc}")
 
 
-def test_100_parallel_clients_with_n_3(worker_processes, tmp_path):
+def test_100_parallel_clients_with_n_3(worker_processes):
     project = ProjectFactory(redundancy=N)
     ItemFactory.create_batch(ITEMS, project=project)
     tokens = [Token.objects.create(user=u).key for u in UserFactory.create_batch(CLIENTS)]
     acknowledged: list[int] = []
     errors: list[str] = []
-    env = {**worker_processes.env, "THROTTLE_USER": "100000/min"}
-    with gunicorns(env, tmp_path, workers=2, threads=8) as (url,):
-        barrier = threading.Barrier(CLIENTS)
-        clients = [threading.Thread(target=annotate, args=(url, project.slug, t, i, acknowledged, errors, barrier))
-                   for i, t in enumerate(tokens)]
-        started = time.monotonic()
-        for c in clients:
-            c.start()
-        for c in clients:
-            c.join(timeout=max(WALL_SECONDS - (time.monotonic() - started), 1))
-        assert not any(c.is_alive() for c in clients), f"clients still running after {WALL_SECONDS} s"
+    url = shared_gunicorns(worker_processes)[0]
+    barrier = threading.Barrier(CLIENTS)
+    clients = [threading.Thread(target=annotate, args=(url, project.slug, t, i, acknowledged, errors, barrier))
+               for i, t in enumerate(tokens)]
+    started = time.monotonic()
+    for c in clients:
+        c.start()
+    for c in clients:
+        c.join(timeout=max(WALL_SECONDS - (time.monotonic() - started), 1))
+    assert not any(c.is_alive() for c in clients), f"clients still running after {WALL_SECONDS} s"
     assert not errors, errors[:5]
 
     counted = Assignment.objects.filter(project=project, status__in=Assignment.COUNTED_STATUSES)
