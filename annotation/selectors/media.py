@@ -25,6 +25,10 @@ from annotation.task_types.base import MediaFacts
 
 
 def media_file_for(*, project: Project, key: str) -> MediaFile | None:
+    if "\x00" in key:
+        # PostgreSQL refuses a NUL in a text value, stored or queried, so no file's key holds
+        # one: a URL that brings one names no file (and must not reach the query, a 500).
+        return None
     return MediaFile.objects.filter(project=project, key=key).first()
 
 
