@@ -203,8 +203,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
                "project": job.project, "job": job, "title": f"Import of {job.filename}",
                "counts": _counts(job.result) if job.result else "",
-               "again_url": reverse("admin:annotation_project_import" if job.kind == ImportJob.Kind.ITEMS
-                                    else "admin:annotation_project_crowd", args=[pk]),
+               "again_url": reverse(_AGAIN.get(job.kind, "admin:annotation_project_change"), args=[pk]),
                "can_change": request.user.has_perm("annotation.change_importjob"),
                # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).
                "dead": is_dead(job=job), "dead_error": dead_job_error()}
@@ -230,6 +229,12 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         invite_base = request.build_absolute_uri("/invite/")
         return self.tool_page(request, project, f"Create annotators for {project}", form, errors=errors,
                           created=created, invite_base=invite_base, submit="Create accounts")
+
+
+# Where "Import another file" leads from an import job's page; a task type's own files go back to
+# the project, whose page lists the type's import tools.
+_AGAIN: dict[str, str] = {ImportJob.Kind.ITEMS: "admin:annotation_project_import",
+                          ImportJob.Kind.CROWD: "admin:annotation_project_crowd"}
 
 
 def _counts(result: dict | None) -> str:

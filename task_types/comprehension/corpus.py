@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from annotation.task_types import limits
 from annotation.task_types.base import NONE, FieldError, record_text, seeded_sample
 
 STANCES = ("pro", "con")
@@ -27,8 +28,15 @@ FIXTURES = Path(__file__).resolve().parent / "data"
 IBM_FOLDER = "ibm_recorded_debating_v4"
 
 
+# How long each text may be (annotation.task_types.limits): a title's ``text`` is the point's
+# paragraph, a speech's the whole talk.
+FIELD_LIMITS = {"id": limits.ID, "speech_id": limits.ID, "motion_id": limits.ID, "stance": limits.ID,
+                "audio": limits.ID, "speaker": limits.NAME, "motion": limits.TOPIC, "title": limits.TITLE,
+                "text": limits.ARGUMENT, "transcript": limits.TRANSCRIPT, "asr_transcript": limits.TRANSCRIPT}
+
+
 def _text(record: Mapping[str, Any], name: str, *, required: bool = False) -> str:
-    return record_text(record, name, required=required)
+    return record_text(record, name, required=required, limit=FIELD_LIMITS.get(name, limits.ANY_TEXT))
 
 
 def _json_list(record: Mapping[str, Any], name: str) -> list | None:

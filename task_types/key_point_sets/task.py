@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.task_types import limits
 from annotation.task_types.base import (
     NO_CONTEXT,
     AnswerContext,
@@ -62,7 +63,7 @@ def _key_point(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise FieldError(where, "must be an object with text and share")
     try:
-        text = record_text(raw, "text", limit=500)
+        text = record_text(raw, "text", limit=limits.KEY_POINT)
     except FieldError as exc:
         raise FieldError(f"{where}.{exc.field}", exc.message) from None
     try:
@@ -122,7 +123,7 @@ class KeyPointSets(TaskType):
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         import json
 
-        topic = record_text(record, "topic", limit=500)
+        topic = record_text(record, "topic", limit=limits.TOPIC)
         stance = _stance(record)
         raw = record.get("sets")
         if isinstance(raw, str):

@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from annotation.importers import ImportFailed, RowError, decode, read_records
+from annotation.task_types import limits
 from annotation.task_types.base import FieldError, record_text
 
 # The study's two kinds of prompt: tell the story of six pictures; summarise what was heard.
 PROMPT_TYPES = {"narration": "picture narration", "summary": "listen and summarise"}
-TEXT_LIMIT = 20_000
+TEXT_LIMIT = limits.TRANSCRIPT
 FILES = ("prompts", "references", "responses")
 
 
