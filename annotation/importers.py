@@ -14,7 +14,7 @@ import io
 import json
 import re
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
@@ -342,6 +342,44 @@ def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[st
             start = reader.line_num + 1
     except csv.Error as exc:
         raise ImportFailed([RowError(start, None, f"unreadable: {exc}")]) from None
+
+
+def read_csv_file(path: Path, *, columns: Sequence[str] = ()) -> list[tuple[int, dict[str, str]]]:
+    """(line, row) of a CSV file of a published corpus (a release's file read from a folder),
+    read and checked as an upload is: the encodings ``decode`` reads, its size limit, no NUL,
+    no text over ``limits.ANY_TEXT``, and these ``columns`` present. Raises ImportFailed whose
+    errors name the file, the line and the field (all the bad rows, up to MAX_REPORTED_ERRORS)."""
+    unit = f"{path.name} line"
+
+    def named(errors: Iterable[RowError]) -> list[RowError]:
+        return [RowError(e.line, e.field, e.message, unit=unit) for e in errors]
+
+    if not path.is_file():
+        raise ImportFailed([RowError(None, None, f"{path} is missing")])
+    try:
+        text = decode(path)
+        records = list(read_records(text, "csv"))
+    except ImportFailed as exc:
+        raise ImportFailed(named(exc.errors), total=exc.total) from None
+    header = list(records[0][1]) if records else []
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise ImportFailed([RowError(1, c, "missing column", unit=unit) for c in missing])
+    rows: list[tuple[int, dict[str, str]]] = []
+    errors: list[RowError] = []
+    total = 0
+    for line, record in records:
+        try:
+            check_record(record)
+        except FieldError as exc:
+            total += 1
+            if len(errors) < MAX_REPORTED_ERRORS:
+                errors.append(RowError(line, exc.field, exc.message, unit=unit))
+            continue
+        rows.append((line, {str(k): str(v) for k, v in record.items()}))
+    if errors:
+        raise ImportFailed(errors, total=total)
+    return rows
 
 
 def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:
