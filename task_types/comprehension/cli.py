@@ -33,11 +33,15 @@ from typing import Any
 from annotation.task_types.base import FieldError
 from task_types.comprehension.corpus import ibm_questions, questions_from_corpus, sample_questions
 
+# The columns questions are built from (the others are optional).
+SPEECH_COLUMNS = ("id", "motion_id", "motion", "stance")
+TITLE_COLUMNS = ("id", "motion_id", "stance", "title")
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
+
+def read_rows(path: Path, columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """A JSON list of objects, or a CSV (TSV) file with a header row, read as imports are
-    (``annotation.importers``: encodings, size limit, no NUL, no over-long text); a bad file
-    stops the tool with a message naming its line and field."""
+    (``annotation.importers``: encodings, size limit, no NUL, no over-long text) and holding
+    ``columns``; a bad file stops the tool with a message naming its line and field."""
     from annotation.importers import ImportFailed, check_record, decode, read_records
 
     try:
@@ -52,6 +56,9 @@ def read_rows(path: Path) -> list[dict[str, Any]]:
         for number, row in records:
             try:
                 check_record(row if isinstance(row, dict) else {"": row})
+                missing = [c for c in columns if c not in row] if isinstance(row, dict) else list(columns[:1])
+                if missing:
+                    raise FieldError(missing[0], "is missing (a row needs " + ", ".join(columns) + ")")
             except FieldError as exc:
                 raise SystemExit(f"{path} line {number}, field '{exc.field}': {exc.message}") from None
     except ImportFailed as exc:
@@ -148,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.source == "ibm":
         records = ibm_questions(args.folder)
     else:
-        records = questions_from_corpus(read_rows(args.speeches), read_rows(args.titles))
+        records = questions_from_corpus(read_rows(args.speeches, SPEECH_COLUMNS), read_rows(args.titles, TITLE_COLUMNS))
     if args.sample is not None:
         try:
             records = sample_questions(records, n=args.sample, seed=args.seed)

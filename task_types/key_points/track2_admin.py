@@ -16,6 +16,7 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
+from annotation.uploads import upload_form_is_valid
 from annotation.wording import count_of
 from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
@@ -47,7 +48,7 @@ def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
     project = get_object_or_404(Project, pk=pk)
     form = Track2Form(request.POST or None, request.FILES or None)
     errors = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and upload_form_is_valid(request, form):
         data = form.cleaned_data
         try:
             arguments = read_table(data["arguments"].read(), ARGUMENT_COLUMNS, name="arguments.csv")
