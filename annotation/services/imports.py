@@ -4,6 +4,8 @@ A web request never imports a large file itself: it stores the upload, queues an
 returns; the job (``jobs.services.job_execute``) parses and checks every row, then writes
 everything in one transaction that also records the job's outcome, so the import and its "done"
 commit together or not at all. Errors name line (or record) and field, as inline imports do.
+A task type's own files (``TaskType.files_import``, e.g. the key-point corpus) are always imported
+by a job, whatever their size, kept together in one stored zip until the job has read them.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from annotation.services.crowd_results import (
 )
 from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
+from annotation.value_checks import scrubbed
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -183,7 +186,9 @@ def files_import_upload(*, project: Project, files: Mapping[str, UploadedFile], 
     unknown = sorted(set(files) - set(spec.files))
     if unknown:
         raise ImportFailed([RowError(None, unknown[0], f"unknown file; this import takes {', '.join(spec.files)}")])
-    options = {**_clean_options(Kind.FILES, options), "files": {key: upload.name or key for key, upload in files.items()}}
+    # The names are the client's: kept as text the database stores alike (no NUL).
+    options = {**_clean_options(Kind.FILES, options),
+               "files": {key: scrubbed(upload.name or key) for key, upload in files.items()}}
     size = sum(cast(int, upload.size) for upload in files.values())
     stored = ""
     if files:

@@ -67,8 +67,8 @@ Please keep in mind:
 """
 
 
-# How long each text may be (annotation.task_types.limits); ids take limits.ID.
-FIELD_LIMITS = {"topic": limits.TOPIC, "prompt": limits.TOPIC, "stance": limits.STANCE, "text": limits.ARGUMENT,
+# How long each text may be (annotation.task_types.limits); ids (the topic too) take limits.ID.
+FIELD_LIMITS = {"prompt": limits.TOPIC, "stance": limits.STANCE, "text": limits.ARGUMENT,
                 "arg1_text": limits.ARGUMENT, "arg2_text": limits.ARGUMENT}
 
 
