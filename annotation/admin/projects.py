@@ -244,7 +244,9 @@ def _counts(result: dict | None) -> str:
     if "annotations" in result:
         return (f"{count_of(result['annotations'], 'annotation', 'annotations')}; items {result['items_created']} new, "
                 f"{result['items_existing']} existing; workers {result['workers_created']} new, {result['workers_existing']} known")
-    return f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+    counts = f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+    # A build that may be run again keeps the items the project has (TaskType.files_imports).
+    return counts + (f", {result['existing']} already in the project" if "existing" in result else "")
 
 
 @admin.register(ImportJob)

@@ -4,7 +4,7 @@ A web request never imports a large file itself: it stores the upload, queues an
 returns; the job (``jobs.services.job_execute``) parses and checks every row, then writes
 everything in one transaction that also records the job's outcome, so the import and its "done"
 commit together or not at all. Errors name line (or record) and field, as inline imports do.
-A task type's own files (``TaskType.files_import``, e.g. the key-point corpus) are always imported
+A task type's own files (``TaskType.files_imports``, e.g. the key-point corpus) are always imported
 by a job, whatever their size, kept together in one stored zip until the job has read them.
 """
 
@@ -39,6 +39,7 @@ from annotation.services.crowd_results import (
 )
 from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
+from annotation.task_types.base import FilesImport
 from annotation.value_checks import scrubbed
 from jobs.live import Attempt
 from jobs.services import (
@@ -64,6 +65,7 @@ class ParsedFiles:
 
     items: list[ParsedItem]
     unit: str
+    keep_existing: bool = False
 
 
 # A file's checked rows: items, crowd results, or the items of a task type's own files.
@@ -131,8 +133,16 @@ def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: 
 
     result: ImportResult | CrowdImportResult
     if isinstance(parsed, ParsedFiles):
-        return asdict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
-                                   unit=parsed.unit, progress=writing))
+        if not parsed.keep_existing:
+            return asdict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
+                                       unit=parsed.unit, progress=writing))
+        # Read inside the write's transaction: an item added meanwhile is kept, not refused.
+        have = set(project.items.filter(external_id__in=[p.item.external_id for p in parsed.items])
+                   .values_list("external_id", flat=True))
+        fresh = [p for p in parsed.items if p.item.external_id not in have]
+        done = (items_import(project=project, parsed=fresh, unit=parsed.unit, progress=writing) if fresh
+                else ImportResult(created=0, updated=0, unchanged=0))
+        return {**asdict(done), "existing": len(parsed.items) - len(fresh)}
     fmt = detect_format(filename, options.get("format"))
     if kind == Kind.ITEMS:
         result = items_import(project=project, parsed=cast(list[ParsedItem], parsed),
@@ -172,22 +182,29 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     return ImportOutcome(job=job)
 
 
-def files_import_upload(*, project: Project, files: Mapping[str, UploadedFile], options: Mapping[str, Any],
-                        label: str = "", user=None) -> ImportJob:
-    """Queue the import of a task type's own files (``TaskType.files_import``) as a job, whatever
-    their size: they are kept together in one stored zip until the job has read them. With no
-    files, ``options`` tell the type where else to read (e.g. a subset of the shared data) and
-    ``label`` names that source on the job's page. Raises ImportFailed for a type without such an
-    import, an unknown file or bad options."""
-    spec = get_task_type(project.task_type).files_import()
+def _files_spec(project: Project, name: str) -> FilesImport:
+    task = get_task_type(project.task_type)
+    spec = task.files_imports().get(name)
     if spec is None:
-        raise ImportFailed([RowError(None, "project", f"a {get_task_type(project.task_type).name} project has "
-                                                      "no import of its own files")])
+        known = ", ".join(task.files_imports()) or "none"
+        raise ImportFailed([RowError(None, "project", f"a {task.name} project has no import {name!r} of its own "
+                                                      f"files (known: {known})")])
+    return spec
+
+
+def files_import_upload(*, project: Project, name: str, files: Mapping[str, UploadedFile],
+                        options: Mapping[str, Any], label: str = "", user=None) -> ImportJob:
+    """Queue the import ``name`` of a task type's own files (``TaskType.files_imports``) as a job,
+    whatever their size: they are kept together in one stored zip until the job has read them.
+    With no files, ``options`` tell the type where else to read (e.g. a subset of the shared
+    data) and ``label`` names that source on the job's page. Raises ImportFailed for a type
+    without such an import, an unknown file or bad options."""
+    spec = _files_spec(project, name)
     unknown = sorted(set(files) - set(spec.files))
     if unknown:
         raise ImportFailed([RowError(None, unknown[0], f"unknown file; this import takes {', '.join(spec.files)}")])
     # The names are the client's: kept as text the database stores alike (no NUL).
-    options = {**_clean_options(Kind.FILES, options),
+    options = {**_clean_options(Kind.FILES, options), "import": name,
                "files": {key: scrubbed(upload.name or key) for key, upload in files.items()}}
     size = sum(cast(int, upload.size) for upload in files.values())
     stored = ""
@@ -218,16 +235,14 @@ def files_import_upload(*, project: Project, files: Mapping[str, UploadedFile], 
 
 def _parse_files(project: Project, stored: IO[bytes] | None, options: Mapping[str, Any]) -> ParsedFiles:
     """The items of a task type's own files, kept in one zip (``files_import_upload``)."""
-    spec = get_task_type(project.task_type).files_import()
-    if spec is None:
-        raise ImportFailed([RowError(None, "project", "the project's task type has no import of its own files")])
+    spec = _files_spec(project, options.get("import", ""))
     with ExitStack() as stack:
         members: dict[str, IO[bytes]] = {}
         if stored is not None:
             archive = stack.enter_context(zipfile.ZipFile(stored))
             members = {key: stack.enter_context(archive.open(key)) for key in options.get("files", {})}
         items, unit = spec.read(members, options)
-    return ParsedFiles(items=items, unit=unit)
+    return ParsedFiles(items=items, unit=unit, keep_existing=spec.keep_existing)
 
 
 def import_job_execute(*, job_id: int) -> ImportJob | None:

@@ -266,9 +266,9 @@ class TaskType(ABC):
             tools.add("crowd")
         return frozenset(tools)
 
-    def files_import(self) -> FilesImport | None:
-        """How the type imports its own files as items (run as an import job), or None."""
-        return None
+    def files_imports(self) -> Mapping[str, FilesImport]:
+        """How the type imports its own files as items (each run as an import job), by name."""
+        return {}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         """The type's own admin pages (those ``item_tools`` names), mounted under the project

@@ -100,10 +100,15 @@ class FilesImport:
     is absent, and none at all when ``options`` say where else to read) and returns the checked
     items with the word its errors use for a row's place (e.g. ``"arguments.csv line"``); it
     raises ``annotation.importers.ImportFailed`` naming file, line and field of every problem.
+    ``page`` is the admin URL name of its upload page (taking the project's id). With
+    ``keep_existing``, items the project has already are left as they are and counted (a build
+    that may be run again); without, the upload's ``on_duplicate`` decides (reject or update).
     """
 
     files: tuple[str, ...]
     read: Callable[[Mapping[str, IO[bytes]], Mapping[str, Any]], tuple[list[ParsedItem], str]]
+    page: str
+    keep_existing: bool = False
 
 
 @dataclass(frozen=True)

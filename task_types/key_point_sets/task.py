@@ -25,6 +25,7 @@ from annotation.task_types.base import (
     Example,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     Shortcut,
     TaskType,
@@ -193,6 +194,14 @@ class KeyPointSets(TaskType):
         ]
         return Example(records=records, answer={"choice": "a"}, form=[("choice", "a")],
                        invalid={"choice": "z"}, invalid_field="choice")
+
+    def files_imports(self) -> dict[str, FilesImport]:
+        from task_types.key_point_sets.admin import SLOTS
+        from task_types.key_point_sets.build import sets_files_read
+
+        files = ("arguments", *(f"{kind}_{n}" for n in range(1, SLOTS + 1) for kind in ("key_points", "predictions")))
+        return {"sets": FilesImport(files=files, read=sets_files_read, page="admin:annotation_project_key_point_sets",
+                                    keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.key_point_sets.admin import admin_urls

@@ -49,7 +49,7 @@ def import_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
         subset = data.get("subset") or "dev"
         try:
             key_points_project(project=project)
-            job = files_import_upload(project=project, files=files,
+            job = files_import_upload(project=project, name="corpus", files=files,
                                       options={} if files else {"subset": subset},
                                       label=f"{file_names(subset)['arguments']} (shared data)", user=request.user)
         except ImportFailed as exc:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 from dataclasses import dataclass
+from typing import IO
 
 import pandas as pd
 
@@ -27,7 +28,7 @@ class SystemOutput:
     predictions: Predictions
 
 
-def read_table(data: bytes | str, columns: tuple[str, ...], *, name: str) -> pd.DataFrame:
+def read_table(data: bytes | str | IO[bytes], columns: tuple[str, ...], *, name: str) -> pd.DataFrame:
     """A CSV with (at least) ``columns``, all read as text; stance as 1 or -1. Read and checked
     as imports are (``annotation.importers``): UTF-8 (or UTF-16/32 by its BOM), no NUL, no value
     longer than its column's limit; an error names the file, the line and the field."""

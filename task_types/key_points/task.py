@@ -238,11 +238,15 @@ class KeyPoints(TaskType):
 
     # --- the type's own pages, commands and demo --------------------------------------------------
 
-    def files_import(self) -> FilesImport:
+    def files_imports(self) -> dict[str, FilesImport]:
         # Imported lazily: services reach the ORM, which the type's module must not at load time.
         from task_types.key_points.services import corpus_files_read
+        from task_types.key_points.track2 import track2_files_read
 
-        return FilesImport(files=("arguments", "key_points", "labels"), read=corpus_files_read)
+        return {"corpus": FilesImport(files=("arguments", "key_points", "labels"), read=corpus_files_read,
+                                      page="admin:annotation_project_key_points"),
+                "track2": FilesImport(files=("arguments", "key_points", "predictions"), read=track2_files_read,
+                                      page="admin:annotation_project_key_points_track2", keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.key_points import admin, track2_admin

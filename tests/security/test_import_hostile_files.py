@@ -324,12 +324,11 @@ def _track2_files(files: dict[str, bytes]) -> dict[str, bytes]:
 
 def track2_admin(ctx: Ctx, files: dict[str, bytes]) -> None:
     sent = _track2_files(files)
-    response = ctx.client.post(f"/admin/annotation/project/{ctx.project.pk}/key-points-track2/", {
+    _post_job(ctx, f"/admin/annotation/project/{ctx.project.pk}/key-points-track2/", {
         "arguments": _upload("arguments.csv", sent["arguments.csv"]),
         "key_points": _upload("key_points.csv", sent["key_points.csv"]),
         "predictions": _upload("predictions.json", sent["predictions.json"]),
         "system": "sys", "action": "build", "seed": 0, "show": "all", "counts": "topic", "ties": "official"})
-    _page_errors(response)
 
 
 def track2_command(ctx: Ctx, files: dict[str, bytes], command: str = "track2_build") -> None:
@@ -340,13 +339,12 @@ def track2_command(ctx: Ctx, files: dict[str, bytes], command: str = "track2_bui
 
 def key_point_sets_admin(ctx: Ctx, files: dict[str, bytes]) -> None:
     sent = _track2_files(files)
-    response = ctx.client.post(f"/admin/annotation/project/{ctx.project.pk}/key-point-sets/", {
+    _post_job(ctx, f"/admin/annotation/project/{ctx.project.pk}/key-point-sets/", {
         "arguments": _upload("arguments.csv", sent["arguments.csv"]),
         **{f"name_{n}": f"s{n}" for n in (1, 2)},
         **{f"key_points_{n}": _upload("key_points.csv", sent["key_points.csv"]) for n in (1, 2)},
         **{f"predictions_{n}": _upload("predictions.json", sent["predictions.json"]) for n in (1, 2)},
         "seed": 0, "min_score": 0, "counts": "topic"})
-    _page_errors(response)
 
 
 def key_point_sets_command(ctx: Ctx, files: dict[str, bytes]) -> None:
@@ -426,11 +424,8 @@ def _importers() -> Iterator[Importer]:
     yield Importer("crowd-admin", crowd, "results.tsv", crowd_admin, setup=_pairwise_corpus, web=True)
     yield Importer("import_crowd", crowd, "results.tsv", crowd_command, setup=_pairwise_corpus)
     kpa = {"arguments.csv": KPA_ARGUMENTS, "key_points.csv": KPA_KEY_POINTS, "labels.csv": KPA_LABELS}
-    for task in task_types():
-        if task.files_import() is not None:  # each type's own files, from the registry
-            assert task.slug == "key_points", f"add the files of {task.slug}'s own import here"
-            yield Importer("key-points-files-admin", kpa, "arguments.csv", key_points_admin,
-                           task_type=task.slug, web=True)
+    yield Importer("key-points-files-admin", kpa, "arguments.csv", key_points_admin, task_type="key_points",
+                   web=True)
     yield Importer("import_key_points", kpa, "arguments.csv", key_points_command, task_type="key_points")
     args = {"arguments.tsv": UKP_ARGUMENTS}
     yield Importer("import_arguments", args, "arguments.tsv", arguments_command)
@@ -615,20 +610,37 @@ def test_every_importer_is_in_the_list():
     assert seen == set(COVERED_FORMS)  # the search finds the forms it knows
 
 
+# The files each task type's own imports (TaskType.files_imports) are sent in the job test.
+JOB_UPLOADS = {
+    ("key_points", "corpus"): {"arguments": ("arguments.csv", KPA_ARGUMENTS), "key_points": ("key_points.csv", KPA_KEY_POINTS)},
+    ("key_points", "track2"): {"arguments": ("arguments.csv", KPA_ARGUMENTS), "key_points": ("key_points.csv", KPA_KEY_POINTS),
+                               "predictions": ("predictions.json", PREDICTIONS), "system": "sys", "action": "build",
+                               "seed": 0, "show": "all", "counts": "topic", "ties": "official"},
+    ("key_point_sets", "sets"): {"arguments": ("arguments.csv", KPA_ARGUMENTS), "seed": 0, "min_score": 0, "counts": "topic",
+                                 **{f"name_{n}": f"s{n}" for n in (1, 2)},
+                                 **{f"key_points_{n}": ("key_points.csv", KPA_KEY_POINTS) for n in (1, 2)},
+                                 **{f"predictions_{n}": ("predictions.json", PREDICTIONS) for n in (1, 2)}},
+}
+
+
 def test_web_imports_of_files_run_as_jobs(ctx, monkeypatch):
-    """The admin pages that import a task type's own files queue an import job (here: one that
-    no worker takes) and redirect to its page, whatever the files' size."""
+    """Every import of a task type's own files (from the registry) is queued as an import job
+    (here: one no worker takes) by its admin page, which redirects to the job's page; nothing is
+    written by the request, whatever the files' size."""
+    from django.urls import reverse
+
     from annotation.services import imports
 
     monkeypatch.setattr(imports, "_send", lambda pk: None)
-    for task in task_types():
-        if task.files_import() is None:
-            continue
-        ctx.project = ProjectFactory(task_type=task.slug)
-        url = f"/admin/annotation/project/{ctx.project.pk}/key-points/"
+    declared = {(task.slug, name): spec for task in task_types() for name, spec in task.files_imports().items()}
+    assert set(declared) == set(JOB_UPLOADS), "add the files of each task type's own import to JOB_UPLOADS"
+    for (slug, name), spec in declared.items():
+        ctx.project = ProjectFactory(task_type=slug)
+        sent = {k: _upload(v[0], v[1].encode()) if isinstance(v, tuple) else v for k, v in JOB_UPLOADS[(slug, name)].items()}
+        assert {k for k, v in JOB_UPLOADS[(slug, name)].items() if isinstance(v, tuple)} <= set(spec.files)
         with ctx.capture(execute=True):
-            response = ctx.client.post(url, {"arguments": _upload("arguments.csv", KPA_ARGUMENTS.encode()),
-                                             "key_points": _upload("key_points.csv", KPA_KEY_POINTS.encode())})
+            response = ctx.client.post(reverse(spec.page, args=[ctx.project.pk]), sent)
         job = ImportJob.objects.filter(project=ctx.project).get()
-        assert response.status_code == 302 and job.kind == ImportJob.Kind.FILES
+        assert response.status_code == 302 and response["Location"].endswith(f"/imports/{job.pk}/"), (slug, name)
+        assert job.kind == ImportJob.Kind.FILES and job.options["import"] == name
         assert job.status == ImportJob.Status.QUEUED and ctx.project.items.count() == 0
