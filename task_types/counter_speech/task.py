@@ -28,6 +28,7 @@ from annotation.task_types.base import (
     Example,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     Shortcut,
     TaskType,
@@ -329,6 +330,13 @@ class CounterSpeech(TaskType):
         return Example(records=records, answer=answer,
                        form=[("choice", "c1"), ("reasons", "quote"), ("reasons", "main_issue")],
                        invalid={"choice": "c1", "reasons": ["other"], "reason": ""}, invalid_field="reason")
+
+    def files_imports(self) -> dict[str, FilesImport]:
+        # Imported lazily: services reach the ORM, which the type's module must not at load time.
+        from task_types.counter_speech.services import questions_files_read
+
+        return {"questions": FilesImport(files=(), read=questions_files_read,
+                                         page="admin:annotation_project_counter_speech", keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.counter_speech.admin import admin_urls

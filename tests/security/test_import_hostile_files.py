@@ -616,6 +616,7 @@ JOB_UPLOADS = {
     ("key_points", "track2"): {"arguments": ("arguments.csv", KPA_ARGUMENTS), "key_points": ("key_points.csv", KPA_KEY_POINTS),
                                "predictions": ("predictions.json", PREDICTIONS), "system": "sys", "action": "build",
                                "seed": 0, "show": "all", "counts": "topic", "ties": "official"},
+    ("counter_speech", "questions"): {"setting": "all", "min_candidates": 2, "max_candidates": 5, "seed": 1},
     ("key_point_sets", "sets"): {"arguments": ("arguments.csv", KPA_ARGUMENTS), "seed": 0, "min_score": 0, "counts": "topic",
                                  **{f"name_{n}": f"s{n}" for n in (1, 2)},
                                  **{f"key_points_{n}": ("key_points.csv", KPA_KEY_POINTS) for n in (1, 2)},
