@@ -115,7 +115,7 @@ def _parse(project: Project, kind: str, data: bytes | IO[bytes], filename: str, 
 
     task = get_task_type(project.task_type)
     if kind == Kind.FILES:
-        return _parse_files(project, io.BytesIO(data) if isinstance(data, bytes) else data, options)
+        return _parse_files(project, io.BytesIO(data) if isinstance(data, bytes) else data, options, progress=progress)
     fmt = detect_format(filename, options.get("format"))
     if kind == Kind.ITEMS:
         return parse_items(data, fmt=fmt, task_type=task, progress=parsing)
@@ -233,15 +233,21 @@ def files_import_upload(*, project: Project, name: str, files: Mapping[str, Uplo
     return job
 
 
-def _parse_files(project: Project, stored: IO[bytes] | None, options: Mapping[str, Any]) -> ParsedFiles:
-    """The items of a task type's own files, kept in one zip (``files_import_upload``)."""
+def _parse_files(project: Project, stored: IO[bytes] | None, options: Mapping[str, Any], *,
+                 progress: Progress | None = None) -> ParsedFiles:
+    """The items of a task type's own files, kept in one zip (``files_import_upload``); progress
+    2–60%, as other imports parse."""
     spec = _files_spec(project, options.get("import", ""))
+    if progress:
+        progress(0.02, "reading and checking the files")
     with ExitStack() as stack:
         members: dict[str, IO[bytes]] = {}
         if stored is not None:
             archive = stack.enter_context(zipfile.ZipFile(stored))
             members = {key: stack.enter_context(archive.open(key)) for key in options.get("files", {})}
         items, unit = spec.read(members, options)
+    if progress:
+        progress(0.6, f"{len(items):,} items checked")
     return ParsedFiles(items=items, unit=unit, keep_existing=spec.keep_existing)
 
 
@@ -258,7 +264,7 @@ def _import_stored(job: ImportJob, attempt: Attempt) -> JobOutcome:
     try:
         # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.
         if job.kind == Kind.FILES and not job.options.get("files"):
-            parsed: Parsed = _parse_files(job.project, None, job.options)
+            parsed: Parsed = _parse_files(job.project, None, job.options, progress=attempt.progress)
         else:
             with default_storage.open(job.stored_name, "rb") as stored:
                 parsed = _parse(job.project, job.kind, stored, job.filename, job.options, progress=attempt.progress)
