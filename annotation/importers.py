@@ -7,20 +7,23 @@ field. Parsing collects errors across the whole file so that one upload shows al
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import io
 import json
 import re
 import zlib
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
+from pathlib import Path
 from typing import IO, Any, Protocol
 
 from django.conf import settings
 
 from annotation.gold_columns import clean_check_columns, split_check_columns
+from annotation.task_types import limits
 from annotation.task_types.base import CleanItem, FieldError, TaskType
 from annotation.task_types.gold import CleanGold
 from annotation.value_checks import text_problem, value_problem
@@ -52,7 +55,11 @@ class RowError:
         return f"{where}: {self.message}"
 
     def as_dict(self) -> dict[str, Any]:
-        return {self.unit: self.line, "field": self.field, "message": self.message}
+        found = {self.unit: self.line, "field": self.field, "message": self.message}
+        if self.unit not in ("line", "record") and self.line is not None:
+            # A place pages cannot name by its key alone ("arguments.csv line 3").
+            found["where"] = f"{self.unit} {self.line}"
+        return found
 
 
 class ImportFailed(ValueError):
@@ -102,23 +109,40 @@ GZIP_MAGIC = b"\x1f\x8b"
 _CHUNK = 1024 * 1024
 
 
-def decode(data: bytes | IO[bytes], *, max_decompressed: int | None = None) -> str:
-    """The text of an upload given as bytes or a binary file object: UTF-8 with or without a
-    BOM, gunzipped first when it is gzip. Decompression streams and stops past
-    ``max_decompressed`` bytes (default ``settings.IMPORT_MAX_DECOMPRESSED_BYTES``), so a small
-    gzip bomb is refused instead of filling the memory."""
+# Byte-order marks of the UTF-16 and UTF-32 files spreadsheets save as "Unicode text": such a
+# file is read in its encoding; any other file must be UTF-8. UTF-32's marks begin with UTF-16's.
+_BOMS = ((codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+         (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"))
+
+
+def decode(data: bytes | IO[bytes] | Path, *, max_decompressed: int | None = None) -> str:
+    """The text of an upload given as bytes, a binary file object or a path: UTF-8 with or
+    without a BOM (or UTF-16/UTF-32 with theirs), gunzipped first when it is gzip. No more than
+    ``max_decompressed`` bytes (default ``settings.IMPORT_MAX_DECOMPRESSED_BYTES``) are read or
+    unpacked: a larger file, or a small gzip bomb, is refused instead of filling the memory."""
     limit = settings.IMPORT_MAX_DECOMPRESSED_BYTES if max_decompressed is None else max_decompressed
+    if isinstance(data, Path):
+        with data.open("rb") as stream:
+            return decode(stream, max_decompressed=limit)
     if isinstance(data, bytes | bytearray | memoryview):
         data = bytes(data) if isinstance(data, memoryview) else data
         raw = _gunzip(io.BytesIO(data), limit) if data[:2] == GZIP_MAGIC else data
     else:
         head = data.read(len(GZIP_MAGIC))
-        raw = _gunzip(_Prepended(head, data), limit) if head == GZIP_MAGIC else head + data.read()
+        raw = _gunzip(_Prepended(head, data), limit) if head == GZIP_MAGIC else head + data.read(limit + 1)
+    if len(raw) > limit:
+        raise ImportFailed([RowError(None, None, (
+            f"the file is larger than {_size_text(limit)}, the limit for imports (IMPORT_MAX_DECOMPRESSED_MB)"))])
+    encoding = next((name for bom, name in _BOMS if raw.startswith(bom)), "utf-8-sig")
     try:
-        return raw.decode("utf-8-sig")
+        return raw.decode(encoding)
     except UnicodeDecodeError as exc:
+        if encoding != "utf-8-sig":
+            raise ImportFailed([RowError(None, None, f"the file starts as {encoding.upper()} but is not valid "
+                                                     f"{encoding.upper()}; save it as UTF-8")]) from None
         line = raw[: exc.start].count(b"\n") + 1
-        raise ImportFailed([RowError(line, None, "the file is not valid UTF-8")]) from None
+        raise ImportFailed([RowError(line, None, "the file is not valid UTF-8 (byte "
+                                                 f"{raw[exc.start]:#04x}); save it as UTF-8")]) from None
 
 
 class _Readable(Protocol):
@@ -236,16 +260,40 @@ def check_record(record: Mapping[str, Any]) -> None:
         joined = "".join([*record, *record.values()])
     except TypeError:  # not all text (JSON): value by value
         joined = None
-    if joined is not None and text_problem(joined) is None:
+    if joined is not None and text_problem(joined) is None and len(joined) <= limits.ANY_TEXT:
         return
-    problem = value_problem(record)
+    problem = value_problem(record) or _long_text(record)
     if problem:
         raise FieldError(*problem)
 
 
+def _long_text(value: Any, path: str = "") -> tuple[str, str] | None:
+    """(path, message) of the first text in a record (a value or a field's name) longer than
+    ``limits.ANY_TEXT``, or None."""
+    if isinstance(value, str):
+        if len(value) > limits.ANY_TEXT:
+            return path, f"is {len(value):,} characters long; an imported text may have at most {limits.ANY_TEXT:,}"
+        return None
+    children: Iterable[tuple[str, Any]]
+    if isinstance(value, Mapping):
+        for key in value:
+            if len(str(key)) > limits.ANY_TEXT:
+                return path, f"holds a field name longer than {limits.ANY_TEXT:,} characters"
+        children = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, list | tuple):
+        children = ((f"{path}[{i}]", v) for i, v in enumerate(value))
+    else:
+        return None
+    for where, child in children:
+        found = _long_text(child, where)
+        if found:
+            return found
+    return None
+
+
 def check_length(field: str, value: str, limit: int) -> None:
     if len(value) > limit:
-        raise FieldError(field, f"is {len(value)} characters long; at most {limit} fit")
+        raise FieldError(field, f"is {len(value):,} characters long; at most {limit:,} fit")
 
 
 def check_clean_item(item: CleanItem) -> None:
@@ -262,31 +310,76 @@ def check_clean_item(item: CleanItem) -> None:
 
 
 def _read_delimited(text: str, delimiter: str) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    # Python's csv module refuses a field over 128 KB with an error that names no field; with the
+    # whole file allowed, the field's length is checked with the rest (check_record), by name.
+    if csv.field_size_limit() < len(text):
+        csv.field_size_limit(max(len(text), settings.IMPORT_MAX_DECOMPRESSED_BYTES))
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    start = 1
     try:
-        header = next(reader)
-    except StopIteration:
-        raise ImportFailed([RowError(None, None, "the file is empty")]) from None
-    header = [h.strip() for h in header]
-    if not any(header):
-        raise ImportFailed([RowError(1, None, "the first line must name the columns")])
-    duplicated = sorted({h for h in header if h and header.count(h) > 1})
-    if duplicated:
-        raise ImportFailed([RowError(1, duplicated[0], "this column appears more than once")])
-    start = reader.line_num + 1
-    try:
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise ImportFailed([RowError(None, None, "the file is empty")]) from None
+        header = [h.strip() for h in header]
+        if not any(header):
+            raise ImportFailed([RowError(1, None, "the first line must name the columns")])
+        duplicated = sorted({h for h in header if h and header.count(h) > 1})
+        if duplicated:
+            raise ImportFailed([RowError(1, duplicated[0], "this column appears more than once")])
+        start = reader.line_num + 1
         for row in reader:
             if not "".join(row).strip():
                 start = reader.line_num + 1
                 continue
             if len(row) != len(header):
                 raise ImportFailed(
-                    [RowError(start, None, f"has {len(row)} fields but the header has {len(header)}")]
+                    [RowError(start, None, f"has {len(row)} fields but the header has {len(header)}"
+                              + (" (a quote left open on this line runs to a later one)"
+                                 if reader.line_num > start else ""))]
                 )
             yield start, dict(zip(header, row, strict=True))
             start = reader.line_num + 1
     except csv.Error as exc:
-        raise ImportFailed([RowError(reader.line_num, None, f"unreadable: {exc}")]) from None
+        raise ImportFailed([RowError(start, None, f"unreadable: {exc}")]) from None
+
+
+def read_csv_file(path: Path, *, columns: Sequence[str] = ()) -> list[tuple[int, dict[str, str]]]:
+    """(line, row) of a CSV file of a published corpus (a release's file read from a folder),
+    read and checked as an upload is: the encodings ``decode`` reads, its size limit, no NUL,
+    no text over ``limits.ANY_TEXT``, and these ``columns`` present. Raises ImportFailed whose
+    errors name the file, the line and the field (all the bad rows, up to MAX_REPORTED_ERRORS)."""
+    unit = f"{path.name} line"
+
+    def named(errors: Iterable[RowError]) -> list[RowError]:
+        return [RowError(e.line, e.field, e.message, unit=unit) for e in errors]
+
+    if not path.is_file():
+        raise ImportFailed([RowError(None, None, f"{path} is missing")])
+    try:
+        text = decode(path)
+        records = list(read_records(text, "csv"))
+    except ImportFailed as exc:
+        raise ImportFailed(named(exc.errors), total=exc.total) from None
+    header = list(records[0][1]) if records else []
+    missing = [c for c in columns if c not in header]
+    if missing:
+        raise ImportFailed([RowError(1, c, "missing column", unit=unit) for c in missing])
+    rows: list[tuple[int, dict[str, str]]] = []
+    errors: list[RowError] = []
+    total = 0
+    for line, record in records:
+        try:
+            check_record(record)
+        except FieldError as exc:
+            total += 1
+            if len(errors) < MAX_REPORTED_ERRORS:
+                errors.append(RowError(line, exc.field, exc.message, unit=unit))
+            continue
+        rows.append((line, {str(k): str(v) for k, v in record.items()}))
+    if errors:
+        raise ImportFailed(errors, total=total)
+    return rows
 
 
 def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progress: Progress | None = None) -> list[ParsedItem]:

@@ -41,6 +41,8 @@ MANIFEST_FIELDS = (
 KEY_MAX_LENGTH = 200
 # A manifest is a list of names: a larger one is not a manifest.
 MANIFEST_MAX_BYTES = 5 * MIB
+# A manifest's path to a file inside the zip or folder (file systems allow 4,096 bytes at most).
+MANIFEST_PATH_MAX = 1_000
 # Folders and files that archivers add beside the real content (macOS resource forks, Windows
 # thumbnails); skipped when there is no manifest.
 _JUNK_DIRS = {"__MACOSX"}
@@ -174,6 +176,11 @@ def parse_manifest(data: bytes) -> list[ManifestRow]:
                 first_line_of[key] = start
             if not path:
                 errors.append(RowError(start, "file", "must not be empty"))
+            elif "\x00" in path:
+                errors.append(RowError(start, "file", "contains a NUL character (\\x00), which no file name holds"))
+            elif len(path) > MANIFEST_PATH_MAX:
+                errors.append(RowError(start, "file", f"is {len(path):,} characters long; a path may have at most "
+                                                      f"{MANIFEST_PATH_MAX:,}"))
             elif unsafe_path(path):
                 errors.append(RowError(start, "file", f"{path!r} must be a path inside the zip or folder (no '..', not from the root)"))
             rows.append(ManifestRow(start, key, path))

@@ -203,8 +203,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
                "project": job.project, "job": job, "title": f"Import of {job.filename}",
                "counts": _counts(job.result) if job.result else "",
-               "again_url": reverse("admin:annotation_project_import" if job.kind == ImportJob.Kind.ITEMS
-                                    else "admin:annotation_project_crowd", args=[pk]),
+               "again_url": reverse(_AGAIN.get(job.kind, "admin:annotation_project_change"), args=[pk]),
                "can_change": request.user.has_perm("annotation.change_importjob"),
                # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).
                "dead": is_dead(job=job), "dead_error": dead_job_error()}
@@ -232,6 +231,12 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
                           created=created, invite_base=invite_base, submit="Create accounts")
 
 
+# Where "Import another file" leads from an import job's page; a task type's own files go back to
+# the project, whose page lists the type's import tools.
+_AGAIN: dict[str, str] = {ImportJob.Kind.ITEMS: "admin:annotation_project_import",
+                          ImportJob.Kind.CROWD: "admin:annotation_project_crowd"}
+
+
 def _counts(result: dict | None) -> str:
     """An import's outcome in words."""
     if not result:
@@ -239,7 +244,9 @@ def _counts(result: dict | None) -> str:
     if "annotations" in result:
         return (f"{count_of(result['annotations'], 'annotation', 'annotations')}; items {result['items_created']} new, "
                 f"{result['items_existing']} existing; workers {result['workers_created']} new, {result['workers_existing']} known")
-    return f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+    counts = f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
+    # A build that may be run again keeps the items the project has (TaskType.files_imports).
+    return counts + (f", {result['existing']} already in the project" if "existing" in result else "")
 
 
 @admin.register(ImportJob)

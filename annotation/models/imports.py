@@ -11,6 +11,8 @@ class ImportJob(Job):
     class Kind(models.TextChoices):
         ITEMS = "items", "Items"
         CROWD = "crowd", "Crowd results"
+        # A task type's own files (annotation.task_types.base.FilesImport) as items.
+        FILES = "files", "Task-type files"
 
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="import_jobs")
     kind = models.CharField(max_length=10, choices=Kind.choices)

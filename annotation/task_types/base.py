@@ -40,6 +40,7 @@ from annotation.task_types.records import (
     CrowdItemError,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     record_text,
     seeded_sample,
@@ -68,6 +69,7 @@ __all__ = [
     "ExportContext",
     "FieldError",
     "FieldKind",
+    "FilesImport",
     "ImportField",
     "MediaFacts",
     "Shortcut",
@@ -263,6 +265,10 @@ class TaskType(ABC):
         if self.crowd_fields:
             tools.add("crowd")
         return frozenset(tools)
+
+    def files_imports(self) -> Mapping[str, FilesImport]:
+        """How the type imports its own files as items (each run as an import job), by name."""
+        return {}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         """The type's own admin pages (those ``item_tools`` names), mounted under the project

@@ -4,9 +4,12 @@ collected elsewhere, and helpers that check a record's fields (errors name the f
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import IO, TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from annotation.importers import ParsedItem
 
 
 class FieldError(ValueError):
@@ -84,6 +87,28 @@ class CrowdItemError(ValueError):
     def __init__(self, item_id: str, field: str | None, message: str) -> None:
         super().__init__(message)
         self.item_id, self.field, self.message = item_id, field, message
+
+
+@dataclass(frozen=True)
+class FilesImport:
+    """A task type's import of its own files (a corpus in its published layout, several files
+    that make items together) into a project. The admin's upload page hands the files to
+    ``annotation.services.imports.files_import_upload``, which keeps them and queues an import
+    job: the job calls ``read`` and writes its items all or nothing, as item imports do.
+
+    ``read(files, options)`` gets the uploaded files by name (binary streams; a file not uploaded
+    is absent, and none at all when ``options`` say where else to read) and returns the checked
+    items with the word its errors use for a row's place (e.g. ``"arguments.csv line"``); it
+    raises ``annotation.importers.ImportFailed`` naming file, line and field of every problem.
+    ``page`` is the admin URL name of its upload page (taking the project's id). With
+    ``keep_existing``, items the project has already are left as they are and counted (a build
+    that may be run again); without, the upload's ``on_duplicate`` decides (reject or update).
+    """
+
+    files: tuple[str, ...]
+    read: Callable[[Mapping[str, IO[bytes]], Mapping[str, Any]], tuple[list[ParsedItem], str]]
+    page: str
+    keep_existing: bool = False
 
 
 @dataclass(frozen=True)

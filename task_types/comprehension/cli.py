@@ -30,23 +30,49 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from annotation.task_types.base import FieldError
 from task_types.comprehension.corpus import ibm_questions, questions_from_corpus, sample_questions
 
+# The columns questions are built from (the others are optional).
+SPEECH_COLUMNS = ("id", "motion_id", "motion", "stance")
+TITLE_COLUMNS = ("id", "motion_id", "stance", "title")
 
-def read_rows(path: Path) -> list[dict[str, Any]]:
-    """A JSON list of objects, or a CSV (TSV) file with a header row."""
-    text = path.read_text(encoding="utf-8-sig")
-    if path.suffix.lower() == ".json":
-        rows = json.loads(text)
-        if not isinstance(rows, list):
-            raise SystemExit(f"{path}: expected a JSON list of objects")
-        return rows
-    dialect = "excel-tab" if path.suffix.lower() == ".tsv" else "excel"
-    rows = list(csv.DictReader(text.splitlines(), dialect=dialect))
-    for row in rows:
-        if row.get("sentences"):
-            row["sentences"] = json.loads(row["sentences"])
-    return rows
+
+def read_rows(path: Path, columns: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """A JSON list of objects, or a CSV (TSV) file with a header row, read as imports are
+    (``annotation.importers``: encodings, size limit, no NUL, no over-long text) and holding
+    ``columns``; a bad file stops the tool with a message naming its line and field."""
+    from annotation.importers import ImportFailed, check_record, decode, read_records
+
+    try:
+        text = decode(path)
+        if path.suffix.lower() == ".json":
+            rows = json.loads(text)
+            if not isinstance(rows, list):
+                raise SystemExit(f"{path}: expected a JSON list of objects")
+            records = [(n, row) for n, row in enumerate(rows, 1)]
+        else:
+            records = list(read_records(text, "tsv" if path.suffix.lower() == ".tsv" else "csv"))
+        for number, row in records:
+            try:
+                check_record(row if isinstance(row, dict) else {"": row})
+                missing = [c for c in columns if c not in row] if isinstance(row, dict) else list(columns[:1])
+                if missing:
+                    raise FieldError(missing[0], "is missing (a row needs " + ", ".join(columns) + ")")
+            except FieldError as exc:
+                raise SystemExit(f"{path} line {number}, field '{exc.field}': {exc.message}") from None
+    except ImportFailed as exc:
+        raise SystemExit(f"{path}: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise SystemExit(f"{path}: not readable JSON ({exc})") from None
+    out = [dict(row) for _, row in records]
+    for row in out:
+        if isinstance(row.get("sentences"), str) and row["sentences"]:
+            try:
+                row["sentences"] = json.loads(row["sentences"])
+            except ValueError:
+                raise SystemExit(f"{path}: a speech's sentences must be a JSON list") from None
+    return out
 
 
 def ibm_reference(folder: Path, *, dev_share: float = 0.5, split_seed: int = 0) -> dict[str, Any]:
@@ -129,7 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.source == "ibm":
         records = ibm_questions(args.folder)
     else:
-        records = questions_from_corpus(read_rows(args.speeches), read_rows(args.titles))
+        records = questions_from_corpus(read_rows(args.speeches, SPEECH_COLUMNS), read_rows(args.titles, TITLE_COLUMNS))
     if args.sample is not None:
         try:
             records = sample_questions(records, n=args.sample, seed=args.seed)

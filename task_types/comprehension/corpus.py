@@ -10,7 +10,6 @@ an import file.
 
 from __future__ import annotations
 
-import csv
 import json
 import re
 from collections import defaultdict
@@ -18,6 +17,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from annotation.importers import read_csv_file
+from annotation.task_types import limits
 from annotation.task_types.base import NONE, FieldError, record_text, seeded_sample
 
 STANCES = ("pro", "con")
@@ -27,8 +28,15 @@ FIXTURES = Path(__file__).resolve().parent / "data"
 IBM_FOLDER = "ibm_recorded_debating_v4"
 
 
+# How long each text may be (annotation.task_types.limits): a title's ``text`` is the point's
+# paragraph, a speech's the whole talk.
+FIELD_LIMITS = {"id": limits.ID, "speech_id": limits.ID, "motion_id": limits.ID, "stance": limits.ID,
+                "audio": limits.ID, "speaker": limits.NAME, "motion": limits.TOPIC, "title": limits.TITLE,
+                "text": limits.ARGUMENT, "transcript": limits.TRANSCRIPT, "asr_transcript": limits.TRANSCRIPT}
+
+
 def _text(record: Mapping[str, Any], name: str, *, required: bool = False) -> str:
-    return record_text(record, name, required=required)
+    return record_text(record, name, required=required, limit=FIELD_LIMITS.get(name, limits.ANY_TEXT))
 
 
 def _json_list(record: Mapping[str, Any], name: str) -> list | None:
@@ -200,26 +208,28 @@ def ibm_questions(folder: Path) -> list[dict[str, Any]]:
     that at least one of its sentences is marked to mention. A point of the side that the layer
     has no sentence row for, for that speech, was never judged there: it is offered to
     annotators but left out of the gold (``gold_unjudged``), not counted as not mentioned."""
-    with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as f:
-        speeches = {r["speech-id"]: r for r in csv.DictReader(f)}
+    speeches = {r["speech-id"]: r for _, r in read_csv_file(
+        folder / "speech-transcripts.csv",
+        columns=("speech-id", "motion-id", "speech-to-motion-polarity", "speaker-name", "speech-text"))}
     side_titles: dict[tuple[str, str], dict[str, str]] = defaultdict(dict)
     mentioned: dict[str, set[str]] = defaultdict(set)
     judged: dict[str, set[str]] = defaultdict(set)
     covered: list[str] = []
     motions: dict[str, str] = {}
-    with (folder / "idebate-claim-to-sentence-matching.csv").open(encoding="utf-8", newline="") as f:
-        for r in csv.DictReader(f):
-            speech = speeches.get(r["speech-id"])
-            if speech is None:
-                continue
-            stance = speech["speech-to-motion-polarity"].strip().lower()
-            side_titles[(r["motion-id"], stance)][r["idebate-point-id"]] = r["claim-text"].strip()
-            motions[r["motion-id"]] = r["motion-text"].strip()
-            if r["speech-id"] not in covered:
-                covered.append(r["speech-id"])
-            judged[r["speech-id"]].add(r["idebate-point-id"])
-            if r["is-claim-mentioned-in-sentence"].strip().lower() == "true":
-                mentioned[r["speech-id"]].add(r["idebate-point-id"])
+    for _, r in read_csv_file(folder / "idebate-claim-to-sentence-matching.csv", columns=(
+            "speech-id", "motion-id", "motion-text", "idebate-point-id", "claim-text",
+            "is-claim-mentioned-in-sentence")):
+        speech = speeches.get(r["speech-id"])
+        if speech is None:
+            continue
+        stance = speech["speech-to-motion-polarity"].strip().lower()
+        side_titles[(r["motion-id"], stance)][r["idebate-point-id"]] = r["claim-text"].strip()
+        motions[r["motion-id"]] = r["motion-text"].strip()
+        if r["speech-id"] not in covered:
+            covered.append(r["speech-id"])
+        judged[r["speech-id"]].add(r["idebate-point-id"])
+        if r["is-claim-mentioned-in-sentence"].strip().lower() == "true":
+            mentioned[r["speech-id"]].add(r["idebate-point-id"])
     corpus_speeches: list[dict[str, Any]] = []
     titles: list[dict[str, str]] = []
     for speech_id in covered:

@@ -4,21 +4,17 @@ project, mounted under the project admin by the task-type registry (``TaskType.a
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from django import forms
-from django.conf import settings
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import URLPattern, path, reverse
 
-from annotation.importers import ImportFailed
+from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
-from annotation.wording import count_of
+from annotation.services.imports import files_import_upload
 from task_types.counter_speech.corpus import SETTINGS
-from task_types.counter_speech.services import ibm_folder, questions_build
 
 
 class BuildForm(forms.Form):
@@ -34,30 +30,23 @@ class BuildForm(forms.Form):
 
 
 def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
+    """Queue the build as an import job (it reads the whole release) and follow it on the job's
+    page: new questions, those already in the project, or why none was built."""
     model_admin.require(request, "annotation.add_item")
     project = get_object_or_404(Project, pk=pk)
     form = BuildForm(request.POST or None)
     errors = None
     if request.method == "POST" and form.is_valid():
-        data = form.cleaned_data
         try:
-            built = questions_build(project=project, folder=ibm_folder(data_dir=Path(settings.SHARED_DATA_DIR)),
-                                    setting=data["setting"], min_candidates=data["min_candidates"],
-                                    max_candidates=data["max_candidates"], sample=data["sample"], seed=data["seed"])
+            if project.task_type != "counter_speech":
+                raise ImportFailed([RowError(None, "project", f"is a {project.get_task_type_display()} project, "
+                                                              "not counter-speech")])
+            job = files_import_upload(project=project, name="questions", files={}, options=dict(form.cleaned_data),
+                                      label="IBM Debater speeches (shared data)", user=request.user)
         except ImportFailed as exc:
             errors = exc
         else:
-            summary = (f"{count_of(built.report.questions, 'question', 'questions')} built, {built.sampled} kept: "
-                       f"{count_of(built.created, 'new item', 'new items')}, {built.existing} already in the project.")
-            # Which minimum would build (more) questions: the IBM release offers 2 candidates, the
-            # form's default asks for the paper's 3.
-            advice = built.report.advice(setting=f"“{BuildForm.base_fields['min_candidates'].label}”")
-            if built.report.questions:
-                messages.success(request, summary + (f" To build more, {advice}." if advice else ""))
-            else:
-                why = "; ".join(built.report.lines())
-                messages.warning(request, f"{summary} Why: {why}." + (f" To build questions, {advice}." if advice else ""))
-            return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+            return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, job.pk]))
     title = f"Build counter-speech questions for {project} from the IBM Debater speeches"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Build questions")
 

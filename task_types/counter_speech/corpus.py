@@ -12,7 +12,6 @@ corpus ids behind the letters and the speakers' names are the question's gold, n
 
 from __future__ import annotations
 
-import csv
 import random
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from annotation.importers import read_csv_file
 from annotation.task_types.base import seeded_sample
 
 SETTINGS = ("all", "explicit", "implicit")
@@ -153,12 +153,15 @@ def sample_questions(records: Sequence[Mapping[str, Any]], *, n: int | None, see
     smaller), in id order: the paper gave its annotators 60 sampled questions."""
     return seeded_sample(records, n=n, seed=seed, unit="question")
 
+# The columns of the release's transcripts file that questions are built from.
+TRANSCRIPT_COLUMNS = ("speech-id", "motion-id", "speech-to-motion-polarity", "speaker-name", "speech-text")
+
+
 def ibm_speeches(folder: Path) -> list[dict[str, Any]]:
     """The 200 speeches of the IBM Debater Recorded Debating Dataset V4: each CON speech names the
     PRO speaker it responds to, on the same motion. The release does not say whether a counter is
     an explicit rebuttal or implicit, so their kind is left empty (only the "all" setting applies)."""
-    with (folder / "speech-transcripts.csv").open(encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f))
+    rows = [r for _, r in read_csv_file(folder / "speech-transcripts.csv", columns=TRANSCRIPT_COLUMNS)]
     motions = _motion_texts(folder)
     pro_by_speaker = {(r["motion-id"], r["speaker-name"]): r["speech-id"] for r in rows
                       if r["speech-to-motion-polarity"].strip().upper() == "PRO"}
@@ -181,7 +184,6 @@ def _motion_texts(folder: Path) -> dict[str, str]:
     for name in ("idebate-claim-to-sentence-matching.csv", "GP-claims-mentioned-in-speeches.csv"):
         path = folder / name
         if path.is_file():
-            with path.open(encoding="utf-8", newline="") as f:
-                for r in csv.DictReader(f):
-                    texts.setdefault(r["motion-id"], r["motion-text"].strip())
+            for _, r in read_csv_file(path, columns=("motion-id", "motion-text")):
+                texts.setdefault(r["motion-id"], r["motion-text"].strip())
     return texts

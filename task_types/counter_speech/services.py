@@ -3,13 +3,16 @@ sampled with a seed, imported all or nothing (questions already in the project a
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO, Any
 
 from annotation.importers import ImportFailed, ParsedItem, RowError
 from annotation.models import Project
 from annotation.services import items_import
 from annotation.task_types import get_task_type
+from annotation.task_types.base import FieldError
 from task_types.counter_speech.corpus import (
     IBM_FOLDER,
     BuildReport,
@@ -29,6 +32,40 @@ class QuestionsBuilt:
 
 def ibm_folder(*, data_dir: Path) -> Path:
     return data_dir / IBM_FOLDER
+
+
+def questions_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[ParsedItem], str]:
+    """What the import job of the build reads (``FilesImport.read``): the IBM release in the
+    shared data folder, built with the options of the admin's form (``setting``,
+    ``min_candidates``, ``max_candidates``, ``sample``, ``seed``). No question built is a refusal
+    that says why and which minimum would build some."""
+    from django.conf import settings
+
+    folder = ibm_folder(data_dir=Path(settings.SHARED_DATA_DIR))
+    if not (folder / "speech-transcripts.csv").is_file():
+        raise ImportFailed([RowError(None, "folder", f"{folder} has no speech-transcripts.csv")])
+    seed = int(options.get("seed") or 0)
+    try:
+        records, report = build_questions(ibm_speeches(folder), setting=options.get("setting") or "all",
+                                          min_candidates=int(options.get("min_candidates") or 3),
+                                          max_candidates=int(options.get("max_candidates") or 5), seed=seed)
+        chosen = sample_questions(records, n=options.get("sample"), seed=seed)
+    except ValueError as exc:
+        raise ImportFailed([RowError(None, None, str(exc))]) from None
+    if not chosen:
+        advice = report.advice(setting="“Minimum candidates”")
+        raise ImportFailed([RowError(None, None, "no question was built: " + "; ".join(report.lines())
+                                     + (f". To build questions, {advice}" if advice else ""))])
+    task = get_task_type("counter_speech")
+    parsed, errors = [], []
+    for number, record in enumerate(chosen, 1):
+        try:
+            parsed.append(ParsedItem(number, task.clean_item(record)))
+        except FieldError as exc:
+            errors.append(RowError(number, exc.field, exc.message, unit="question"))
+    if errors:
+        raise ImportFailed(errors[:50], total=len(errors))
+    return parsed, "question"
 
 
 def questions_build(*, project: Project, folder: Path, setting: str = "all", min_candidates: int = 3,

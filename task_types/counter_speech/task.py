@@ -15,6 +15,7 @@ from typing import Any
 
 from django import forms
 
+from annotation.task_types import limits
 from annotation.task_types.base import (
     NO_CONTEXT,
     AnswerContext,
@@ -27,6 +28,7 @@ from annotation.task_types.base import (
     Example,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     Shortcut,
     TaskType,
@@ -51,7 +53,7 @@ REASONS = {
 }
 MAX_CANDIDATES = 5
 SUPPORTING_ID = "supporting"  # the supporting speech's id in the payload; its corpus id is gold
-MAX_TEXT = 20_000
+MAX_TEXT = limits.TRANSCRIPT
 OTHER_MAX = 300
 GUIDELINES = """\
 ## Which speech answers this one?
@@ -230,7 +232,7 @@ class CounterSpeech(TaskType):
                       "counters_all": _ids(gold.get("counters_all") if isinstance(gold, Mapping) else None)}
         speech = {**speech, "id": SUPPORTING_ID, "speaker": ""}
         candidates = [{**c, "speaker": ""} for c in candidates]
-        payload = {"motion_id": motion_id, "motion": _text(record, "motion", limit=500),
+        payload = {"motion_id": motion_id, "motion": _text(record, "motion", limit=limits.TOPIC),
                    "setting": setting, "speech": speech, "candidates": candidates}
         neutral = hashlib.sha256(str(gold_extra["speech"]).encode()).hexdigest()[:10]
         external_id = _text(record, "id", required=False) or f"{motion_id or 'q'}-{neutral}__{setting}"
@@ -328,6 +330,13 @@ class CounterSpeech(TaskType):
         return Example(records=records, answer=answer,
                        form=[("choice", "c1"), ("reasons", "quote"), ("reasons", "main_issue")],
                        invalid={"choice": "c1", "reasons": ["other"], "reason": ""}, invalid_field="reason")
+
+    def files_imports(self) -> dict[str, FilesImport]:
+        # Imported lazily: services reach the ORM, which the type's module must not at load time.
+        from task_types.counter_speech.services import questions_files_read
+
+        return {"questions": FilesImport(files=(), read=questions_files_read,
+                                         page="admin:annotation_project_counter_speech", keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.counter_speech.admin import admin_urls

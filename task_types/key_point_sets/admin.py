@@ -7,17 +7,15 @@ from functools import partial
 from typing import Any
 
 from django import forms
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import URLPattern, path, reverse
 
-from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
-from annotation.wording import count_of
-from task_types.key_point_sets.build import key_point_sets_build
-from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
+from annotation.services.imports import files_import_upload
+from annotation.uploads import upload_form_is_valid
+from task_types.key_point_sets.limits import SLUG
 from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES
 
 SLOTS = 4
@@ -40,27 +38,30 @@ class SetsForm(forms.Form):
 
 
 def sets_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
+    """The files go to an import job (an arguments file may take longer than a request), whose
+    page follows it."""
     model_admin.require(request, "annotation.add_item")
     project = get_object_or_404(Project, pk=pk)
     form = SetsForm(request.POST or None, request.FILES or None)
     errors = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and upload_form_is_valid(request, form):
         data = form.cleaned_data
+        slots = [n for n in range(1, SLOTS + 1) if data.get(f"name_{n}") and data.get(f"key_points_{n}")
+                 and data.get(f"predictions_{n}")]
+        files = {"arguments": data["arguments"],
+                 **{f"{kind}_{n}": data[f"{kind}_{n}"] for n in slots for kind in ("key_points", "predictions")}}
         try:
-            arguments = read_table(data["arguments"].read(), ARGUMENT_COLUMNS, name="arguments.csv")
-            systems = [read_system(data[f"name_{n}"], data[f"key_points_{n}"].read(), data[f"predictions_{n}"].read())
-                       for n in range(1, SLOTS + 1) if data.get(f"name_{n}") and data.get(f"key_points_{n}")
-                       and data.get(f"predictions_{n}")]
-            built = key_point_sets_build(project=project, arguments=arguments, systems=systems, seed=data["seed"],
-                                         min_score=data["min_score"], counts=data["counts"] or "topic", lift=ADMIN_LIFT)
-        except Track2Error as exc:
-            errors = ImportFailed([RowError(None, None, str(exc))])
+            if project.task_type != SLUG:
+                raise ImportFailed([RowError(None, "project", f"is a {project.get_task_type_display()} project, "
+                                                              "not key-point set ranking")])
+            job = files_import_upload(
+                project=project, name="sets", files=files, user=request.user,
+                options={"systems": {str(n): data[f"name_{n}"] for n in slots}, "seed": data["seed"],
+                         "min_score": data["min_score"], "counts": data["counts"] or "topic", "lift": ADMIN_LIFT})
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{count_of(built.records, 'comparison', 'comparisons')} built: "
-                             f"{count_of(built.created, 'new item', 'new items')}, {built.existing} already in the project.")
-            return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+            return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, job.pk]))
     title = f"Build key-point set comparisons for {project} from systems' track 2 output"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Build comparisons")
 

@@ -5,9 +5,9 @@ kept."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -66,6 +66,37 @@ def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput],
         records.append({"topic": topic, "stance": stance,
                         "arguments": int(rows["arguments"].iloc[0]), "sets": [sets[i] for i in order]})
     return records
+
+
+def sets_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
+    """What the import job of several systems' track 2 output reads (``FilesImport.read``):
+    ``arguments``, then ``key_points_N`` and ``predictions_N`` of each system N named in
+    ``options["systems"]`` ({N: name}), with ``seed``, ``min_score``, ``counts`` and ``lift``; the
+    comparisons as checked items."""
+    from annotation.importers import ImportFailed, ParsedItem, RowError
+    from annotation.task_types import get_task_type
+    from annotation.task_types.base import FieldError
+    from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
+
+    try:
+        arguments = read_table(files["arguments"], ARGUMENT_COLUMNS, name="arguments.csv")
+        systems = [read_system(name, files[f"key_points_{n}"].read(), files[f"predictions_{n}"].read())
+                   for n, name in sorted(dict(options.get("systems") or {}).items())]
+        records = comparison_records(arguments, systems, seed=int(options.get("seed") or 0),
+                                     min_score=float(options.get("min_score") or 0.0),
+                                     counts=options.get("counts") or "topic", lift=options.get("lift") or LIFT)
+    except Track2Error as exc:
+        raise ImportFailed([RowError(None, None, str(exc))]) from None
+    task = get_task_type(SLUG)
+    parsed, errors = [], []
+    for n, record in enumerate(records, 1):
+        try:
+            parsed.append(ParsedItem(n, task.clean_item(record)))
+        except FieldError as exc:
+            errors.append(RowError(n, exc.field, exc.message, unit="comparison"))
+    if errors:
+        raise ImportFailed(errors[:50], total=len(errors))
+    return parsed, "comparison"
 
 
 def key_point_sets_build(*, project: Project, arguments: pd.DataFrame, systems: Sequence[SystemOutput],

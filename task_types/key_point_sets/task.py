@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.task_types import limits
 from annotation.task_types.base import (
     NO_CONTEXT,
     AnswerContext,
@@ -24,6 +25,7 @@ from annotation.task_types.base import (
     Example,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     Shortcut,
     TaskType,
@@ -62,7 +64,7 @@ def _key_point(raw: Any, where: str) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise FieldError(where, "must be an object with text and share")
     try:
-        text = record_text(raw, "text", limit=500)
+        text = record_text(raw, "text", limit=limits.KEY_POINT)
     except FieldError as exc:
         raise FieldError(f"{where}.{exc.field}", exc.message) from None
     try:
@@ -122,7 +124,7 @@ class KeyPointSets(TaskType):
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         import json
 
-        topic = record_text(record, "topic", limit=500)
+        topic = record_text(record, "topic", limit=limits.TOPIC)
         stance = _stance(record)
         raw = record.get("sets")
         if isinstance(raw, str):
@@ -192,6 +194,14 @@ class KeyPointSets(TaskType):
         ]
         return Example(records=records, answer={"choice": "a"}, form=[("choice", "a")],
                        invalid={"choice": "z"}, invalid_field="choice")
+
+    def files_imports(self) -> dict[str, FilesImport]:
+        from task_types.key_point_sets.admin import SLOTS
+        from task_types.key_point_sets.build import sets_files_read
+
+        files = ("arguments", *(f"{kind}_{n}" for n in range(1, SLOTS + 1) for kind in ("key_points", "predictions")))
+        return {"sets": FilesImport(files=files, read=sets_files_read, page="admin:annotation_project_key_point_sets",
+                                    keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.key_point_sets.admin import admin_urls

@@ -5,27 +5,19 @@ into a key-point project, mounted under the project admin by the task-type regis
 from __future__ import annotations
 
 from functools import partial
-from pathlib import Path
 from typing import Any
 
 from django import forms
-from django.conf import settings
-from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import URLPattern, path, reverse
 
 from annotation.importers import ImportFailed
 from annotation.models import Project
-from annotation.wording import count_of
-from task_types.key_points.corpus import (
-    FOLDER,
-    KeyPointCorpus,
-    file_names,
-    read_corpus,
-    read_folder,
-)
-from task_types.key_points.services import corpus_import
+from annotation.services.imports import files_import_upload
+from annotation.uploads import upload_form_is_valid
+from task_types.key_points.corpus import file_names
+from task_types.key_points.services import key_points_project
 
 
 class ImportForm(forms.Form):
@@ -44,33 +36,26 @@ class ImportForm(forms.Form):
         return data
 
 
-def _corpus(data: dict[str, Any]) -> tuple[KeyPointCorpus, str]:
-    """The corpus of the uploaded files, or of the shared data's subset; and its arguments file's name."""
-    if data.get("arguments"):
-        names = {key: data[key].name for key in ("arguments", "key_points", "labels") if data.get(key)}
-        corpus = read_corpus(data["arguments"].read(), data["key_points"].read(),
-                             data["labels"].read() if data.get("labels") else None, names=names)
-        return corpus, names["arguments"]
-    subset = data.get("subset") or "dev"
-    return read_folder(Path(settings.SHARED_DATA_DIR) / FOLDER, subset), file_names(subset)["arguments"]
-
-
 def import_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
+    """Queue the import as a job (a large arguments file takes longer than a request may) and
+    follow it on the import job's page."""
     model_admin.require(request, "annotation.add_item")
     project = get_object_or_404(Project, pk=pk)
     form = ImportForm(request.POST or None, request.FILES or None)
     errors = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and upload_form_is_valid(request, form):
+        data = form.cleaned_data
+        files = {key: data[key] for key in ("arguments", "key_points", "labels") if data.get(key)}
+        subset = data.get("subset") or "dev"
         try:
-            corpus, arguments_file = _corpus(form.cleaned_data)
-            result = corpus_import(project=project, corpus=corpus, arguments_file=arguments_file)
+            key_points_project(project=project)
+            job = files_import_upload(project=project, name="corpus", files=files,
+                                      options={} if files else {"subset": subset},
+                                      label=f"{file_names(subset)['arguments']} (shared data)", user=request.user)
         except ImportFailed as exc:
             errors = exc
         else:
-            messages.success(request, f"{count_of(result.created, 'argument', 'arguments')} imported as items"
-                             f" ({count_of(len(corpus.key_points), 'key point', 'key points')}, "
-                             f"{count_of(len(corpus.labels), 'gold label', 'gold labels')}).")
-            return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
+            return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, job.pk]))
     title = f"Import key-point data (KPA 2021 files) into {project}"
     return model_admin.tool_page(request, project, title, form, errors=errors, submit="Import")
 

@@ -18,8 +18,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from annotation.importers import ImportFailed, RowError
+from annotation.importers import (
+    ImportFailed,
+    RowError,
+    check_length,
+    check_record,
+    decode,
+    read_records,
+)
 from annotation.spreadsheet import safe_row
+from annotation.task_types import limits
+from annotation.task_types.base import FieldError
 
 FOLDER = "kpa_2021"
 STANCES = (1, -1)
@@ -91,28 +100,38 @@ class _Errors:
             raise ImportFailed(self.errors, total=self.total)
 
 
+# How long each column's values may be (annotation.task_types.limits); stance and label are
+# checked for their values.
+COLUMN_LIMITS = {"arg_id": limits.ID, "key_point_id": limits.ID, "argument": limits.ARGUMENT,
+                 "key_point": limits.KEY_POINT, "topic": limits.TOPIC}
+
+
 def _rows(source: Source, name: str, columns: Sequence[str], errors: _Errors) -> list[tuple[int, dict[str, str]]]:
-    """(line, row) of a CSV file with these columns; a missing column is an error of line 1."""
-    if isinstance(source, Path):
-        text = source.read_text(encoding="utf-8-sig")
-    elif isinstance(source, bytes):
-        text = source.decode("utf-8-sig")
-    elif isinstance(source, str):
-        text = source
-    else:
-        text = source.read().decode("utf-8-sig")
-    reader = csv.DictReader(io.StringIO(text, newline=""))
-    header = [h.strip() for h in (reader.fieldnames or [])]
+    """(line, row) of a CSV file with these columns, each value checked (no NUL, not too long);
+    a missing column is an error of line 1, an unreadable file one of the line it fails on."""
+    try:
+        text = source if isinstance(source, str) else decode(source)
+        records = list(read_records(text, "csv"))
+    except ImportFailed as exc:
+        for error in exc.errors:
+            errors.add(name, error.line, error.field, error.message)
+        return []
+    header = list(records[0][1]) if records else [h.strip() for h in next(csv.reader(io.StringIO(text)), [])]
     missing = [c for c in columns if c not in header]
     for column in missing:
         errors.add(name, 1, column, f"missing column (the file needs {', '.join(columns)})")
     if missing:
         return []
-    reader.fieldnames = header
     rows = []
-    for row in reader:
-        # The line where the row ends (a quoted argument may span lines); the header is line 1.
-        rows.append((reader.line_num, {k: (v or "").strip() for k, v in row.items() if k is not None}))
+    for line, record in records:
+        try:
+            check_record(record)
+            for column in columns:
+                check_length(column, record[column].strip(), COLUMN_LIMITS.get(column, limits.ANY_TEXT))
+        except FieldError as exc:
+            errors.add(name, line, exc.field, exc.message)
+            continue
+        rows.append((line, {k: (v or "").strip() for k, v in record.items()}))
     return rows
 
 

@@ -17,6 +17,8 @@ from django.core.files.storage import default_storage
 from django.db import transaction
 
 from annotation.models import Project
+from annotation.task_types import limits
+from annotation.value_checks import value_problem
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -74,7 +76,20 @@ def score_predictions(*, project: Project, raw: bytes, progress: Any = None,
 
     report = progress or (lambda fraction, stage: None)
     report(0.05, "reading the predictions")
+    limit = settings.IMPORT_MAX_DECOMPRESSED_BYTES
+    if len(raw) > limit:
+        raise ValueError(f"the predictions file is larger than {limit // 2**20} MB, the limit for imports "
+                         "(IMPORT_MAX_DECOMPRESSED_MB)")
     predictions = parse_predictions(raw)
+    # Ids reach the stored result: one the database would refuse (a NUL) is refused here, by name.
+    problem = value_problem(predictions)
+    if problem:
+        raise ValueError(f"predictions: {problem[0] or 'the file'}: {problem[1]}")
+    for arg_id, scores in predictions.items():
+        for named, value in (("argument", arg_id), *(("key point", kp_id) for kp_id in scores)):
+            if len(value) > limits.ID:
+                raise ValueError(f"predictions: {named} '{value[:40]}…': the id is {len(value):,} characters long; "
+                                 f"at most {limits.ID} fit")
     report(0.3, "reading the project's arguments, key points and labels")
     data = evaluation_data(project=project)
     if data.labels.empty:

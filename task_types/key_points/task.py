@@ -15,6 +15,7 @@ from typing import Any
 
 from django import forms
 
+from annotation.task_types import limits
 from annotation.task_types.base import (
     NO_CONTEXT,
     NONE,
@@ -28,6 +29,7 @@ from annotation.task_types.base import (
     Example,
     ExportContext,
     FieldError,
+    FilesImport,
     ImportField,
     Shortcut,
     TaskType,
@@ -86,6 +88,10 @@ def _key_points(value: Any) -> list[dict[str, str]]:
         kp_id, text = str(kp.get("id") or "").strip(), str(kp.get("text") or "").strip()
         if not kp_id or not text:
             raise FieldError("key_points", f"key point {n} needs an id and a text")
+        for part, value, limit in (("id", kp_id, limits.ID), ("text", text, limits.KEY_POINT)):
+            if len(value) > limit:
+                raise FieldError("key_points", f"key point {n}: its {part} has {len(value):,} characters; "
+                                               f"at most {limit:,} fit")
         if kp_id == NONE:
             raise FieldError("key_points", f"key point {n}: the id {NONE!r} is reserved for None")
         if any(k["id"] == kp_id for k in out):
@@ -154,13 +160,13 @@ class KeyPoints(TaskType):
     # --- items ------------------------------------------------------------------------------
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
-        arg_id = record_text(record, "id", required=True, limit=200)
-        topic = record_text(record, "topic", required=True, limit=1000)
+        arg_id = record_text(record, "id", required=True, limit=limits.ID)
+        topic = record_text(record, "topic", required=True, limit=limits.TOPIC)
         try:
             stance = parse_stance(record.get("stance", ""))
         except ValueError as exc:
             raise FieldError("stance", str(exc)) from None
-        argument = record_text(record, "argument", required=True, limit=10000)
+        argument = record_text(record, "argument", required=True, limit=limits.ARGUMENT)
         key_points = _key_points(record.get("key_points"))
         gold = _gold(record.get("gold"), [kp["id"] for kp in key_points])
         payload = {"id": arg_id, "topic": topic, "stance": stance, "argument": argument, "key_points": key_points}
@@ -231,6 +237,16 @@ class KeyPoints(TaskType):
                        invalid={"key_points": ["kp_4_1", NONE]}, invalid_field="key_points")
 
     # --- the type's own pages, commands and demo --------------------------------------------------
+
+    def files_imports(self) -> dict[str, FilesImport]:
+        # Imported lazily: services reach the ORM, which the type's module must not at load time.
+        from task_types.key_points.services import corpus_files_read
+        from task_types.key_points.track2 import track2_files_read
+
+        return {"corpus": FilesImport(files=("arguments", "key_points", "labels"), read=corpus_files_read,
+                                      page="admin:annotation_project_key_points"),
+                "track2": FilesImport(files=("arguments", "key_points", "predictions"), read=track2_files_read,
+                                      page="admin:annotation_project_key_points_track2", keep_existing=True)}
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.key_points import admin, track2_admin

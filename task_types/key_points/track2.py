@@ -14,8 +14,9 @@ track 1, over all the arguments: a kept pair without a label (not sampled, or am
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
 import pandas as pd
 
@@ -106,6 +107,36 @@ def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOut
     fresh = [p for p in parsed if p.item.external_id not in existing]
     result = items_import(project=project, parsed=fresh) if fresh else None
     return Track2Built(selection=selection, created=result.created if result else 0, existing=len(parsed) - len(fresh))
+
+
+def track2_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
+    """What the import job of a system's track 2 output reads (``FilesImport.read``): its
+    arguments, key points and predictions, and the options of the build (``system``, ``sample``,
+    ``seed``, ``show``, ``counts``, ``lift``); the sampled pairs as checked matching items."""
+    from annotation.importers import ImportFailed, ParsedItem, RowError
+    from annotation.task_types import get_task_type
+    from annotation.task_types.base import FieldError
+    from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
+
+    name = str(options.get("system") or "system")
+    try:
+        arguments = read_table(files["arguments"], ARGUMENT_COLUMNS, name="arguments.csv")
+        system = read_system(name, files["key_points"].read(), files["predictions"].read())
+        selection = selection_records(arguments, system, sample=options.get("sample"), seed=int(options.get("seed") or 0),
+                                      show=options.get("show") or "all", counts=options.get("counts") or "topic",
+                                      lift=options.get("lift") or LIFT)
+    except Track2Error as exc:
+        raise ImportFailed([RowError(None, None, f"system {name!r}: {exc}")]) from None
+    task = get_task_type("key_points")
+    parsed, errors = [], []
+    for n, record in enumerate(selection.records, 1):
+        try:
+            parsed.append(ParsedItem(n, task.clean_item(record)))
+        except FieldError as exc:
+            errors.append(RowError(n, exc.field, exc.message, unit="pair"))
+    if errors:
+        raise ImportFailed(errors[:50], total=len(errors))
+    return parsed, "pair"
 
 
 def track2_score(*, project: Project, arguments: pd.DataFrame, system: SystemOutput,

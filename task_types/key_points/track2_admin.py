@@ -16,10 +16,12 @@ from django.urls import URLPattern, path, reverse
 from analysis.methods.keypoint_track2 import Track2Error
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Project
-from annotation.wording import count_of
+from annotation.services.imports import files_import_upload
+from annotation.uploads import upload_form_is_valid
 from task_types.key_points.models import PredictionEvaluation
+from task_types.key_points.services import key_points_project
 from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
-from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES, SHOW, track2_build, track2_score
+from task_types.key_points.track2 import ADMIN_LIFT, COUNT_CHOICES, SHOW, track2_score
 
 
 class Track2Form(forms.Form):
@@ -43,16 +45,19 @@ class Track2Form(forms.Form):
 
 
 def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
+    """Build: the files go to an import job (an arguments file may take longer than a request),
+    whose page follows it. Score: reads the files and scores the system at once."""
     model_admin.require(request, "annotation.add_item")
     project = get_object_or_404(Project, pk=pk)
     form = Track2Form(request.POST or None, request.FILES or None)
     errors = None
-    if request.method == "POST" and form.is_valid():
+    if request.method == "POST" and upload_form_is_valid(request, form):
         data = form.cleaned_data
         try:
-            arguments = read_table(data["arguments"].read(), ARGUMENT_COLUMNS, name="arguments.csv")
-            system = read_system(data["system"], data["key_points"].read(), data["predictions"].read())
+            key_points_project(project=project)
             if data["action"] == "score":
+                arguments = read_table(data["arguments"], ARGUMENT_COLUMNS, name="arguments.csv")
+                system = read_system(data["system"], data["key_points"].read(), data["predictions"].read())
                 result = track2_score(project=project, arguments=arguments, system=system, ties=data["ties"] or "official")
                 messages.success(request, f"{system.name}: strict mAP {result['strict']:.4f}, relaxed "
                                  f"{result['relaxed']:.4f}, mean {result['mean']:.4f}; "
@@ -60,12 +65,12 @@ def track2_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
                                  + json.dumps({g['topic'] + ' ' + str(g['stance']): round(g['strict'], 4)
                                                for g in result["groups"]}))
             else:
-                built = track2_build(project=project, arguments=arguments, system=system, sample=data["sample"],
-                                     seed=data["seed"], show=data["show"], counts=data["counts"] or "topic",
-                                     lift=ADMIN_LIFT)
-                messages.success(request, f"{system.name}: {count_of(built.selection.kept, 'pair', 'pairs')} in the top half, "
-                                 f"{len(built.selection.records)} sampled: {count_of(built.created, 'new item', 'new items')}, "
-                                 f"{built.existing} already in the project.")
+                job = files_import_upload(
+                    project=project, name="track2", user=request.user,
+                    files={key: data[key] for key in ("arguments", "key_points", "predictions")},
+                    options={"system": data["system"], "sample": data["sample"], "seed": data["seed"],
+                             "show": data["show"], "counts": data["counts"] or "topic", "lift": ADMIN_LIFT})
+                return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, job.pk]))
         except Track2Error as exc:
             errors = ImportFailed([RowError(None, None, str(exc))])
         except ImportFailed as exc:

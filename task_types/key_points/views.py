@@ -14,6 +14,7 @@ from django.views.decorators.http import require_POST
 
 from analysis.models import AnalysisRun
 from annotation.models import Project
+from annotation.uploads import upload_form_is_valid
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import HtmxRequest
 from task_types.key_points.corpus import (
@@ -63,7 +64,7 @@ def evaluations(request: HttpRequest, slug: str) -> HttpResponse:
     if request.method == "POST":
         if not request.user.has_perm("analysis.add_analysisrun"):
             messages.error(request, "You need the permission to start analyses to evaluate predictions.")
-        elif form.is_valid():
+        elif upload_form_is_valid(request, form):
             upload = form.cleaned_data["predictions"]
             evaluation = evaluation_upload(project=project, upload=upload, filename=upload.name or "",
                                            size=upload.size or 0, user=request.user,

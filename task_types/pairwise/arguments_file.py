@@ -15,13 +15,14 @@ from annotation.importers import (
     decode,
     read_records,
 )
+from annotation.task_types import limits
 from annotation.task_types.base import FieldError
 
 # Lengths of the corpus columns the values go to (topics' and arguments' external ids take
 # ID_MAX_LENGTH, as items' do). SQLite ignores them; PostgreSQL refuses longer text.
-PROMPT_MAX_LENGTH = 500
-STANCE_MAX_LENGTH = 500
-AUTHOR_MAX_LENGTH = 200
+PROMPT_MAX_LENGTH = limits.TOPIC
+STANCE_MAX_LENGTH = limits.STANCE
+AUTHOR_MAX_LENGTH = limits.NAME
 ARGUMENT_COLUMNS = ("arg_id", "topic", "debate_title", "stance", "author", "text")
 
 
@@ -52,7 +53,7 @@ def parse_arguments(data: bytes) -> list[ArgumentRow]:
             check_record(record)
             for column, limit in (("arg_id", ID_MAX_LENGTH), ("topic", ID_MAX_LENGTH),
                                   ("debate_title", PROMPT_MAX_LENGTH), ("stance", STANCE_MAX_LENGTH),
-                                  ("author", AUTHOR_MAX_LENGTH)):
+                                  ("author", AUTHOR_MAX_LENGTH), ("text", limits.ARGUMENT)):
                 check_length(column, values[column], limit)
         except FieldError as exc:
             errors.append(RowError(line, exc.field, exc.message))

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from annotation.task_types import limits
 from annotation.task_types.base import (
     NO_CONTEXT,
     AnswerContext,
@@ -66,6 +67,11 @@ Please keep in mind:
 """
 
 
+# How long each text may be (annotation.task_types.limits); ids (the topic too) take limits.ID.
+FIELD_LIMITS = {"prompt": limits.TOPIC, "stance": limits.STANCE, "text": limits.ARGUMENT,
+                "arg1_text": limits.ARGUMENT, "arg2_text": limits.ARGUMENT}
+
+
 def _text(record: Mapping[str, Any], field: str, *, required: bool = True) -> str:
     value = record.get(field)
     if value is None:
@@ -77,6 +83,9 @@ def _text(record: Mapping[str, Any], field: str, *, required: bool = True) -> st
     text = str(value).strip()
     if required and not text:
         raise FieldError(field, "must not be empty")
+    limit = FIELD_LIMITS.get(field, limits.ID)
+    if len(text) > limit:
+        raise FieldError(field, f"is {len(text):,} characters long; at most {limit:,} fit")
     return text
 
 

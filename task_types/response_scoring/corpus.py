@@ -17,12 +17,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from annotation.importers import ImportFailed, RowError, decode, read_records
+from annotation.importers import ImportFailed, RowError, check_record, decode, read_records
+from annotation.task_types import limits
 from annotation.task_types.base import FieldError, record_text
 
 # The study's two kinds of prompt: tell the story of six pictures; summarise what was heard.
 PROMPT_TYPES = {"narration": "picture narration", "summary": "listen and summarise"}
-TEXT_LIMIT = 20_000
+TEXT_LIMIT = limits.TRANSCRIPT
 FILES = ("prompts", "references", "responses")
 
 
@@ -97,7 +98,23 @@ def _find(folder: Path, name: str) -> Path:
 
 
 def _rows(path: Path) -> list[tuple[int, Mapping[str, Any]]]:
-    return list(read_records(decode(path.read_bytes()), "csv" if path.suffix == ".csv" else "jsonl"))
+    """The file's records, each checked as imports are (no NUL, no over-long text); errors name
+    the file, the line and the field."""
+    unit = f"{path.name} line"
+    try:
+        records = list(read_records(decode(path), "csv" if path.suffix == ".csv" else "jsonl"))
+    except ImportFailed as exc:
+        raise ImportFailed([RowError(e.line, e.field, e.message, unit=unit) for e in exc.errors],
+                           total=exc.total) from None
+    errors = []
+    for line, record in records:
+        try:
+            check_record(record)
+        except FieldError as exc:
+            errors.append(RowError(line, exc.field, exc.message, unit=unit))
+    if errors:
+        raise ImportFailed(errors[:50], total=len(errors))
+    return records
 
 
 def folder_records(folder: Path) -> Corpus:

@@ -211,6 +211,6 @@ def test_decode_names_the_line_of_invalid_utf8_and_damaged_gzip():
     for data in (b"id\nok\n\xff\xfe\n", io.BytesIO(b"id\nok\n\xff\xfe\n"), gzip.compress(b"id\nok\n\xff\n")):
         with pytest.raises(ImportFailed) as exc:
             decode(data)
-        assert str(exc.value) == "line 3: the file is not valid UTF-8"
+        assert str(exc.value) == "line 3: the file is not valid UTF-8 (byte 0xff); save it as UTF-8"
     with pytest.raises(ImportFailed, match="the gzip file is damaged"):
         decode(gzip.compress(b"id\nok\n")[:-6])

@@ -85,7 +85,8 @@ def test_duplicate_ids_in_one_file():
         (b"", "file: the file is empty"),
         (HEADER.encode(), "file: the file holds no records"),
         ((HEADER + "p1,t\n").encode(), "line 2: has 2 fields but the header has 9"),
-        (b"\xff\xfe" + HEADER.encode(), "line 1: the file is not valid UTF-8"),
+        (b"\xe9t\xe9\n" + HEADER.encode(), "line 1: the file is not valid UTF-8 (byte 0xe9); save it as UTF-8"),
+        (b"\xff\xfe" + HEADER.encode() + b"!", "file: the file starts as UTF-16 but is not valid UTF-16; save it as UTF-8"),
         (b"topic,topic\n1,2\n", "line 1, field 'topic': this column appears more than once"),
     ],
 )
@@ -93,6 +94,13 @@ def test_broken_files(data, message):
     with pytest.raises(ImportFailed) as exc:
         parse_items(data, fmt="csv", task_type=PAIRWISE)
     assert str(exc.value.errors[0]) == message
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-32"])
+def test_a_file_saved_as_utf16_or_utf32_with_its_bom_is_read_in_its_encoding(encoding):
+    text = HEADER + "p1,t,Prompt,pro,a1,Ünïcödé,a2,B,\n"
+    (item,) = parse_items(text.encode(encoding), fmt="csv", task_type=PAIRWISE)
+    assert item.item.payload["arg1"]["text"] == "Ünïcödé"
 
 
 def test_missing_column_is_named():

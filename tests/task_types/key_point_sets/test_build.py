@@ -115,7 +115,8 @@ def write_systems(tmp_path, systems):
     return args
 
 
-def test_every_refusal_of_the_count_check_names_the_switch_that_lifts_it(tmp_path, client):
+def test_every_refusal_of_the_count_check_names_the_switch_that_lifts_it(tmp_path, client,
+                                                                         django_capture_on_commit_callbacks):
     from django.core.files.uploadedfile import SimpleUploadedFile
     from django.core.management import CommandError
 
@@ -134,9 +135,12 @@ def test_every_refusal_of_the_count_check_names_the_switch_that_lifts_it(tmp_pat
         files[f"key_points_{n}"] = (f"{system.name}.csv", tmp_path / f"{system.name}.csv")
         files[f"predictions_{n}"] = (f"{system.name}.json", tmp_path / f"{system.name}.json")
     data = {name: SimpleUploadedFile(filename, path.read_bytes()) for name, (filename, path) in files.items()}
-    response = client.post(url, {**data, "name_1": SYSTEM.name, "name_2": short.name, "seed": 0, "min_score": 0,
-                                 "counts": "topic"})
-    page = " ".join(response.content.decode().split())
+    # The page queues an import job (run here at once) and shows its outcome on the job's page.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {**data, "name_1": SYSTEM.name, "name_2": short.name, "seed": 0,
+                                     "min_score": 0, "counts": "topic"})
+    assert response.status_code == 302
+    page = " ".join(client.get(response["Location"]).content.decode().split())
     assert "4 key points" in page
     assert "The setting &#x27;Key-point counts: Any number (no check)&#x27; lifts this check" in page
     assert not other.items.exists()
