@@ -32,6 +32,7 @@ from annotation.services.crowd_results import (
 )
 from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
+from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -45,7 +46,7 @@ from jobs.services import (
 from jobs.tasks import task_send
 
 # The Celery task that runs an import job (annotation.tasks.run_import).
-IMPORT_TASK = "annotation.import"
+IMPORT_TASK = ImportJob.task_name
 Kind = ImportJob.Kind
 Progress = Callable[[float, str], None]
 # A file's checked rows: items, or crowd results.
@@ -136,6 +137,10 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
                 created_by=user if user is not None and user.is_authenticated else None,
             )
             job_enqueue(job=job, send=_send)
+    except ServiceUnavailable:
+        # The job was stored (and failed, the queue being away): it keeps its upload, so that
+        # it can be restarted.
+        raise
     except Exception:
         default_storage.delete(stored)
         raise
