@@ -30,6 +30,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.db import (
@@ -62,8 +63,6 @@ Status = JobStatus
 J = TypeVar("J", bound=Job)
 # Faults worth retrying: the database went away (restarted, failed over, connection dropped).
 TRANSIENT: tuple[type[Exception], ...] = (OperationalError, InterfaceError)
-# What a request that could not queue its job tells the client to wait before trying again.
-QUEUE_RETRY_AFTER = 30
 
 
 class JobBusy(Exception):
@@ -138,11 +137,11 @@ def job_enqueue(*, job: Job, send: Callable[[int], Any] | None = None) -> None:
                 error=f"The job queue could not be reached ({failure_message(exc=exc)}); restart the job once the "
                       "broker is back.",
             )
-            label = f"{type(job)._meta.verbose_name} #{job.pk}"
+            label, wait = f"{type(job)._meta.verbose_name} #{job.pk}", int(settings.UNAVAILABLE_RETRY_AFTER)
             raise ServiceUnavailable(
-                "the job queue", retry_after=QUEUE_RETRY_AFTER,
+                "the job queue", retry_after=wait,
                 detail=f"The job queue could not be reached: {label} was not queued and is marked failed. "
-                       f"Try again in {QUEUE_RETRY_AFTER} s.",
+                       f"Try again in {wait} s.",
             ) from exc
 
     transaction.on_commit(publish)

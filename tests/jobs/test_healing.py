@@ -246,9 +246,10 @@ def test_the_progress_partial_says_what_is_true_of_a_queued_job(settings, rf):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_queue_that_cannot_be_reached_fails_the_job_and_reaches_the_view_as_unavailable(monkeypatch):
-    """The request that queues a job learns that the queue is away (the project answers it with
-    503 and Retry-After); the job's row stays, failed with the reason, and can be restarted."""
+def test_a_queue_that_cannot_be_reached_fails_the_job_and_answers_503(monkeypatch, settings):
+    """The request that queues a job learns that the queue is away: ServiceUnavailable leaves
+    the enqueue path and the project answers it with 503 and Retry-After; the job's row stays,
+    failed with the reason, and can be restarted."""
     from kombu.exceptions import OperationalError as BrokerError
 
     from analysis import tasks
@@ -256,16 +257,24 @@ def test_a_queue_that_cannot_be_reached_fails_the_job_and_reaches_the_view_as_un
     def away(*args, **kwargs):
         raise BrokerError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
 
+    raised = []
+    real = services.ServiceUnavailable
+
+    def seen(*args, **kwargs):
+        raised.append(real(*args, **kwargs))
+        return raised[-1]
+
     monkeypatch.setattr(tasks.run_analysis, "delay", away)
+    monkeypatch.setattr(services, "ServiceUnavailable", seen)
     project = ProjectFactory()
     api = APIClient()
     api.force_authenticate(UserFactory(role="admin"))
-    with pytest.raises(ServiceUnavailable) as raised:
-        api.post(reverse("api-analysis-create", args=[project.slug]), {"kind": "agreement"}, format="json")
-    assert raised.value.what == "the job queue" and raised.value.retry_after == services.QUEUE_RETRY_AFTER
+    response = api.post(reverse("api-analysis-create", args=[project.slug]), {"kind": "agreement"}, format="json")
     run = AnalysisRun.objects.get(project=project)
+    assert raised and raised[0].what == "the job queue"
+    assert response.status_code == 503 and int(response["Retry-After"]) == settings.UNAVAILABLE_RETRY_AFTER
+    assert f"analysis run #{run.pk} was not queued and is marked failed" in response.json()["detail"]
     assert run.status == Status.FAILED and "The job queue could not be reached (OperationalError: Error 111" in run.error
-    assert f"analysis run #{run.pk} was not queued and is marked failed" in raised.value.detail
 
 
 def test_a_refused_send_never_touches_a_newer_attempt(monkeypatch, django_capture_on_commit_callbacks):
