@@ -6,6 +6,8 @@ from jobs.models import Job, job_constraints
 
 
 class AnalysisRun(Job):
+    task_name = "analysis.run"
+
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="analysis_runs")
     kind = models.CharField(max_length=40)
     params = models.JSONField(default=dict, blank=True)

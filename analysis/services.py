@@ -21,12 +21,13 @@ from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report,
 from annotation.models import Project
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
+from jobs.healing import jobs_reap
 from jobs.live import Attempt
-from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart, jobs_reap
+from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart
 from jobs.tasks import task_send
 
 # The Celery task that executes a run (analysis.tasks.run_analysis).
-RUN_TASK = "analysis.run"
+RUN_TASK = AnalysisRun.task_name
 Status = AnalysisRun.Status
 
 

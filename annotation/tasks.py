@@ -8,7 +8,7 @@ from annotation.selectors.tallies import TALLY_TASK
 from annotation.services import leases_expire
 from annotation.services.imports import IMPORT_TASK, import_job_execute, import_uploads_tidy
 from annotation.services.tallies import tally_refresh
-from jobs.services import jobs_reap_all
+from jobs.healing import jobs_heal
 from jobs.tasks import run_as_task
 
 
@@ -20,11 +20,12 @@ def expire_leases() -> int:
 
 @shared_task(name="annotation.reap_dead_jobs")
 def reap_dead_jobs() -> int:
-    """Mark running jobs whose worker died as failed, and delete uploads no job needs any more;
-    scheduled every 15 s by celery beat."""
-    reaped = jobs_reap_all()
+    """Send jobs whose worker died or whose message was lost to the queue again (or fail those
+    out of attempts), and delete uploads no job needs any more; scheduled every 15 s by celery
+    beat. Returns how many jobs it healed or failed."""
+    reaped, resent = jobs_heal()
     import_uploads_tidy()
-    return reaped
+    return reaped + resent
 
 
 @shared_task(bind=True, name=IMPORT_TASK, max_retries=3)

@@ -349,6 +349,12 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 # JOB_DEAD_SECONDS is taken for dead (its worker was killed) and can be restarted at once.
 JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
 JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
+# Attempts a job gets (each claim by a worker counts, a redelivered message's too); once they
+# are used up the job fails with the last attempt's error. A restart gives it as many again.
+JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", 3))
+# A queued job that no worker has taken for this long while no other job runs lost its message:
+# the scheduler sends it again, up to JOB_MAX_ATTEMPTS times, then fails it with the reason.
+JOB_QUEUED_SECONDS = float(os.environ.get("JOB_QUEUED_SECONDS", 300))
 # Staff pages count a project's workers and answers per hour as they render up to this many
 # assignments; above it they show the tally a background job counts, at most this many seconds
 # old (annotation.selectors.tallies).

@@ -7,10 +7,12 @@ holds the database's write lock) could not report through the database.
 """
 
 import uuid
+from typing import ClassVar
 
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
+from django.utils import timezone
 
 
 class JobStatus(models.TextChoices):
@@ -27,6 +29,9 @@ class Job(models.Model):
     over a newer one."""
 
     Status = JobStatus
+    # The Celery task that runs this kind of job, by name: the scheduler sends a job whose
+    # message was lost, or whose worker died, to it again without knowing the job's kind.
+    task_name: ClassVar[str] = ""
     ACTIVE = (JobStatus.QUEUED, JobStatus.RUNNING)
     FINISHED = (JobStatus.DONE, JobStatus.FAILED, JobStatus.CANCELLED)
 
@@ -34,7 +39,9 @@ class Job(models.Model):
     progress = models.FloatField(default=0.0, help_text="0 to 1.")
     stage = models.CharField(max_length=200, blank=True, help_text="What the job is doing now.")
     error = models.TextField(blank=True)
-    attempts = models.PositiveSmallIntegerField(default=0)
+    attempts = models.PositiveSmallIntegerField(default=0, help_text="Attempts claimed by a worker since it was queued by a person.")
+    queued_at = models.DateTimeField(default=timezone.now, help_text="When it was last sent to the job queue.")
+    sends = models.PositiveSmallIntegerField(default=0, help_text="Times the scheduler sent it again, no worker having taken it.")
     token = models.UUIDField(default=uuid.uuid4, help_text="Identifies the current attempt.")
     created_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

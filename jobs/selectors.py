@@ -1,11 +1,12 @@
-"""Reads about jobs: live progress, whether a running job lost its worker, how many jobs are
-ahead of a queued one, and whether a job worker is alive."""
+"""Reads about jobs: live progress, whether a running job lost its worker, whether a queued one
+lost its message, how many jobs are ahead of a queued one, and whether a job worker is alive."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.core.cache import cache
 from django.utils import timezone
 
@@ -48,7 +49,38 @@ def is_dead(*, job: Job, now: datetime | None = None) -> bool:
 
 def dead_job_error() -> str:
     """What a job whose worker died says (stored when it is marked failed, shown before)."""
-    return f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s. Restart the job."
+    return (f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s. The scheduler sends the job "
+            "to the queue again while it has attempts left; restart it to do so now.")
+
+
+def worker_stopped_error(*, job: Job) -> str:
+    """What a running job whose worker died says, naming the attempt it died in."""
+    return (f"The job worker stopped: no heartbeat for more than {dead_seconds():.0f} s, during attempt "
+            f"{job.attempts} of {max_attempts()}")
+
+
+def max_attempts() -> int:
+    return max(int(settings.JOB_MAX_ATTEMPTS), 1)
+
+
+def queued_seconds() -> float:
+    return float(settings.JOB_QUEUED_SECONDS)
+
+
+def is_stale(*, job: Job, now: datetime | None = None) -> bool:
+    """A queued job that no worker has taken for JOB_QUEUED_SECONDS since it was last sent: its
+    message may be lost. The scheduler sends it again (or fails it), and it may be restarted."""
+    if job.status != Status.QUEUED:
+        return False
+    return ((now or timezone.now()) - job.queued_at).total_seconds() > queued_seconds()
+
+
+def jobs_running_alive(*, now: datetime | None = None) -> bool:
+    """Whether any job of any kind runs on a live worker: the workers are busy, so a queued job
+    that waits is waiting its turn rather than for a lost message."""
+    now = now or timezone.now()
+    return any(not is_dead(job=job, now=now)
+               for model in job_models() for job in model._default_manager.filter(status=Status.RUNNING))
 
 
 def worker_last_seen() -> datetime | None:

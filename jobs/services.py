@@ -1,27 +1,39 @@
 """Writes of background jobs: queueing, one attempt's lifecycle (``job_execute``), cancelling,
-restarting, and marking dead jobs failed.
+restarting, and healing jobs that lost their worker or their message.
 
 The job row holds the durable state; while an attempt runs, its progress and heartbeat go to the
-cache (``jobs.live``). A running job whose heartbeat is older than ``JOB_DEAD_SECONDS`` lost its
-worker: the scheduler marks it failed, and so do the writes that meet it (a restart, a new run),
-while a page that looks at it only says so (``jobs.selectors.is_dead``). It can be restarted at
-once. Every write of an attempt is guarded by the attempt's ``token``: an attempt that was given
-up can never overwrite a newer one.
+cache (``jobs.live``). Every write of an attempt is guarded by the attempt's ``token``: an
+attempt that was given up can never overwrite a newer one.
+
+A job gets ``JOB_MAX_ATTEMPTS`` attempts, counted where a worker claims one (``job_claim``), so
+that a message the broker delivers again after its worker crashed counts too. What the scheduler
+does every 15 s (``jobs.healing.jobs_heal``):
+
+- a running job whose heartbeat is older than ``JOB_DEAD_SECONDS`` lost its worker (killed, or
+  crashed by the job itself): it goes back to the queue while it has attempts left, else it fails
+  saying which attempt the worker stopped in. A page that looks at it only says so
+  (``jobs.selectors.is_dead``); it can be restarted at once.
+- a queued job that no worker took for ``JOB_QUEUED_SECONDS`` while no other job runs lost its
+  message: it is sent again, up to ``JOB_MAX_ATTEMPTS`` times, then fails with the reason. It can
+  be restarted at once.
+
+A lost database is a transient fault: the attempt goes back to the queue (or, when even that
+write cannot reach the database, is left for the retry and the scheduler) and runs again once
+the database is back, within the attempt cap.
 """
 
 from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
 from typing import Any, Protocol, TypeVar
 
+from django.conf import settings
 from django.core.cache import cache
 from django.core.files.storage import default_storage
 from django.db import (
-    DatabaseError,
     InterfaceError,
     OperationalError,
     close_old_connections,
@@ -31,9 +43,18 @@ from django.db import (
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from jobs.live import LIVE_TTL, Attempt, JobCancelled, cancel_key, dead_seconds
+from config.unavailable import ServiceUnavailable
+from jobs.live import LIVE_TTL, Attempt, JobCancelled, cancel_key, dead_seconds, live_key
 from jobs.models import Job, JobStatus
-from jobs.selectors import dead_job_error, is_dead, job_models, live_state
+from jobs.queue import task_send
+from jobs.selectors import (
+    is_dead,
+    is_stale,
+    live_state,
+    max_attempts,
+    queued_seconds,
+    worker_stopped_error,
+)
 
 logger = logging.getLogger(__name__)
 Status = JobStatus
@@ -88,49 +109,42 @@ class KeepsUpload(Protocol):
 # --- queueing ----------------------------------------------------------------------------------
 
 
-def job_enqueue(*, job: Job, send: Callable[[int], Any]) -> None:
-    """Send the job to the queue once the transaction that created it commits. A broker that
-    cannot be reached fails the job with the reason instead of leaving it queued forever."""
+def job_send(*, job: Job) -> None:
+    """Send the job to its Celery task (``task_name`` of its model)."""
+    task_send(type(job).task_name, job.pk)
+
+
+def job_enqueue(*, job: Job, send: Callable[[int], Any] | None = None) -> None:
+    """Send the job to the queue once the transaction that created it commits.
+
+    A broker that cannot be reached fails the job with the reason (the row is committed, so
+    nothing is lost, and it can be restarted) and raises ServiceUnavailable, which the request
+    that queued the job answers with 503 and Retry-After. The exception leaves through the
+    commit of the caller's transaction (or this call, outside one); jobs queued in the same
+    transaction after this one stay queued and the scheduler sends them once it can."""
+    token = job.token
 
     def publish() -> None:
         try:
-            send(job.pk)
+            if send is not None:
+                send(job.pk)
+            else:
+                job_send(job=job)
         except Exception as exc:  # the broker's errors differ by transport
-            logger.exception("could not queue %s", job)
-            type(job)._default_manager.filter(pk=job.pk, status=Status.QUEUED).update(
+            logger.warning("could not queue %s", job, exc_info=True)
+            type(job)._default_manager.filter(pk=job.pk, status=Status.QUEUED, token=token).update(
                 status=Status.FAILED, finished_at=timezone.now(),
-                error=f"The job queue could not be reached ({exc}); start the broker and restart the job.",
+                error=f"The job queue could not be reached ({failure_message(exc=exc)}); restart the job once the "
+                      "broker is back.",
             )
+            label, wait = f"{type(job)._meta.verbose_name} #{job.pk}", int(settings.UNAVAILABLE_RETRY_AFTER)
+            raise ServiceUnavailable(
+                "the job queue", retry_after=wait,
+                detail=f"The job queue could not be reached: {label} was not queued and is marked failed. "
+                       f"Try again in {wait} s.",
+            ) from exc
 
     transaction.on_commit(publish)
-
-
-# --- dead workers ------------------------------------------------------------------------------
-
-
-def jobs_reap(*, model: type[J], now: datetime | None = None, jobs: Iterable[J] | None = None) -> int:
-    """Mark running jobs whose worker died as failed; returns how many."""
-    now = now or timezone.now()
-    candidates = list(jobs) if jobs is not None else list(model._default_manager.filter(status=Status.RUNNING))
-    reaped = 0
-    for job in candidates:
-        if not is_dead(job=job, now=now):
-            continue
-        try:
-            # A savepoint, so that a refused write leaves a caller's transaction usable.
-            with transaction.atomic():
-                reaped += model._default_manager.filter(pk=job.pk, status=Status.RUNNING, token=job.token).update(
-                    status=Status.FAILED, finished_at=now, error=dead_job_error(),
-                )
-        except DatabaseError:
-            # SQLite is locked by a long write; the scheduler's next round will catch it.
-            logger.warning("could not mark %s as dead now", job)
-    return reaped
-
-
-def jobs_reap_all() -> int:
-    """What the scheduler does every 15 s: reap every kind of job."""
-    return sum(jobs_reap(model=model) for model in job_models())
 
 
 # --- an attempt, in the worker -----------------------------------------------------------------
@@ -138,7 +152,11 @@ def jobs_reap_all() -> int:
 
 def job_claim(*, model: type[J], pk: int) -> J | None:
     """Start a new attempt at a queued job (or at a running one whose worker died). Returns None
-    when the job is finished; raises JobBusy when a live worker runs it."""
+    when the job is finished, or when it has used its JOB_MAX_ATTEMPTS attempts (it fails then,
+    with the last attempt's error); raises JobBusy when a live worker runs it.
+
+    Attempts are counted here, not where messages are sent, so that a message the broker
+    delivers again after its worker crashed counts as the attempt it is."""
     now = timezone.now()
     with transaction.atomic():
         job = model._default_manager.select_for_update().get(pk=pk)
@@ -147,12 +165,22 @@ def job_claim(*, model: type[J], pk: int) -> J | None:
         if job.status == Status.RUNNING and not is_dead(job=job, now=now):
             beat = live_state(job=job).heartbeat_at or now
             raise JobBusy(max(dead_seconds() - (now - beat).total_seconds(), 1.0))
+        if job.attempts >= max_attempts():
+            if job.status == Status.RUNNING:
+                job.error = f"{worker_stopped_error(job=job)}; the job was given up. Restart it once the cause is fixed."
+            else:
+                last = job.error or "no error was recorded"
+                job.error = f"The job used its {job.attempts} attempts; the last one ended: {last}"
+            job.status, job.finished_at = Status.FAILED, now
+            job.save(update_fields=["status", "finished_at", "error"])
+            return None
         job.status, job.token, job.attempts = Status.RUNNING, uuid.uuid4(), job.attempts + 1
         job.started_at = job.heartbeat_at = now
         job.finished_at = None
+        job.sends = 0
         job.progress, job.stage, job.error = 0.0, "starting", ""
         job.save(update_fields=["status", "token", "attempts", "started_at", "heartbeat_at", "finished_at",
-                                "progress", "stage", "error"])
+                                "sends", "progress", "stage", "error"])
     return job
 
 
@@ -182,8 +210,33 @@ def failure_message(*, exc: BaseException) -> str:
 
 
 def job_requeue(*, job: Job, reason: str) -> bool:
-    """Put the attempt back in the queue after a transient fault (the database went away)."""
-    return bool(_guarded(job).update(status=Status.QUEUED, stage="", error=f"retrying after: {reason}"[:10000]))
+    """Put the attempt back in the queue after a transient fault (the database went away); once
+    the job has used its attempts, fail it with ``reason`` instead. True when it was requeued."""
+    cap = max_attempts()
+    ended = f"Attempt {job.attempts} of {cap} ended: {reason}"
+    if job.attempts >= cap:
+        job_fail(job=job, error=f"{ended}. The job was given up; restart it once the cause is fixed.")
+        return False
+    return bool(_guarded(job).update(status=Status.QUEUED, stage="", queued_at=timezone.now(), sends=0,
+                                     error=f"{ended}; it will be tried again."[:10000]))
+
+
+def _requeue_after(job: Job, fault: Exception) -> bool:
+    """Put the attempt back in the queue after a transient fault; True when a retry should
+    follow. When the database is still away even for that, the attempt's live heartbeat is
+    dropped, so that the retry (or the scheduler) sees at once that no worker runs it and takes
+    it again once the database is back."""
+    if not connection.in_atomic_block:
+        close_old_connections()  # drop a broken connection before writing the status
+    try:
+        return job_requeue(job=job, reason=failure_message(exc=fault))
+    except TRANSIENT:
+        logger.warning("%s: the database is still away; the retry takes it again", job)
+        try:
+            cache.delete(live_key(job))
+        except Exception:
+            logger.warning("could not drop the live state of %s", job, exc_info=True)
+        return True
 
 
 def job_execute(*, model: type[J], pk: int, work: Callable[[J, Attempt], JobOutcome],
@@ -201,16 +254,18 @@ def job_execute(*, model: type[J], pk: int, work: Callable[[J, Attempt], JobOutc
     - Any other error fails the job with ``failure`` followed by the error's class and message.
 
     ``cleanup(job)`` runs once no attempt needs what the job keeps (its stored upload): after an
-    attempt that did not go back in the queue, and when the job had finished already. Returns the
+    attempt that ended other than by a transient fault, and when the job had finished already
+    (a job that failed for want of attempts keeps it, so that it can be restarted). Returns the
     job as the attempt left it, or None when it had finished already; raises JobBusy when a live
     worker runs it.
     """
     job = job_claim(model=model, pk=pk)
     if job is None:
-        if cleanup is not None:
-            cleanup(model._default_manager.get(pk=pk))
+        finished = model._default_manager.get(pk=pk)
+        if cleanup is not None and finished.status != Status.FAILED:
+            cleanup(finished)
         return None
-    requeued = False
+    fault: Exception | None = None
     with Attempt(job) as attempt:
         try:
             outcome = work(job, attempt)
@@ -225,16 +280,16 @@ def job_execute(*, model: type[J], pk: int, work: Callable[[J, Attempt], JobOutc
         except JobCancelled:
             logger.info("%s was cancelled while running", job)
         except transient as exc:
-            if not connection.in_atomic_block:
-                close_old_connections()  # drop a broken connection before writing the status
-            requeued = job_requeue(job=job, reason=str(exc))
-            raise TransientFault(str(exc)) from exc
+            # Handled once the heartbeat stopped (see _requeue_after).
+            fault = exc
         except Exception as exc:
             logger.exception("%s failed", job)
             job_fail(job=job, error=failure + failure_message(exc=exc))
-        finally:
-            if cleanup is not None and not requeued:
-                cleanup(job)
+    if fault is not None:
+        if _requeue_after(job, fault):
+            raise TransientFault(str(fault)) from fault
+    elif cleanup is not None:
+        cleanup(job)
     job.refresh_from_db()
     return job
 
@@ -276,25 +331,23 @@ def job_cancel(*, job: J, by: str = "") -> J:
     return job
 
 
-def job_restart(*, job: J, send: Callable[[int], Any]) -> J:
-    """Queue a failed or cancelled job again (or one whose worker died), as a new attempt."""
+def job_restart(*, job: J, send: Callable[[int], Any] | None = None) -> J:
+    """Queue a failed or cancelled job again, or one whose worker died, or a queued one that no
+    worker took for JOB_QUEUED_SECONDS (its message may be lost), with JOB_MAX_ATTEMPTS
+    attempts again. Raises ServiceUnavailable when the job queue cannot be reached (the job is
+    then failed, as job_enqueue says)."""
     with transaction.atomic():
         job = type(job)._default_manager.select_for_update().get(pk=job.pk)
         if job.status == Status.RUNNING and is_dead(job=job):
             job.status = Status.FAILED
-        if job.status not in (Status.FAILED, Status.CANCELLED):
-            raise ValueError(f"only failed or cancelled jobs can be restarted; this one is {job.get_status_display().lower()}")
+        if not (job.status in (Status.FAILED, Status.CANCELLED) or is_stale(job=job)):
+            raise ValueError(f"only failed or cancelled jobs can be restarted, or queued ones that no worker took "
+                             f"within {queued_seconds():.0f} s; this one is {job.get_status_display().lower()}")
         job.status, job.token = Status.QUEUED, uuid.uuid4()
+        job.attempts, job.sends, job.queued_at = 0, 0, timezone.now()
         job.progress, job.stage, job.error = 0.0, "", ""
         job.started_at = job.finished_at = job.heartbeat_at = None
-        job.save(update_fields=["status", "token", "progress", "stage", "error", "started_at", "finished_at",
-                                "heartbeat_at"])
+        job.save(update_fields=["status", "token", "attempts", "sends", "queued_at", "progress", "stage", "error",
+                                "started_at", "finished_at", "heartbeat_at"])
         job_enqueue(job=job, send=send)
     return job
-
-
-def job_give_up(*, model: type[Job], pk: int, error: str) -> None:
-    """Fail a job that was requeued after transient faults once its retries are spent."""
-    model._default_manager.filter(pk=pk, status=Status.QUEUED).update(
-        status=Status.FAILED, finished_at=timezone.now(), error=error[:10000]
-    )

@@ -6,41 +6,37 @@ The service must not import the task module back, so it queues its task by name 
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
-from typing import Any
-
-from celery import current_app
 
 from jobs.models import Job
-from jobs.services import JobBusy, TransientFault, job_give_up
+from jobs.queue import task_send
+from jobs.services import TRANSIENT, JobBusy, TransientFault
+
+__all__ = ["run_as_task", "task_send"]
+logger = logging.getLogger(__name__)
+# Retries of a job whose database went away, waiting 1, 2, 4 … up to RETRY_WAIT_MAX seconds
+# (about 5 minutes in all). Past them the message is dropped and the scheduler takes over: it
+# sends the job again once the database is back (jobs.services.jobs_heal).
+TRANSIENT_RETRIES = 12
+RETRY_WAIT_MAX = 30
+RETRIED: tuple[type[Exception], ...] = (TransientFault, *TRANSIENT)
 
 
 def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk: int) -> str:
     """The retries every job's Celery task owns: a job a live worker holds is tried again once
-    that worker's heartbeat could have stopped; one requeued after a transient fault is retried
-    with backoff, and failed once the retries are spent."""
+    that worker's heartbeat could have stopped; one whose database went away (during its
+    attempt, which went back to the queue, or before it could be claimed) is tried again with
+    backoff. Attempts are counted, and capped, where a worker claims them (``job_claim``)."""
     try:
         job = execute()
     except JobBusy as busy:
         raise task.retry(countdown=busy.retry_in, max_retries=None) from None
-    except TransientFault as exc:
-        if task.request.retries >= task.max_retries:
-            job_give_up(model=model, pk=pk, error=f"gave up after {task.max_retries} retries: {exc}")
-            return "failed"
-        raise task.retry(countdown=2 ** task.request.retries) from exc
+    except RETRIED as exc:
+        retries = task.request.retries
+        if retries >= TRANSIENT_RETRIES:
+            logger.warning("%s %s: the database is still away after %d retries; the scheduler will send it again",
+                           model._meta.verbose_name, pk, retries)
+            return "left to the scheduler"
+        raise task.retry(countdown=min(2 ** retries, RETRY_WAIT_MAX), max_retries=TRANSIENT_RETRIES) from exc
     return "finished earlier" if job is None else job.status
-
-
-def task_send(name: str, *args: Any) -> None:
-    """Queue the Celery task registered as ``name`` with these arguments."""
-    app = current_app
-    task = app.tasks.get(name)
-    if task is None:
-        # Celery imports the apps' tasks modules lazily: a process that has not needed one yet
-        # (a web server) imports them now.
-        app.autodiscover_tasks(force=True)
-        task = app.tasks.get(name)
-    if task is None:
-        known = sorted(n for n in app.tasks if not n.startswith("celery."))
-        raise KeyError(f"no Celery task is registered as {name!r}; known: {', '.join(known) or 'none'}")
-    task.delay(*args)

@@ -8,6 +8,8 @@ from jobs.models import Job, job_constraints
 class ImportJob(Job):
     """An uploaded file imported into a project in the background, all or nothing."""
 
+    task_name = "annotation.import"
+
     class Kind(models.TextChoices):
         ITEMS = "items", "Items"
         CROWD = "crowd", "Crowd results"

@@ -41,6 +41,7 @@ from annotation.services.items import ImportResult
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FilesImport
 from annotation.value_checks import scrubbed
+from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -54,7 +55,7 @@ from jobs.services import (
 from jobs.tasks import task_send
 
 # The Celery task that runs an import job (annotation.tasks.run_import).
-IMPORT_TASK = "annotation.import"
+IMPORT_TASK = ImportJob.task_name
 Kind = ImportJob.Kind
 Progress = Callable[[float, str], None]
 
@@ -176,6 +177,10 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
                 created_by=user if user is not None and user.is_authenticated else None,
             )
             job_enqueue(job=job, send=_send)
+    except ServiceUnavailable:
+        # The job was stored (and failed, the queue being away): it keeps its upload, so that
+        # it can be restarted.
+        raise
     except Exception:
         default_storage.delete(stored)
         raise

@@ -3,7 +3,16 @@
 from django import template
 from django.utils import timezone
 
-from jobs.selectors import LiveState, jobs_ahead, live_state, worker_alive, worker_last_seen
+from jobs.selectors import (
+    LiveState,
+    is_stale,
+    jobs_ahead,
+    live_state,
+    max_attempts,
+    queued_seconds,
+    worker_alive,
+    worker_last_seen,
+)
 
 register = template.Library()
 
@@ -24,3 +33,9 @@ def job_worker_seen() -> dict:
 def job_ahead(job) -> int:
     """Queued or running jobs, of any kind, that the workers will take before this one."""
     return jobs_ahead(job=job)
+
+
+@register.simple_tag
+def job_queue(job) -> dict:
+    """Whether a queued job waited so long that its message may be lost, and the bounds."""
+    return {"stale": is_stale(job=job), "bound": f"{queued_seconds():.0f}", "max_attempts": max_attempts()}

@@ -19,6 +19,7 @@ from django.db import transaction
 from annotation.models import Project
 from annotation.task_types import limits
 from annotation.value_checks import value_problem
+from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -33,7 +34,7 @@ from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.services import key_points_project
 
 # The Celery task that runs an evaluation (task_types.key_points.tasks.run_evaluation).
-EVALUATE_TASK = "key_points.evaluate"
+EVALUATE_TASK = PredictionEvaluation.task_name
 # What a failed evaluation's message begins with.
 NOT_SCORED = "The predictions could not be scored: "
 
@@ -59,6 +60,10 @@ def evaluation_upload(*, project: Project, upload: IO[bytes], filename: str, siz
                 created_by=user if user is not None and user.is_authenticated else None)
             if not run_now:
                 job_enqueue(job=evaluation, send=_send)
+    except ServiceUnavailable:
+        # The job was stored (and failed, the queue being away): it keeps its upload, so that
+        # it can be restarted.
+        raise
     except Exception:
         default_storage.delete(stored)
         raise

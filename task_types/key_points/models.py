@@ -8,6 +8,8 @@ from jobs.models import Job, job_constraints
 class PredictionEvaluation(Job):
     """An uploaded predictions JSON scored against the project's labels (strict and relaxed mAP)."""
 
+    task_name = "key_points.evaluate"
+
     class Labels(models.TextChoices):
         GOLD = "gold", "Imported gold labels"
         ANNOTATIONS = "annotations", "Labels derived from the annotations"

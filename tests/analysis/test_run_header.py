@@ -112,15 +112,17 @@ def test_restart_works_on_a_dead_run(admin, monkeypatch, django_capture_on_commi
     assert run.status == Status.QUEUED and run.error == "" and sent == [run.pk]
 
 
-def test_a_new_run_marks_the_dead_ones_failed(monkeypatch):
+def test_a_new_run_sends_the_dead_ones_back_to_the_queue(monkeypatch, django_capture_on_commit_callbacks):
     from analysis import tasks
 
-    monkeypatch.setattr(tasks.run_analysis, "delay", lambda run_id: None)
+    sent = []
+    monkeypatch.setattr(tasks.run_analysis, "delay", sent.append)
     project = ProjectFactory()
     dead = dead_run(project, "agreement")
-    analysis_run_create(project=project, kind="agreement")
+    with django_capture_on_commit_callbacks(execute=True):
+        analysis_run_create(project=project, kind="agreement")
     dead.refresh_from_db()
-    assert dead.status == Status.FAILED and "no heartbeat" in dead.error
+    assert dead.status == Status.QUEUED and "no heartbeat" in dead.error and dead.pk in sent
 
 
 def test_the_api_reads_a_dead_run_as_failed_and_writes_nothing():

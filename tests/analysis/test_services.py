@@ -18,6 +18,7 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.services import annotation_submit, assignment_next
+from config.unavailable import ServiceUnavailable
 from jobs.services import JobBusy, TransientFault
 from tests.factories import ItemFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
@@ -113,13 +114,18 @@ def test_runs_whose_worker_died_are_reaped(annotated_project):
                                       started_at=long_ago, heartbeat_at=long_ago)
     alive = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status=Status.RUNNING,
                                        started_at=long_ago, heartbeat_at=timezone.now() - timedelta(seconds=30))
-    assert analysis_runs_reap() == 1
+    spent = AnalysisRun.objects.create(project=annotated_project, kind="agreement", status=Status.RUNNING,
+                                       started_at=long_ago, heartbeat_at=long_ago, attempts=3)
+    assert analysis_runs_reap() == 2
     dead.refresh_from_db()
     alive.refresh_from_db()
-    assert dead.status == Status.FAILED and "no heartbeat for more than 45 s" in dead.error
+    spent.refresh_from_db()
+    # With attempts left, a dead run goes back to the queue; without, it fails saying so.
+    assert dead.status == Status.QUEUED and "no heartbeat for more than 45 s" in dead.error
+    assert spent.status == Status.FAILED and "during attempt 3 of 3; the job was given up" in spent.error
     assert alive.status == Status.RUNNING
     # A dead run restarts at once, as a new attempt.
-    assert analysis_run_restart(run=dead).status == Status.QUEUED
+    assert analysis_run_restart(run=spent).status == Status.QUEUED
 
 
 def test_the_heartbeat_of_a_running_attempt_keeps_it_alive(annotated_project, settings):
@@ -170,9 +176,10 @@ def test_an_unreachable_broker_fails_the_run_with_the_reason(annotated_project, 
         raise ConnectionRefusedError("[Errno 111] Connection refused")
 
     monkeypatch.setattr(tasks.run_analysis, "delay", down)
-    with django_capture_on_commit_callbacks(execute=True):
-        run = analysis_run_create(project=annotated_project, kind="agreement", params={})
-    run.refresh_from_db()
+    with pytest.raises(ServiceUnavailable) as raised, django_capture_on_commit_callbacks(execute=True):
+        analysis_run_create(project=annotated_project, kind="agreement", params={})
+    assert raised.value.retry_after > 0 and "job queue" in raised.value.detail
+    run = AnalysisRun.objects.get()
     assert run.status == Status.FAILED and "job queue could not be reached" in run.error
 
 

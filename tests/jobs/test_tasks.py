@@ -21,16 +21,22 @@ class FakeTask:
 
 
 @pytest.mark.django_db
-def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
+def test_a_job_task_retries_busy_and_transient_jobs_then_leaves_them_to_the_scheduler():
+    from django.db import OperationalError
+
     from annotation.models import ImportJob
     from jobs.services import JobBusy, TransientFault
-    from jobs.tasks import run_as_task
+    from jobs.tasks import RETRY_WAIT_MAX, TRANSIENT_RETRIES, run_as_task
 
     def busy():
         raise JobBusy(12.0)
 
     def flaky():
         raise TransientFault("server closed the connection")
+
+    def unreachable():
+        # The database is away before an attempt could even be claimed.
+        raise OperationalError("connection refused")
 
     task = FakeTask(retries=0)
     with pytest.raises(RuntimeError):
@@ -39,13 +45,19 @@ def test_a_job_task_retries_busy_and_transient_jobs_then_gives_up():
     task = FakeTask(retries=2)
     with pytest.raises(RuntimeError):
         run_as_task(task, flaky, model=ImportJob, pk=1)
-    assert task.retried == [{"countdown": 4}]
+    assert task.retried == [{"countdown": 4, "max_retries": TRANSIENT_RETRIES}]
+    task = FakeTask(retries=9)
+    with pytest.raises(RuntimeError):
+        run_as_task(task, unreachable, model=ImportJob, pk=1)
+    assert task.retried == [{"countdown": RETRY_WAIT_MAX, "max_retries": TRANSIENT_RETRIES}]
 
+    # Past its retries the task drops the message and writes nothing: the job stays as the
+    # attempt left it, queued, and the scheduler sends it again (jobs.services.jobs_resend).
     project = ProjectFactory()
     job = ImportJob.objects.create(project=project, kind="items", filename="x.csv", size=1)
-    assert run_as_task(FakeTask(retries=3), flaky, model=ImportJob, pk=job.pk) == "failed"
+    assert run_as_task(FakeTask(retries=TRANSIENT_RETRIES), flaky, model=ImportJob, pk=job.pk) == "left to the scheduler"
     job.refresh_from_db()
-    assert job.status == "failed" and "gave up after 3 retries: server closed" in job.error
+    assert job.status == "queued"
 
 
 def test_services_queue_a_task_by_its_name_and_an_unknown_name_lists_the_known_ones(monkeypatch):

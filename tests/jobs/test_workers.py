@@ -60,28 +60,30 @@ def test_run_on_a_real_worker(celery_worker_process, annotated_project):
 
 
 @override_settings(JOB_HEARTBEAT_SECONDS=0.5, JOB_DEAD_SECONDS=4)
-def test_a_killed_worker_is_seen_dead_and_its_run_restarts(worker_processes, own_queue, annotated_project,
-                                                            wait_report):
+def test_a_killed_worker_is_seen_dead_and_its_run_goes_back_to_the_queue(worker_processes, own_queue,
+                                                                        annotated_project, wait_report):
     worker = worker_processes.start(extra_env=BEATS, include="tests.support.slow_report", queue=own_queue)
     run = analysis_run_create(project=annotated_project, kind=wait_report, params={"seconds": 60})
     run = wait_for(run, lambda r: r.status == Status.RUNNING and live_state(job=r).progress > 0)
     os.kill(worker.pid, signal.SIGKILL)
     killed = time.monotonic()
-    # What the scheduler does (and a new run of the project): reap it once its heartbeat is stale.
+    # What the scheduler does (and a new run of the project): once its heartbeat is stale, the
+    # run goes back to the queue, attempts being left, and is sent again.
+    AnalysisRun.objects.filter(pk=run.pk).update(params={"seconds": 0.3})
     while not analysis_runs_reap(project=annotated_project):
         assert time.monotonic() - killed < 60, "a dead worker must be seen within a minute"
         time.sleep(0.2)
     run.refresh_from_db()
-    assert run.status == Status.FAILED and "no heartbeat" in run.error
+    assert run.status == Status.QUEUED and "no heartbeat" in run.error and "attempt 1 of 3" in run.error
     assert time.monotonic() - killed < 4 + 5
 
-    # Restarted at once, it goes through on a new worker (shorter this time).
-    AnalysisRun.objects.filter(pk=run.pk).update(params={"seconds": 0.3})
-    run = analysis_run_restart(run=run)
-    assert run.status == Status.QUEUED
+    # A new worker takes it from the queue and it goes through (shorter this time).
     worker_processes.start(extra_env=BEATS, include="tests.support.slow_report", queue=own_queue)
     run = wait_for(run, lambda r: r.is_finished)
     assert run.status == Status.DONE and run.attempts == 2 and run.result["waited"] == 0.3
+    # Restarting a finished run is refused; restarting gives a run its attempts again.
+    with pytest.raises(ValueError, match="only failed or cancelled"):
+        analysis_run_restart(run=run)
 
 
 @override_settings(JOB_HEARTBEAT_SECONDS=0.5, JOB_DEAD_SECONDS=4)

@@ -175,7 +175,8 @@ def test_without_redis_the_api_answers_and_limits_hold_then_all_returns_to_redis
     assert compose_web_healthcheck(live) == 0
     assert time.monotonic() - outage_started < 30
 
-    assert not [x for x in statuses if x[1] >= 500], statuses
+    # The only answer of 500 or above is the deliberate 503 of the job queueing.
+    assert not [x for x in statuses if x[1] >= 500 and x != ("queue a job", 503)], statuses
 
     # Redis back: within the breaker's pause the process returns to it, counts included.
     private_redis.start()
