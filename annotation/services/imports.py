@@ -250,7 +250,7 @@ def _parse_files(project: Project, stored: IO[bytes] | None, options: Mapping[st
         if stored is not None:
             archive = stack.enter_context(zipfile.ZipFile(stored))
             members = {key: stack.enter_context(archive.open(key)) for key in options.get("files", {})}
-        items, unit = spec.read(members, options)
+        items, unit = spec.read(files=members, options=options)
     if progress:
         progress(0.6, f"{len(items):,} items checked")
     return ParsedFiles(items=items, unit=unit, keep_existing=spec.keep_existing)

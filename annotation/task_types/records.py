@@ -4,12 +4,9 @@ collected elsewhere, and helpers that check a record's fields (errors name the f
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import IO, TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from annotation.importers import ParsedItem
+from typing import IO, Any, Protocol
 
 
 class FieldError(ValueError):
@@ -89,6 +86,14 @@ class CrowdItemError(ValueError):
         self.item_id, self.field, self.message = item_id, field, message
 
 
+class FilesReader(Protocol):
+    """Reads a task type's uploaded files (by name) into its items and the word its errors use
+    for a row's place. The items are annotation.importers.ParsedItem, which imports this module:
+    named in words only, so that the contract does not depend on the importers."""
+
+    def __call__(self, *, files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]: ...
+
+
 @dataclass(frozen=True)
 class FilesImport:
     """A task type's import of its own files (a corpus in its published layout, several files
@@ -96,7 +101,7 @@ class FilesImport:
     ``annotation.services.imports.files_import_upload``, which keeps them and queues an import
     job: the job calls ``read`` and writes its items all or nothing, as item imports do.
 
-    ``read(files, options)`` gets the uploaded files by name (binary streams; a file not uploaded
+    ``read(files=..., options=...)`` gets the uploaded files by name (binary streams; a file not uploaded
     is absent, and none at all when ``options`` say where else to read) and returns the checked
     items with the word its errors use for a row's place (e.g. ``"arguments.csv line"``); it
     raises ``annotation.importers.ImportFailed`` naming file, line and field of every problem.
@@ -106,7 +111,7 @@ class FilesImport:
     """
 
     files: tuple[str, ...]
-    read: Callable[[Mapping[str, IO[bytes]], Mapping[str, Any]], tuple[list[ParsedItem], str]]
+    read: FilesReader
     page: str
     keep_existing: bool = False
 

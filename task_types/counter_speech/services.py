@@ -34,7 +34,7 @@ def ibm_folder(*, data_dir: Path) -> Path:
     return data_dir / IBM_FOLDER
 
 
-def questions_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[ParsedItem], str]:
+def questions_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[ParsedItem], str]:
     """What the import job of the build reads (``FilesImport.read``): the IBM release in the
     shared data folder, built with the options of the admin's form (``setting``,
     ``min_candidates``, ``max_candidates``, ``sample``, ``seed``). No question built is a refusal

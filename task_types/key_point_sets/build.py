@@ -68,7 +68,7 @@ def comparison_records(arguments: pd.DataFrame, systems: Sequence[SystemOutput],
     return records
 
 
-def sets_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
+def sets_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
     """What the import job of several systems' track 2 output reads (``FilesImport.read``):
     ``arguments``, then ``key_points_N`` and ``predictions_N`` of each system N named in
     ``options["systems"]`` ({N: name}), with ``seed``, ``min_score``, ``counts`` and ``lift``; the

@@ -49,7 +49,7 @@ def corpus_items(*, corpus: KeyPointCorpus, arguments_file: str = "") -> tuple[l
     return parsed, unit
 
 
-def corpus_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[ParsedItem], str]:
+def corpus_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[ParsedItem], str]:
     """What an import job of the type's files reads (``FilesImport.read``): the uploaded
     arguments, key points and labels files, or without files the shared data's ``subset``."""
     if files:

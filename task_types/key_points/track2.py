@@ -109,7 +109,7 @@ def track2_build(*, project: Project, arguments: pd.DataFrame, system: SystemOut
     return Track2Built(selection=selection, created=result.created if result else 0, existing=len(parsed) - len(fresh))
 
 
-def track2_files_read(files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
+def track2_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any]) -> tuple[list[Any], str]:
     """What the import job of a system's track 2 output reads (``FilesImport.read``): its
     arguments, key points and predictions, and the options of the build (``system``, ``sample``,
     ``seed``, ``show``, ``counts``, ``lift``); the sampled pairs as checked matching items."""

@@ -25,9 +25,9 @@ from django.test import override_settings
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create
 from annotation.models import Annotation, ImportJob, Item
+from jobs.healing import jobs_heal
 from jobs.models import Job, JobStatus
 from jobs.selectors import job_models
-from jobs.services import jobs_reap_all
 from tests.conftest import ROOT, is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 
@@ -76,6 +76,18 @@ def _crowd_job() -> Job:
                              options={}).job
 
 
+def _files_job() -> Job:
+    """A task type's own files (the key-point corpus in its published layout), as the admin's
+    *Import key-point data* page queues them."""
+    from annotation.services.imports import files_import_upload
+    from tests.task_types.key_points.test_corpus import ARGUMENTS, KEY_POINTS, LABELS
+
+    project = ProjectFactory(task_type="key_points")
+    files = {name: SimpleUploadedFile(f"{name}.csv", text.encode())
+             for name, text in (("arguments", ARGUMENTS), ("key_points", KEY_POINTS), ("labels", LABELS))}
+    return files_import_upload(project=project, name="corpus", files=files, options={})
+
+
 def _analysis_job() -> Job:
     from annotation.services import annotation_submit, assignment_next
     from tests.task_types.pairwise.factories import answer
@@ -111,6 +123,8 @@ PROBES = [
           lambda job: Item.objects.filter(project_id=job.project_id).count(), lambda job, n: n == 30),
     Probe(ImportJob, ImportJob.Kind.CROWD, _crowd_job,
           lambda job: Annotation.objects.filter(assignment__project_id=job.project_id).count(), lambda job, n: n == 12),
+    Probe(ImportJob, ImportJob.Kind.FILES, _files_job,
+          lambda job: Item.objects.filter(project_id=job.project_id).count(), lambda job, n: n == 3),
     Probe(AnalysisRun, "agreement", _analysis_job, _result, lambda job, r: r["figures"]["n_workers"] == 2),
 ]
 try:
@@ -192,7 +206,7 @@ def test_kill_9_during_each_kind_of_job(worker_processes, celery_worker_process,
         # the reason, or is back in the queue for another worker; none stays running.
         killed = time.monotonic()
         while True:
-            jobs_reap_all()
+            jobs_heal()
             states = [type(j)._default_manager.get(pk=j.pk) for j in jobs]
             if all(s.status != JobStatus.RUNNING for s in states):
                 break
