@@ -27,6 +27,9 @@ class ImportForm(forms.Form):
                                                        "kept as the items' gold.")
     subset = forms.ChoiceField(choices=[("dev", "dev"), ("train", "train")], initial="dev", required=False,
                                help_text="Without files: this subset of the KPA 2021 data in the shared data folder.")
+    on_duplicate = forms.ChoiceField(
+        choices=[("reject", "reject the import"), ("update", "update those items")], initial="reject",
+        required=False, help_text="When an argument is already an item of this project.")
 
     def clean(self) -> dict[str, Any]:
         data = super().clean() or {}
@@ -50,7 +53,8 @@ def import_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse
         try:
             key_points_project(project=project)
             job = files_import_upload(project=project, name="corpus", files=files,
-                                      options={} if files else {"subset": subset},
+                                      options={"on_duplicate": data.get("on_duplicate") or "reject",
+                                               **({} if files else {"subset": subset})},
                                       label=f"{file_names(subset)['arguments']} (shared data)", user=request.user)
         except ImportFailed as exc:
             errors = exc

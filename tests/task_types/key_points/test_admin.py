@@ -36,3 +36,29 @@ def test_uploaded_files_become_items_with_gold_and_a_refused_file_names_file_lin
     assert "/imports/" in done["Location"]
     assert 'data-testid="import-done"' in client.get(done["Location"]).content.decode()
     assert project.items.get(external_id="a1").gold == {"k1": 1, "k2": 0}
+
+
+
+def test_importing_the_same_files_again_can_update_the_items(client, django_capture_on_commit_callbacks):
+    """A second import of the same arguments is refused by default, naming each row, and the
+    page offers what the refusal advises: updating those items."""
+    project = ProjectFactory(task_type="key_points")
+    client.force_login(UserFactory(role="admin", is_superuser=True, is_staff=True))
+    url = f"/admin/annotation/project/{project.pk}/key-points/"
+    form = client.get(url).content.decode()
+    assert 'name="on_duplicate"' in form and "update those items" in form
+
+    def send(**extra) -> str:
+        with django_capture_on_commit_callbacks(execute=True):
+            response = client.post(url, {"arguments": upload("arguments.csv", ARGUMENTS),
+                                         "key_points": upload("key_points.csv", KEY_POINTS),
+                                         **extra})
+        assert response.status_code == 302
+        return client.get(response["Location"]).content.decode()
+
+    assert 'data-testid="import-done"' in send()
+    count = project.items.count()
+    refused = send()
+    assert "already exists in this project" in refused and project.items.count() == count
+    assert 'data-testid="import-done"' in send(on_duplicate="update")
+    assert project.items.count() == count
