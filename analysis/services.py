@@ -21,6 +21,7 @@ from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report,
 from annotation.models import Project
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
+from config.unavailable import ServiceUnavailable
 from jobs.healing import jobs_reap
 from jobs.live import Attempt
 from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart
@@ -76,7 +77,13 @@ def analysis_recompute_all(*, project: Project, user=None) -> list[AnalysisRun]:
 
 def analysis_run_restart(*, run: AnalysisRun, user=None) -> AnalysisRun:
     """Queue a failed or cancelled run again (or one whose worker died), with the same parameters."""
-    restarted = job_restart(job=run, send=_send)
+    try:
+        restarted = job_restart(job=run, send=_send)
+    except ServiceUnavailable:
+        # The restart was stored (and the run failed again, the queue being away): audited too.
+        if user is not None:
+            _audit(user=user, action="analysis:rerun", run=run, details={"queued": False})
+        raise
     if user is not None:
         _audit(user=user, action="analysis:rerun", run=run)
     return restarted

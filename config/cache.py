@@ -24,13 +24,14 @@ from django.core.cache.backends.locmem import LocMemCache
 from django_redis.cache import RedisCache
 from django_redis.exceptions import ConnectionInterrupted
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import ReadOnlyError as RedisReadOnlyError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 logger = logging.getLogger(__name__)
 
 # What "Redis is away" looks like (refused, reset, timed out, still loading its data after a
-# restart); any other error (a bad command, a full memory) is a bug or a real problem, and raises.
-UNREACHABLE = (ConnectionInterrupted, RedisConnectionError, RedisTimeoutError)
+# restart, or a replica left read-only by a failover); any other error (a bad command, a full memory) is a bug or a real problem, and raises.
+UNREACHABLE = (ConnectionInterrupted, RedisConnectionError, RedisTimeoutError, RedisReadOnlyError)
 
 # Add one to a counter that lives ARGV[1] seconds from its first count, in one round trip and
 # atomically: incr then expire, as two calls, could leave a counter without an expiry.

@@ -37,12 +37,11 @@ def database_state() -> dict[str, Any]:
 
 def cache_state() -> dict[str, Any]:
     cache = caches["default"]
-    if isinstance(cache, FallbackRedisCache):
-        if cache.ping():
-            return {"ok": True}
-        return {"ok": False, "fallback": "memory of each web process",
-                "error": "unreachable"}
     try:
+        if isinstance(cache, FallbackRedisCache):
+            if cache.ping():
+                return {"ok": True}
+            return {"ok": False, "fallback": "memory of each web process", "error": "unreachable"}
         key = "health:probe"
         cache.set(key, 1, 30)
         ok = cache.get(key) == 1
@@ -56,6 +55,9 @@ def broker_state() -> dict[str, Any]:
 
     try:
         with app.connection_for_write() as conn:
+            # A broker that accepts but does not answer must not hold the probe past this.
+            conn.transport_options = {**(conn.transport_options or {}), "socket_connect_timeout": BROKER_TIMEOUT,
+                                      "socket_timeout": BROKER_TIMEOUT}
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=BROKER_TIMEOUT)
     except Exception as exc:
         return {"ok": False, "error": type(exc).__name__}

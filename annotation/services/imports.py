@@ -27,7 +27,14 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.importers import ImportFailed, ParsedItem, RowError, detect_format, parse_items
+from annotation.importers import (
+    GZIP_MAGIC,
+    ImportFailed,
+    ParsedItem,
+    RowError,
+    detect_format,
+    parse_items,
+)
 from annotation.models import ImportJob, Project
 from annotation.services import items_import
 from annotation.services.crowd_results import (
@@ -79,6 +86,15 @@ class ImportOutcome:
 
     result: dict[str, Any] | None = None
     job: ImportJob | None = None
+
+
+def _gzipped(upload: UploadedFile) -> bool:
+    """Whether the upload is gzip: a small one may unpack to far more than the inline limit, so
+    it is always imported by a job."""
+    upload.seek(0)
+    head = upload.read(len(GZIP_MAGIC))
+    upload.seek(0)
+    return head == GZIP_MAGIC
 
 
 def _send(job_id: int) -> None:
@@ -165,7 +181,7 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     detect_format(upload.name or "", options.get("format"))  # refuse an unknown format at once
     # Django's upload handlers always give an upload its size.
     size = cast(int, upload.size)
-    if size <= settings.IMPORT_INLINE_MAX_BYTES:
+    if size <= settings.IMPORT_INLINE_MAX_BYTES and not _gzipped(upload):
         parsed = _parse(project, kind, upload, upload.name or "", options)
         return ImportOutcome(result=_write(project, kind, parsed, upload.name or "", options))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
@@ -231,6 +247,10 @@ def files_import_upload(*, project: Project, name: str, files: Mapping[str, Uplo
                 options=options, created_by=user if user is not None and user.is_authenticated else None,
             )
             job_enqueue(job=job, send=_send)
+    except ServiceUnavailable:
+        # The job was stored (and failed, the queue being away): it keeps its files, so that it
+        # can be restarted.
+        raise
     except Exception:
         if stored:
             default_storage.delete(stored)

@@ -27,6 +27,7 @@ from annotation.services import worker_work_reject
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
 from annotation.wording import count_of
+from config.unavailable import ServiceUnavailable
 from task_types.pairwise.exports import GOLD_FILES, RELEASED_ZIP, gold_file, released_zip
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 from task_types.pairwise.selectors import TABLE1_COLUMNS, gold_topic, table1_rows
@@ -126,10 +127,19 @@ def reject_worker(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
     if not counts.counted:
         messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
         return redirect(PAGE, slug=slug)
-    with transaction.atomic():
-        n = worker_work_reject(project=project, worker=worker, note="rejected in the reason review",
-                               reviewer=request.user)
-        analysis_run_create(project=project, kind=KIND, params=done.params if done else {}, user=request.user)
+    try:
+        with transaction.atomic():
+            n = worker_work_reject(project=project, worker=worker, note="rejected in the reason review",
+                                   reviewer=request.user)
+            run = analysis_run_create(project=project, kind=KIND, params=done.params if done else {},
+                                      user=request.user)
+    except ServiceUnavailable:
+        # The rejection is stored; only the recompute could not be queued (its run is failed,
+        # with the reason, and can be restarted): say so rather than answer "try again".
+        messages.warning(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of "
+                                  f"{worker.get_username()}, but the job queue could not be reached: the gold data "
+                                  f"was not recomputed. Restart run #{run.pk} once the job queue is back.")
+        return redirect(PAGE, slug=slug)
     messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of {worker.get_username()}; "
                               "the gold data is being recomputed.")
     return redirect(PAGE, slug=slug)

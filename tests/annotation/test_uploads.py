@@ -214,3 +214,27 @@ def test_decode_names_the_line_of_invalid_utf8_and_damaged_gzip():
         assert str(exc.value) == "line 3: the file is not valid UTF-8 (byte 0xff); save it as UTF-8"
     with pytest.raises(ImportFailed, match="the gzip file is damaged"):
         decode(gzip.compress(b"id\nok\n")[:-6])
+
+
+def test_a_small_gzip_upload_is_imported_by_a_job(settings, django_capture_on_commit_callbacks):
+    """The inline limit is measured on the upload, and a gzip file of a few kilobytes may unpack
+    to many megabytes: it is always a job, never parsed within the request."""
+    rows = "id,topic,prompt,stance,arg1_id,arg1_text,arg2_id,arg2_text\n" + "".join(
+        f"p{n},t,Uniforms?,good,a{n},first text {n},b{n},second text {n}\n" for n in range(2000))
+    packed = gzip.compress(rows.encode())
+    assert len(packed) < settings.IMPORT_INLINE_MAX_BYTES < len(rows)
+    project = ProjectFactory()
+    api = APIClient()
+    api.force_authenticate(UserFactory(role="admin"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = api.post(f"/api/projects/{project.slug}/items/import/",
+                            {"file": SimpleUploadedFile("items.csv.gz", packed)}, format="multipart")
+    assert response.status_code == 202
+    assert api.get(response["Location"]).json()["status"] == "done"
+    assert project.items.count() == 2000
+    # The same rows unpacked and small enough are still imported at once (201).
+    small = rows.splitlines()[0] + "\n" + "".join(
+        f"q{n},t,Uniforms?,good,c{n},first text {n},d{n},second text {n}\n" for n in range(20))
+    inline = api.post(f"/api/projects/{project.slug}/items/import/",
+                      {"file": SimpleUploadedFile("items.csv", small.encode())}, format="multipart")
+    assert inline.status_code == 201, inline.content

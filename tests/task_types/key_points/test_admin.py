@@ -62,3 +62,31 @@ def test_importing_the_same_files_again_can_update_the_items(client, django_capt
     assert "already exists in this project" in refused and project.items.count() == count
     assert 'data-testid="import-done"' in send(on_duplicate="update")
     assert project.items.count() == count
+
+
+@pytest.mark.django_db(transaction=True)
+def test_with_the_job_queue_away_the_import_answers_503_and_keeps_its_files(client, monkeypatch):
+    """The job is stored failed, with its files kept, so that a restart once the broker is back
+    imports them; the page answers 503 with Retry-After rather than a 500."""
+    from django.core.files.storage import default_storage
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from annotation.models import ImportJob
+    from annotation.services import imports
+
+    def away(pk):
+        raise BrokerError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(imports, "_send", away)
+    project = ProjectFactory(task_type="key_points")
+    client.force_login(UserFactory(role="admin", is_superuser=True, is_staff=True))
+    client.raise_request_exception = False
+    # Committed for real, so that the job is sent (and refused) within the request.
+    response = client.post(f"/admin/annotation/project/{project.pk}/key-points/",
+                           {"arguments": upload("arguments.csv", ARGUMENTS),
+                            "key_points": upload("key_points.csv", KEY_POINTS)})
+    assert response.status_code == 503 and int(response["Retry-After"]) > 0
+    job = ImportJob.objects.get(project=project)
+    assert job.status == "failed" and "The job queue could not be reached" in job.error
+    assert job.stored_name and default_storage.exists(job.stored_name)
+    assert project.items.count() == 0

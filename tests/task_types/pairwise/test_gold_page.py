@@ -182,3 +182,28 @@ def test_mace_settings_are_not_attributed_to_the_paper():
     assert "MACE's own default: 50" in params["mace_iterations"].help
     assert "released pipeline: 50" in params["mace_restarts"].help
     assert "MACE's own default: 10" in params["mace_restarts"].help
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_rejection_stands_when_the_recompute_cannot_be_queued(client, gold, monkeypatch):
+    """The rejection is stored before the recompute is queued: with the job queue away, the page
+    says that the work was rejected and which run to restart, instead of a 503 asking to try
+    again (which would find nothing left to reject)."""
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from analysis import services
+
+    def away(pk):
+        raise BrokerError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(services, "_send", away)
+    client.force_login(UserFactory(role="admin"))
+    spammer = get_user_model().objects.get(username="mturk+spammer")
+    response = client.post(reverse("gold-reject-worker", args=[gold.project.slug, spammer.pk]), follow=True)
+    assert response.status_code == 200
+    run = AnalysisRun.objects.exclude(pk=gold.pk).get()
+    assert run.status == "failed" and "The job queue could not be reached" in run.error
+    body = response.content.decode()
+    assert "Rejected 30 assignments of mturk+spammer, but the job queue could not be reached" in body
+    assert f"Restart run #{run.pk} once the job queue is back" in body
+    assert Assignment.objects.filter(worker=spammer, status="rejected").count() == 30
