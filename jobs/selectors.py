@@ -42,8 +42,14 @@ def is_dead(*, job: Job, now: datetime | None = None) -> bool:
     the scheduler and the writes that meet such a job mark it failed; a page derives it here."""
     if job.status != Status.RUNNING:
         return False
+    state = live_state(job=job)
+    if getattr(cache, "on_fallback", False):
+        # The shared cache is away (the read above found it so): each process sees only the
+        # heartbeats it wrote itself, so an old one says nothing of the worker. Undecided, and
+        # so not dead, until the cache is back.
+        return False
     now = now or timezone.now()
-    beat = live_state(job=job).heartbeat_at or job.started_at or job.created_at
+    beat = state.heartbeat_at or job.started_at or job.created_at
     return (now - beat).total_seconds() > dead_seconds()
 
 

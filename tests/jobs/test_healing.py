@@ -159,6 +159,26 @@ def test_a_dead_worker_sends_the_job_back_while_it_has_attempts(settings, sent, 
     assert spent.status == Status.FAILED and "during attempt 3 of 3; the job was given up" in spent.error
 
 
+def test_a_job_is_not_taken_for_dead_while_the_shared_cache_is_away(settings, sent, monkeypatch):
+    """Heartbeats travel through the cache: while it is away (Redis down, each process on its
+    own memory), an old heartbeat says nothing of the worker, so nothing is reaped, and a page
+    does not offer to restart a job that may well be running."""
+    from jobs import selectors
+
+    class Away:
+        on_fallback = True
+
+        def get(self, key, default=None):
+            return default
+
+    run = dead(1, settings)
+    assert selectors.is_dead(job=run)
+    monkeypatch.setattr(selectors, "cache", Away())
+    assert not selectors.is_dead(job=run)
+    assert jobs_reap(model=AnalysisRun) == 0
+    assert fresh(run).status == Status.RUNNING and sent == []
+
+
 def test_a_lost_message_is_sent_again_then_the_job_fails_with_the_reason(settings, sent,
                                                                        django_capture_on_commit_callbacks):
     settings.JOB_MAX_ATTEMPTS, settings.JOB_QUEUED_SECONDS = 2, 60
