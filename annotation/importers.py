@@ -302,6 +302,22 @@ def parse_items(data: bytes | IO[bytes], *, fmt: str, task_type: TaskType, progr
     return parsed
 
 
+def clean_records(records: Iterable[tuple[int, Mapping[str, Any]]], *, task_type: TaskType,
+                  unit: str) -> list[ParsedItem]:
+    """Records a task type's own reader made (numbered by their place, which errors call
+    ``unit``), cleaned into items; raises ImportFailed listing every bad one."""
+    parsed: list[ParsedItem] = []
+    errors: list[RowError] = []
+    for number, record in records:
+        try:
+            parsed.append(ParsedItem(number, task_type.clean_item(record)))
+        except FieldError as exc:
+            errors.append(RowError(number, exc.field, exc.message, unit=unit))
+    if errors:
+        raise ImportFailed(errors[:MAX_REPORTED_ERRORS], total=len(errors))
+    return parsed
+
+
 # Time zones MTurk writes by name ("Sun Jan 31 08:53:19 PST 2016").
 _ZONES = {"UTC": 0, "GMT": 0, "PST": -8, "PDT": -7, "MST": -7, "MDT": -6, "CST": -6, "CDT": -5,
           "EST": -5, "EDT": -4, "CET": 1, "CEST": 2}

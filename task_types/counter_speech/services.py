@@ -8,11 +8,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from annotation.importers import ImportFailed, ParsedItem, RowError
+from annotation.importers import ImportFailed, ParsedItem, RowError, clean_records
 from annotation.models import Project
 from annotation.services import items_import
 from annotation.task_types import get_task_type
-from annotation.task_types.base import FieldError
 from task_types.counter_speech.corpus import (
     IBM_FOLDER,
     BuildReport,
@@ -57,15 +56,7 @@ def questions_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str
         raise ImportFailed([RowError(None, None, "no question was built: " + "; ".join(report.lines())
                                      + (f". To build questions, {advice}" if advice else ""))])
     task = get_task_type("counter_speech")
-    parsed, errors = [], []
-    for number, record in enumerate(chosen, 1):
-        try:
-            parsed.append(ParsedItem(number, task.clean_item(record)))
-        except FieldError as exc:
-            errors.append(RowError(number, exc.field, exc.message, unit="question"))
-    if errors:
-        raise ImportFailed(errors[:50], total=len(errors))
-    return parsed, "question"
+    return clean_records(enumerate(chosen, 1), task_type=task, unit="question"), "question"
 
 
 def questions_build(*, project: Project, folder: Path, setting: str = "all", min_candidates: int = 3,

@@ -73,9 +73,8 @@ def sets_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any
     ``arguments``, then ``key_points_N`` and ``predictions_N`` of each system N named in
     ``options["systems"]`` ({N: name}), with ``seed``, ``min_score``, ``counts`` and ``lift``; the
     comparisons as checked items."""
-    from annotation.importers import ImportFailed, ParsedItem, RowError
+    from annotation.importers import ImportFailed, RowError, clean_records
     from annotation.task_types import get_task_type
-    from annotation.task_types.base import FieldError
     from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 
     try:
@@ -88,15 +87,7 @@ def sets_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, Any
     except Track2Error as exc:
         raise ImportFailed([RowError(None, None, str(exc))]) from None
     task = get_task_type(SLUG)
-    parsed, errors = [], []
-    for n, record in enumerate(records, 1):
-        try:
-            parsed.append(ParsedItem(n, task.clean_item(record)))
-        except FieldError as exc:
-            errors.append(RowError(n, exc.field, exc.message, unit="comparison"))
-    if errors:
-        raise ImportFailed(errors[:50], total=len(errors))
-    return parsed, "comparison"
+    return clean_records(enumerate(records, 1), task_type=task, unit="comparison"), "comparison"
 
 
 def key_point_sets_build(*, project: Project, arguments: pd.DataFrame, systems: Sequence[SystemOutput],

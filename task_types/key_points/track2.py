@@ -113,9 +113,8 @@ def track2_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, A
     """What the import job of a system's track 2 output reads (``FilesImport.read``): its
     arguments, key points and predictions, and the options of the build (``system``, ``sample``,
     ``seed``, ``show``, ``counts``, ``lift``); the sampled pairs as checked matching items."""
-    from annotation.importers import ImportFailed, ParsedItem, RowError
+    from annotation.importers import ImportFailed, RowError, clean_records
     from annotation.task_types import get_task_type
-    from annotation.task_types.base import FieldError
     from task_types.key_points.system_files import ARGUMENT_COLUMNS, read_system, read_table
 
     name = str(options.get("system") or "system")
@@ -128,15 +127,7 @@ def track2_files_read(*, files: Mapping[str, IO[bytes]], options: Mapping[str, A
     except Track2Error as exc:
         raise ImportFailed([RowError(None, None, f"system {name!r}: {exc}")]) from None
     task = get_task_type("key_points")
-    parsed, errors = [], []
-    for n, record in enumerate(selection.records, 1):
-        try:
-            parsed.append(ParsedItem(n, task.clean_item(record)))
-        except FieldError as exc:
-            errors.append(RowError(n, exc.field, exc.message, unit="pair"))
-    if errors:
-        raise ImportFailed(errors[:50], total=len(errors))
-    return parsed, "pair"
+    return clean_records(enumerate(selection.records, 1), task_type=task, unit="pair"), "pair"
 
 
 def track2_score(*, project: Project, arguments: pd.DataFrame, system: SystemOutput,

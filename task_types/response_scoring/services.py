@@ -8,12 +8,11 @@ from pathlib import Path
 
 from django.db import transaction
 
-from annotation.importers import ImportFailed, ParsedItem, RowError
+from annotation.importers import ImportFailed, RowError, clean_records
 from annotation.models import Project
 from annotation.services import items_import
 from annotation.services.media import media_import_folder
 from annotation.task_types import get_task_type
-from annotation.task_types.base import FieldError
 from task_types.response_scoring.corpus import folder_records
 
 
@@ -31,14 +30,7 @@ def responses_import(*, project: Project, folder: Path) -> ResponsesImported:
     if task.slug != "response_scoring":
         raise ImportFailed([RowError(None, "project", f"is a {task.name} project, not a response-scoring one")])
     corpus = folder_records(folder)
-    parsed, errors = [], []
-    for line, record in corpus.records:
-        try:
-            parsed.append(ParsedItem(line, task.clean_item(record)))
-        except FieldError as exc:
-            errors.append(RowError(line, exc.field, exc.message, unit="responses line"))
-    if errors:
-        raise ImportFailed(errors[:50], total=len(errors))
+    parsed = clean_records(corpus.records, task_type=task, unit="responses line")
     with transaction.atomic():
         audio = media_import_folder(project=project, folder=corpus.audio).created if corpus.audio else 0
         result = items_import(project=project, parsed=parsed, unit="responses line")
