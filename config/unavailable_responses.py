@@ -46,7 +46,7 @@ def as_unavailable(exc: BaseException) -> ServiceUnavailable | None:
     if database_away(exc):
         return ServiceUnavailable("The database", retry_after=settings.UNAVAILABLE_RETRY_AFTER,
                                   detail="The service is briefly unavailable (its database cannot be reached). "
-                                         "Nothing you sent before this was lost.")
+                                         "Nothing you sent before this was lost; please retry in a few seconds.")
     return None
 
 
