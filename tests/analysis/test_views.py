@@ -210,3 +210,18 @@ def test_analyze_here_runs_in_this_process_and_queued_runs_say_why_they_wait(ann
     out = io.StringIO()
     call_command("analyze", annotated_project.slug, "--param", "n_boot=0", stdout=out)
     assert "is queued" in out.getvalue() and "no job worker is running" in out.getvalue()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_analyze_with_the_job_queue_away_says_so_without_a_traceback(annotated_project, monkeypatch):
+    from kombu.exceptions import OperationalError as BrokerError
+
+    from analysis import services
+
+    def away(pk):
+        raise BrokerError("Error 111 connecting to 127.0.0.1:1. Connection refused.")
+
+    monkeypatch.setattr(services, "_send", away)
+    with pytest.raises(CommandError, match="The job queue could not be reached.*--here"):
+        call_command("analyze", annotated_project.slug)
+    assert AnalysisRun.objects.get().status == "failed"

@@ -7,6 +7,7 @@ from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
 from analysis.services import analysis_recompute_all, analysis_run_create, analysis_run_execute
 from annotation.management.arguments import existing_project
+from config.unavailable import ServiceUnavailable
 from jobs.selectors import live_state, worker_alive
 
 
@@ -41,7 +42,7 @@ class Command(BaseCommand):
         if every_kind:
             try:
                 runs = analysis_recompute_all(project=project)
-            except ParamError as exc:
+            except (ParamError, ServiceUnavailable) as exc:
                 raise CommandError(str(exc)) from None
             for run in runs:
                 run.refresh_from_db()
@@ -57,6 +58,9 @@ class Command(BaseCommand):
             run = analysis_run_create(project=project, kind=kind, params=params, enqueue=not here)
         except ParamError as exc:
             raise CommandError(str(exc)) from None
+        except ServiceUnavailable as exc:
+            # The job queue is away: the run is stored, failed with the reason.
+            raise CommandError(f"{exc} Or run it in this process with --here.") from None
         if here:
             run = analysis_run_execute(run_id=run.pk)
         deadline = time.monotonic() + wait
