@@ -5,6 +5,7 @@ rather than with a traceback per request."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 from django.contrib.auth.forms import PasswordResetForm
@@ -54,8 +55,7 @@ def password_reset_send(*, form: ResetRequestForm, request: HttpRequest, **optio
     try:
         form.save(request=request, **options)
     finally:
-        try:
+        # Closing a broken connection may fail too; the mails are out or not.
+        with contextlib.suppress(Exception):
             connection.close()
-        except Exception:  # closing a broken connection may fail too; the mails are out or not
-            pass
     return form.failed

@@ -3,6 +3,7 @@ and the platform under gunicorn against them. The machine's shared services are 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
@@ -105,10 +106,8 @@ class PostgresCluster:
 
     def remove(self) -> None:
         if (self.data / "postmaster.pid").exists():
-            try:
+            with contextlib.suppress(RuntimeError):  # already stopped
                 self.stop()
-            except RuntimeError:
-                pass
         shutil.rmtree(self.work, ignore_errors=True)
 
 

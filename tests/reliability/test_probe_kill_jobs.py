@@ -7,6 +7,7 @@ a kind this file cannot start fails ``test_every_kind_of_job_is_probed``."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -127,12 +128,10 @@ PROBES = [
           lambda job: Item.objects.filter(project_id=job.project_id).count(), lambda job, n: n == 3),
     Probe(AnalysisRun, "agreement", _analysis_job, _result, lambda job, r: r["figures"]["n_workers"] == 2),
 ]
-try:
+with contextlib.suppress(ImportError):  # the key-points type may not be installed
     from task_types.key_points.models import PredictionEvaluation
 
     PROBES.append(Probe(PredictionEvaluation, "", _evaluation_job, _result, lambda job, r: "strict" in r))
-except ImportError:  # the key-points type is not installed
-    pass
 
 
 def kinds_of(model: type[Job]) -> set[str]:
