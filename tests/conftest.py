@@ -172,6 +172,18 @@ def worker_processes(django_db_setup, django_db_blocker, job_environment):
         workers.stop_all()
 
 
+@pytest.fixture
+def own_queue(worker_processes):
+    """Jobs of this test go to a queue of their own, served only by the workers it starts."""
+    from config.celery import app
+
+    queue = f"{worker_processes.queue}-{uuid.uuid4().hex[:8]}"
+    before = app.conf.task_default_queue
+    app.conf.task_default_queue = queue
+    yield queue
+    app.conf.task_default_queue = before
+
+
 @pytest.fixture(scope="session")
 def celery_worker_process(worker_processes):
     """One real worker for the whole session, for tests that only need jobs to run."""

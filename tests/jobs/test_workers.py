@@ -4,7 +4,6 @@ minute and its run restarts at once, a cancelled run stops."""
 import os
 import signal
 import time
-import uuid
 
 import pytest
 from django.test import override_settings
@@ -33,18 +32,6 @@ def wait_report():
     register(SlowReport)
     yield SlowReport.kind
     _REPORTS.pop(SlowReport.kind, None)
-
-
-@pytest.fixture
-def own_queue(worker_processes):
-    """Jobs of this test go to a queue of their own, served only by the workers it starts."""
-    from config.celery import app
-
-    queue = f"{worker_processes.queue}-{uuid.uuid4().hex[:8]}"
-    before = app.conf.task_default_queue
-    app.conf.task_default_queue = queue
-    yield queue
-    app.conf.task_default_queue = before
 
 
 def wait_for(run, condition, timeout=60.0):

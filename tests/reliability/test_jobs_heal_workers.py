@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 import time
-import uuid
 from contextlib import contextmanager
 from datetime import timedelta
 
@@ -45,18 +44,6 @@ def reports():
     yield SlowReport.kind, CrashReport.kind
     _REPORTS.pop(SlowReport.kind, None)
     _REPORTS.pop(CrashReport.kind, None)
-
-
-@pytest.fixture
-def own_queue(worker_processes):
-    """Jobs of this test go to a queue of their own, served only by the workers it starts."""
-    from config.celery import app
-
-    queue = f"{worker_processes.queue}-{uuid.uuid4().hex[:8]}"
-    before = app.conf.task_default_queue
-    app.conf.task_default_queue = queue
-    yield queue
-    app.conf.task_default_queue = before
 
 
 @pytest.fixture
