@@ -12,10 +12,12 @@ from pathlib import Path
 
 import dj_database_url
 
+from config.api_schema import SPECTACULAR_SETTINGS  # noqa: F401  (the OpenAPI schema's settings)
 from config.csp import content_security_policy
 from config.embedded import embedded_job_settings
 from config.env import env_bool, env_int
 from config.mail import mail_settings
+from config.marketplaces import PROLIFIC_API_TOKEN, PROLIFIC_API_URL, PROLIFIC_TIMEOUT_SECONDS  # noqa: F401
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -60,6 +62,8 @@ INSTALLED_APPS = [
     "template_partials",
     "rest_framework",
     "rest_framework.authtoken",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "axes",
     "csp",
     "jobs",
@@ -270,6 +274,7 @@ REST_FRAMEWORK = {
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
     "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
     "EXCEPTION_HANDLER": "config.unavailable_responses.api_exception_handler",  # 503 + Retry-After
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
 UNAVAILABLE_RETRY_AFTER = env_int("UNAVAILABLE_RETRY_AFTER", 10)  # what a 503 asks clients to wait (s)
 

@@ -1,5 +1,6 @@
 from django.contrib import admin
 from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
 from annotation.task_types import type_urlpatterns
 from config.health import health
@@ -8,6 +9,9 @@ urlpatterns = [
     # For docker-compose and load balancers: no login, no throttle, answers without the session.
     path("health/", health, name="health"),
     path("admin/", admin.site.urls),
+    # The API's OpenAPI 3.1 schema and its browsable docs (assets served from here: works offline).
+    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("annotation.api.urls")),
     path("api/", include("analysis.api")),
     path("", include("annotation.urls")),

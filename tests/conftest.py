@@ -276,3 +276,15 @@ def pytest_runtest_setup(item) -> None:
     # And the marker implies the check, for a test marked shared_data that reads the folder itself.
     if item.get_closest_marker("shared_data"):
         require_shared_data()
+
+
+@pytest.fixture
+def fake_prolific(settings):
+    """A local fake of Prolific's API (tests/support/fake_prolific.py), with the settings
+    pointing at it."""
+    from tests.support.fake_prolific import FakeProlificServer
+
+    with FakeProlificServer() as state:
+        settings.PROLIFIC_API_URL = state.url
+        settings.PROLIFIC_API_TOKEN = state.token
+        yield state
