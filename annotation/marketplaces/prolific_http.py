@@ -8,7 +8,6 @@
 from __future__ import annotations
 
 import json
-import socket
 import urllib.error
 import urllib.request
 from typing import Any
@@ -65,7 +64,7 @@ def prolific_call(*, method: str, path: str, body: Any = None, params: dict[str,
             detail = raw[:500].decode(errors="replace")
         raise MarketplaceError(f"Prolific answered {error.code} to {method.upper()} {path}",
                                status=error.code, detail=detail) from None
-    except (urllib.error.URLError, socket.timeout, ConnectionError, OSError) as error:
+    except (TimeoutError, urllib.error.URLError, ConnectionError, OSError) as error:
         reason = getattr(error, "reason", error)
         raise MarketplaceError(f"Prolific could not be reached for {method.upper()} {path}: {reason}") from None
     if not raw:
