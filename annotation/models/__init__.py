@@ -10,6 +10,7 @@ from annotation.models.crowd import (
     WorkerProfile,
 )
 from annotation.models.imports import ImportJob
+from annotation.models.marketplace_study import ProlificStudy
 from annotation.models.media import MediaFile, MediaUse
 from annotation.models.quality import (
     CHECK_ITEM_REDUNDANCY,
@@ -55,6 +56,7 @@ __all__ = [
     "MediaFile",
     "MediaUse",
     "Project",
+    "ProlificStudy",
     "RefusedAnswer",
     "WorkerProfile",
 ]
