@@ -17,14 +17,7 @@ from config.csp import content_security_policy
 from config.embedded import embedded_job_settings
 from config.env import env_bool, env_int
 from config.mail import mail_settings
-from config.marketplaces import (  # noqa: F401
-    PROLIFIC_API_TOKEN,
-    PROLIFIC_API_URL,
-    PROLIFIC_POLL_TICK_SECONDS,
-    PROLIFIC_TIMEOUT_SECONDS,
-    PROLIFIC_WEBHOOK_SECRET,
-    PROLIFIC_WEBHOOK_TOLERANCE_SECONDS,
-)
+from config.marketplaces import *  # noqa: F403  (the marketplaces' settings)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -358,7 +351,7 @@ CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.expire_leases", "schedule": 60.0},
     "reap-dead-jobs": {"task": "annotation.reap_dead_jobs", "schedule": 15.0},
     # Queues a sync of each linked Prolific study whose poll interval has passed.
-    "prolific-poll": {"task": "annotation.prolific_poll", "schedule": float(PROLIFIC_POLL_TICK_SECONDS)},
+    "prolific-poll": {"task": "annotation.prolific_poll", "schedule": float(PROLIFIC_POLL_TICK_SECONDS)},  # noqa: F405
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

@@ -33,7 +33,7 @@ class SubmissionUnreadable(ValueError):
     """What Prolific sent does not describe a submission (no id, no participant)."""
 
 
-def status_clean(value: Any) -> str:
+def status_clean(*, value: Any) -> str:
     """Prolific's status in the form the record keeps: "AWAITING_REVIEW" and "awaiting review"
     are "AWAITING REVIEW"; anything unknown is "UNKNOWN"."""
     text = " ".join(str(value or "").strip().upper().replace("_", " ").split())
@@ -92,7 +92,7 @@ def prolific_submission_apply(*, study: ProlificStudy, row: Mapping[str, Any], n
     if not submission_id:
         raise SubmissionUnreadable("the submission has no id")
     participant_id = _text(row, "participant_id", "participant")
-    status = status_clean(row.get("status"))
+    status = status_clean(value=row.get("status"))
     with transaction.atomic():
         record = ProlificSubmission.objects.select_for_update().filter(submission_id=submission_id).first()
         if record is None:

@@ -54,7 +54,7 @@ def _waiting(study: ProlificStudy) -> QuerySet[ProlificSubmission]:
             .filter(status=Status.AWAITING_REVIEW, worker__isnull=False, decided_how="").order_by("pk"))
 
 
-def rejection_message(decision: RuleDecision) -> str:
+def rejection_message(*, decision: RuleDecision) -> str:
     """What the participant is told (Prolific asks for at least 100 characters)."""
     return (f"Your submission was reviewed by the study's quality checks and did not meet its bar: "
             f"{decision.get_kind_display().lower()}. Answers were checked against questions with known "
@@ -81,7 +81,7 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
                     "decided_at": decision.decided_at.isoformat(), "figures": decision.evidence}
         try:
             prolific_submission_decide(submission=s, approve=False, actor=None, how=How.AUTO, evidence=evidence,
-                                       message=rejection_message(decision),
+                                       message=rejection_message(decision=decision),
                                        rejection_category=REJECTION_CATEGORY.get(Kind(decision.kind), "OTHER"))
         except DecisionRefused as refused:
             outcome.errors.append(refused.message)

@@ -31,7 +31,7 @@ from jobs.tasks import task_send
 SYNC_TASK = ProlificSyncJob.task_name
 
 
-def marketplace_failure(error: MarketplaceError) -> str:
+def marketplace_failure(*, error: MarketplaceError) -> str:
     """A job's error for a refused or unanswered call: what happened and what to do."""
     if error.status in (401, 403):
         return (f"Prolific refused the API token ({error.status}). Check PROLIFIC_API_TOKEN: it must be a token of "
@@ -76,7 +76,7 @@ def _sync_work(job: ProlificSyncJob, attempt: Attempt) -> JobOutcome:
     try:
         result = prolific_submissions_sync(study=job.study, attempt=attempt)
     except MarketplaceError as error:
-        raise JobFailed(marketplace_failure(error)) from None
+        raise JobFailed(marketplace_failure(error=error)) from None
     if result["errors"]:
         raise JobFailed("The submissions were read, but Prolific refused some calls: " + "; ".join(result["errors"]),
                         result=result)
