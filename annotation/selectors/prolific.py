@@ -69,16 +69,19 @@ def submission_rows(*, study: ProlificStudy, status: str = "") -> list[Submissio
         rows = rows.filter(status=status)
     submissions = list(rows[:ROWS_LIMIT])
     worker_ids = {s.worker_id for s in submissions if s.worker_id}
-    work = {r["worker_id"]: r for r in Assignment.objects.filter(project_id=study.project_id, worker_id__in=worker_ids)
-            .values("worker_id").annotate(
-                answers=Count("pk", filter=Q(status__in=Assignment.COUNTED_STATUSES, purpose=Purpose.TASK)),
-                approved=Count("pk", filter=Q(status=Assignment.Status.APPROVED, purpose=Purpose.TASK)),
-                open=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED)))}
+    counted = (Assignment.objects.filter(project_id=study.project_id, worker_id__in=worker_ids)
+               .values("worker_id").annotate(
+                   answers=Count("pk", filter=Q(status__in=Assignment.COUNTED_STATUSES, purpose=Purpose.TASK)),
+                   approved=Count("pk", filter=Q(status=Assignment.Status.APPROVED, purpose=Purpose.TASK)),
+                   open=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED))))
+    work: dict[int, dict[str, int]] = {
+        r["worker_id"]: {"answers": r["answers"], "approved": r["approved"], "open": r["open"]} for r in counted}
     standings = {s.worker_id: s for s in WorkerStanding.objects.filter(project_id=study.project_id,
                                                                          worker_id__in=worker_ids)}
     out = []
     for s in submissions:
-        w, st = work.get(s.worker_id, {}), standings.get(s.worker_id or 0)
+        w: dict[str, int] = work.get(s.worker_id or 0, {})
+        st = standings.get(s.worker_id or 0)
         out.append(SubmissionRow(submission=s, answers=w.get("answers", 0), approved=w.get("approved", 0),
                                  open=w.get("open", 0), gold_answered=st.gold_answered if st else 0,
                                  gold_right=st.gold_right if st else 0,

@@ -12,7 +12,7 @@ account (``WorkerProfile`` source "prolific"), and its status acted on.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -50,7 +50,7 @@ def _when(value: Any) -> datetime | None:
     except ValueError:
         return None
     if parsed is not None and timezone.is_naive(parsed):
-        parsed = timezone.make_aware(parsed, timezone.utc)
+        parsed = timezone.make_aware(parsed, UTC)
     return parsed
 
 

@@ -14,8 +14,6 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import User
-from django.db import transaction
 from django.utils import timezone
 
 from annotation.marketplaces.prolific import prolific_submissions_list
@@ -23,12 +21,13 @@ from annotation.marketplaces.prolific_http import MarketplaceError
 from annotation.models import ProlificStudy, ProlificSyncJob
 from annotation.services.prolific_apply import SubmissionUnreadable, prolific_submission_apply
 from annotation.services.prolific_auto import prolific_auto_apply
+from annotation.services.prolific_queue import SYNC_TASK, prolific_sync_queue
 from jobs.live import Attempt
 from jobs.models import Job
-from jobs.services import JobFailed, JobOutcome, job_enqueue, job_execute
-from jobs.tasks import task_send
+from jobs.services import JobFailed, JobOutcome, job_execute
 
-SYNC_TASK = ProlificSyncJob.task_name
+__all__ = ["SYNC_TASK", "prolific_polls_due", "prolific_submissions_sync", "prolific_sync_job_execute",
+           "prolific_sync_queue"]
 
 
 def marketplace_failure(*, error: MarketplaceError) -> str:
@@ -86,23 +85,6 @@ def _sync_work(job: ProlificSyncJob, attempt: Attempt) -> JobOutcome:
 def prolific_sync_job_execute(*, job_id: int) -> ProlificSyncJob | None:
     """Run a queued sync job (the Celery task's body)."""
     return job_execute(model=ProlificSyncJob, pk=job_id, work=_sync_work, failure="The sync stopped: ")
-
-
-def _send(pk: int) -> None:
-    task_send(SYNC_TASK, pk)
-
-
-def prolific_sync_queue(*, study: ProlificStudy, actor: User | None = None) -> ProlificSyncJob:
-    """Queue a sync of the study, or return the one already queued or running."""
-    with transaction.atomic():
-        ProlificStudy.objects.select_for_update().filter(pk=study.pk).first()
-        active = ProlificSyncJob.objects.filter(study=study, status__in=Job.ACTIVE).order_by("-pk").first()
-        if active is not None:
-            return active
-        job = ProlificSyncJob.objects.create(
-            study=study, created_by=actor if actor is not None and actor.is_authenticated else None)
-        job_enqueue(job=job, send=_send)
-    return job
 
 
 def prolific_polls_due(*, now: datetime | None = None) -> int:

@@ -130,3 +130,15 @@ def test_polls_are_queued_when_due_and_run_as_jobs(fake_prolific, django_capture
     with django_capture_on_commit_callbacks(execute=False):
         first = prolific_sync_queue(study=project.prolific_study)
         assert prolific_sync_queue(study=project.prolific_study) == first  # one at a time
+
+
+def test_failing_the_qualification_screens_out_on_prolific_at_once(fake_prolific, django_capture_on_commit_callbacks):
+    project = linked_project(qualification=1)
+    sid, worker = arrive(fake_prolific, project, "pid-bad")
+    prolific_submissions_sync(study=project.prolific_study)
+    with django_capture_on_commit_callbacks(execute=True):
+        work(project, worker, [WRONG])
+    assert fake_prolific.submissions[sid]["status"] == "SCREENED OUT"
+    assert ProlificSyncJob.objects.get(study=project.prolific_study).status == "done"
+    record = ProlificSubmission.objects.get(submission_id=sid)
+    assert record.status == "SCREENED OUT" and record.screen_out_sent_at is not None
