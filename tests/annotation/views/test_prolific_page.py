@@ -64,3 +64,15 @@ def test_admins_approve_from_the_page_and_other_projects_ids_are_404(client, fak
     assert fake_prolific.submissions[sid]["status"] == "APPROVED"
     worker_page = client.get(f"/projects/{project.slug}/workers/{worker.pk}/").content.decode()
     assert 'data-testid="prolific-status">Approved' in worker_page
+
+
+def test_a_participant_who_returned_is_told_their_place_ended(client, fake_prolific):
+    project = linked_project()
+    sid, _ = arrive(fake_prolific, project, "pid-1", client=client)
+    assert client.get(f"/projects/{project.slug}/annotate/").context["assignment"] is not None
+    participant_set(fake_prolific, sid, "RETURNED")
+    prolific_submissions_sync(study=project.prolific_study)
+    html = client.get(f"/projects/{project.slug}/annotate/").content.decode()
+    assert 'data-testid="left-study"' in html
+    body = client.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    assert body["assignment"] is None and body["reason"] == "left_study"
