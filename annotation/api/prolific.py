@@ -202,6 +202,5 @@ class Webhook(APIView):
     @extend_schema(summary="Prolific's webhook (signed deliveries only)", request={"application/json": dict},
                    auth=[], responses={200: DetailSerializer, 400: DetailSerializer, 403: DetailSerializer})
     def post(self, request: Request) -> Response:
-        body = request.body[:1_000_000] if len(request.body) <= 1_000_000 else b""
-        answer = prolific_webhook_receive(body=body, headers=request.headers)
+        answer = prolific_webhook_receive(body=request.body, headers=request.headers)
         return Response({"detail": answer.detail}, status=answer.status)

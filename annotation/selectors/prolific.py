@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from django.conf import settings
-from django.db.models import Count, Q
+from django.db.models import Count, F, Q
 
 from annotation.models import (
     Assignment,
@@ -22,20 +22,22 @@ from annotation.models import (
 from annotation.worker_figures import interval_of
 
 ROWS_LIMIT = 1000
+# A participant's latest submission: the one started last (one not yet read in full, last).
+LATEST = F("started_at").desc(nulls_last=True)
 
 
 def withdrawn_from_study(*, project_id: int, worker_id: int) -> bool:
     """True when the worker's latest submission to the project's study was returned, timed out
     or rejected: the engine hands them no new item."""
     latest = (ProlificSubmission.objects.filter(project_id=project_id, worker_id=worker_id)
-              .order_by("-seen_at", "-pk").values_list("status", flat=True).first())
+              .order_by(LATEST, "-pk").values_list("status", flat=True).first())
     return latest in ProlificSubmission.ENDED
 
 
 def worker_submission(*, project: Project, worker_id: int) -> ProlificSubmission | None:
     """The worker's latest submission to the project's study, if any."""
     return (ProlificSubmission.objects.filter(project=project, worker_id=worker_id)
-            .order_by("-seen_at", "-pk").first())
+            .order_by(LATEST, "-pk").first())
 
 
 def study_of(*, project: Project) -> ProlificStudy | None:

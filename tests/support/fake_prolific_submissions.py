@@ -4,11 +4,13 @@ category and a message of 100 characters), bulk approve, and screen out; plus wh
 to play a participant (join, complete, return, time out).
 
 State lives in ``FakeProlific.submissions``: {submission id: {id, study_id, participant_id,
-status, started_at, completed_at}}.
+status, started_at, completed_at}}. A test makes the list of a study answer slowly (to time out
+the client) with ``state.studies[study_id] = {"delay_seconds": n}``.
 """
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -56,6 +58,9 @@ def participant_set(state: FakeProlific, submission_id: str, status: str) -> dic
 @route("GET", r"submissions/")
 def list_submissions(state: FakeProlific, request: FakeRequest) -> tuple[int, Any]:
     study = (request.query.get("study") or [""])[0]
+    delay = state.studies.get(study, {}).get("delay_seconds")
+    if delay:
+        time.sleep(delay)
     page = int((request.query.get("page") or ["1"])[0] or 1)
     size = int((request.query.get("page_size") or ["20"])[0] or 20)
     rows = [dict(r) for r in state.submissions.values() if not study or r["study_id"] == study]

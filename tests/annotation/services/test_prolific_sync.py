@@ -118,6 +118,15 @@ def test_an_unreachable_marketplace_fails_the_job_saying_so(settings, db):
     assert done.status == "failed" and "could not be reached" in done.error
 
 
+def test_a_marketplace_that_times_out_fails_the_job_saying_so(fake_prolific, settings):
+    settings.PROLIFIC_TIMEOUT_SECONDS = 1
+    project = linked_project()
+    fake_prolific.studies["study-1"] = {"delay_seconds": 2}
+    job = ProlificSyncJob.objects.create(study=project.prolific_study)
+    done = prolific_sync_job_execute(job_id=job.pk)
+    assert done.status == "failed" and "could not be reached" in done.error and "timed out" in done.error
+
+
 def test_polls_are_queued_when_due_and_run_as_jobs(fake_prolific, django_capture_on_commit_callbacks):
     project = linked_project(poll_seconds=60)
     sid, _ = arrive(fake_prolific, project, "pid-1")

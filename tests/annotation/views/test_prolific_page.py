@@ -5,7 +5,7 @@ import pytest
 
 from annotation.models import ProlificStudy, ProlificSyncJob
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.prolific_sync import prolific_submissions_sync
+from annotation.services.prolific_sync import prolific_submissions_sync, prolific_sync_job_execute
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.fake_prolific_submissions import participant_set
@@ -76,3 +76,13 @@ def test_a_participant_who_returned_is_told_their_place_ended(client, fake_proli
     assert 'data-testid="left-study"' in html
     body = client.post(f"/api/projects/{project.slug}/assignments/next/").json()
     assert body["assignment"] is None and body["reason"] == "left_study"
+
+
+def test_a_failed_sync_is_shown_on_the_page_not_a_500(client, fake_prolific):
+    project = linked_project()
+    fake_prolific.failures[("GET", r"submissions/")] = 401
+    job = ProlificSyncJob.objects.create(study=project.prolific_study)
+    prolific_sync_job_execute(job_id=job.pk)
+    client.force_login(UserFactory(role="admin"))
+    response = client.get(page(project))
+    assert response.status_code == 200 and "refused the API token" in response.content.decode()
