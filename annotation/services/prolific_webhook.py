@@ -51,7 +51,8 @@ def _signed(*, secret: str, timestamp: str, body: bytes, signature: str, parsed:
     # Prolific's own example signs the body as Python's json.dumps writes it.
     if parsed is not None:
         candidates.append(json.dumps(parsed).encode())
-    return any(hmac.compare_digest(webhook_signature(secret=secret, timestamp=timestamp, body=c), signature)
+    given = signature.encode("utf-8", "replace")
+    return any(hmac.compare_digest(webhook_signature(secret=secret, timestamp=timestamp, body=c).encode(), given)
                for c in candidates)
 
 
@@ -91,11 +92,11 @@ def prolific_webhook_receive(*, body: bytes, headers: Mapping[str, str], now: da
     signature, stamp = headers.get(SIGNATURE_HEADER, ""), headers.get(TIMESTAMP_HEADER, "")
     if not signature or not stamp:
         return WebhookAnswer(403, f"The delivery lacks the {SIGNATURE_HEADER} or {TIMESTAMP_HEADER} header.")
-    if not stamp.isdigit() or len(stamp) > 12:
+    if not (stamp.isascii() and stamp.isdigit()) or len(stamp) > 12:
         return WebhookAnswer(403, f"{TIMESTAMP_HEADER} is not a UNIX time in seconds.")
-    sent_at = datetime.fromtimestamp(int(stamp), tz=UTC)
-    if abs((now - sent_at).total_seconds()) > settings.PROLIFIC_WEBHOOK_TOLERANCE_SECONDS:
+    if abs(now.timestamp() - int(stamp)) > settings.PROLIFIC_WEBHOOK_TOLERANCE_SECONDS:
         return WebhookAnswer(403, "The delivery's timestamp is too far from now: it is refused as stale.")
+    sent_at = datetime.fromtimestamp(int(stamp), tz=UTC)
     try:
         parsed = json.loads(body)
     except ValueError:

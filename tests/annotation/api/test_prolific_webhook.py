@@ -109,3 +109,11 @@ def test_garbage_never_answers_500(secret, body):
                                 HTTP_X_PROLIFIC_REQUEST_TIMESTAMP="zz", HTTP_X_PROLIFIC_REQUEST_SIGNATURE="zz")
     assert unsigned.status_code == 403
     assert not ProlificSubmission.objects.exists()
+
+
+@pytest.mark.parametrize(("stamp", "signature"), [("²", "x"), ("999999999999", "x"), ("1", "ü-not-ascii"),
+                                                   (str(int(time.time())), "ü-not-ascii")])
+def test_odd_headers_are_refused_not_a_500(secret, stamp, signature):
+    answer = APIClient().post(URL, data=b"{}", content_type="application/json",
+                              HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp, HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature)
+    assert answer.status_code == 403
