@@ -81,8 +81,11 @@ def prolific_act(request: AuthenticatedRequest, slug: str, action: str) -> HttpR
     else:
         ids = request.POST.getlist("submission")
         chosen = list(study.submissions.select_related("worker", "project").filter(submission_id__in=ids))
-        if not ids or len(chosen) != len(set(ids)):
+        if len(chosen) != len(set(ids)):
             raise Http404("No such submission in this project's study.")
+        if not chosen:
+            messages.error(request, "Nothing was decided: select the submissions first.")
+            return redirect("prolific", slug=project.slug)
         try:
             if action == "approve":
                 outcome = prolific_submissions_approve(submissions=chosen, actor=request.user)

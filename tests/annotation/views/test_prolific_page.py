@@ -59,6 +59,8 @@ def test_admins_approve_from_the_page_and_other_projects_ids_are_404(client, fak
     prolific_submissions_sync(study=other.prolific_study)
     client.force_login(UserFactory(role="admin"))
     assert client.post(page(project) + "approve/", {"submission": [other_sid]}).status_code == 404
+    nothing = client.post(page(project) + "approve/", {}, follow=True)
+    assert "select the submissions first" in nothing.content.decode()
     assert fake_prolific.submissions[other_sid]["status"] == "AWAITING REVIEW"
     client.post(page(project) + "approve/", {"submission": [sid]})
     assert fake_prolific.submissions[sid]["status"] == "APPROVED"
