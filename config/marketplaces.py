@@ -13,3 +13,10 @@ from config.env import env_int
 PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
 PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")
 PROLIFIC_TIMEOUT_SECONDS = env_int("PROLIFIC_TIMEOUT_SECONDS", 15)
+# The secret Prolific signs webhook deliveries with (POST /api/v1/hooks/secrets/ makes it); empty:
+# webhook deliveries are refused and polling alone keeps submissions in step.
+PROLIFIC_WEBHOOK_SECRET = os.environ.get("PROLIFIC_WEBHOOK_SECRET", "")
+# A delivery whose timestamp is further than this from now is refused as stale (seconds).
+PROLIFIC_WEBHOOK_TOLERANCE_SECONDS = env_int("PROLIFIC_WEBHOOK_TOLERANCE_SECONDS", 300)
+# How often the scheduler looks for linked studies due a poll (each study polls every poll_seconds).
+PROLIFIC_POLL_TICK_SECONDS = env_int("PROLIFIC_POLL_TICK_SECONDS", 10)

@@ -17,7 +17,7 @@ from config.csp import content_security_policy
 from config.embedded import embedded_job_settings
 from config.env import env_bool, env_int
 from config.mail import mail_settings
-from config.marketplaces import PROLIFIC_API_TOKEN, PROLIFIC_API_URL, PROLIFIC_TIMEOUT_SECONDS  # noqa: F401
+from config.marketplaces import *  # noqa: F403  (the marketplaces' settings)
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -350,6 +350,8 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "inte
 CELERY_BEAT_SCHEDULE = {
     "expire-leases": {"task": "annotation.expire_leases", "schedule": 60.0},
     "reap-dead-jobs": {"task": "annotation.reap_dead_jobs", "schedule": 15.0},
+    # Queues a sync of each linked Prolific study whose poll interval has passed.
+    "prolific-poll": {"task": "annotation.prolific_poll", "schedule": float(PROLIFIC_POLL_TICK_SECONDS)},  # noqa: F405
 }
 CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 

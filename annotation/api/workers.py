@@ -15,8 +15,9 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.models import Project
+from annotation.models import Project, ProlificSubmission
 from annotation.selectors.audit import audit_entries, audit_row
+from annotation.selectors.prolific import worker_submission
 from annotation.selectors.worker_page import (
     CrowdFigures,
     WorkerPage,
@@ -92,6 +93,16 @@ def worker_page_data(page: WorkerPage, crowd: CrowdFigures) -> dict[str, Any]:
     }
 
 
+def prolific_submission_data(s: ProlificSubmission | None) -> dict[str, Any] | None:
+    """The worker's submission to the project's Prolific study, if they came from one."""
+    if s is None:
+        return None
+    return {"submission_id": s.submission_id, "status": s.status,
+            "started_at": s.started_at.isoformat() if s.started_at else None,
+            "completed_at": s.completed_at.isoformat() if s.completed_at else None,
+            "freed_at": s.freed_at.isoformat() if s.freed_at else None, "decided_how": s.decided_how}
+
+
 class WorkerDetail(APIView):
     """GET: the worker page's figures as JSON (``?page=`` pages the answers)."""
 
@@ -100,7 +111,9 @@ class WorkerDetail(APIView):
     def get(self, request: Request, slug: str, worker_id: int) -> Response:
         project, worker = _worker(slug, worker_id)
         page = worker_page(project=project, worker=worker, page=request.query_params.get("page"))
-        return Response(worker_page_data(page, worker_crowd_figures(project=project, worker=worker)))
+        data = worker_page_data(page, worker_crowd_figures(project=project, worker=worker))
+        data["prolific"] = prolific_submission_data(worker_submission(project=project, worker_id=worker.pk))
+        return Response(data)
 
 
 class WorkerAction(APIView):

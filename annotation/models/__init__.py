@@ -12,6 +12,11 @@ from annotation.models.crowd import (
 from annotation.models.imports import ImportJob
 from annotation.models.marketplace_study import ProlificStudy
 from annotation.models.media import MediaFile, MediaUse
+from annotation.models.prolific_submissions import (
+    ProlificSubmission,
+    ProlificSyncJob,
+    ProlificWebhookEvent,
+)
 from annotation.models.quality import (
     CHECK_ITEM_REDUNDANCY,
     Adjudication,
@@ -57,6 +62,9 @@ __all__ = [
     "MediaUse",
     "Project",
     "ProlificStudy",
+    "ProlificSubmission",
+    "ProlificSyncJob",
+    "ProlificWebhookEvent",
     "RefusedAnswer",
     "WorkerProfile",
 ]

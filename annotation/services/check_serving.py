@@ -27,6 +27,7 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
+from annotation.services.prolific_queue import prolific_sync_soon
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
@@ -108,6 +109,9 @@ def _standing_move(*, project: Project, worker: User, state: str, reason: str, n
     so there is nothing to return to the pool; the round itself records why."""
     WorkerStanding.objects.filter(project=project, worker=worker).update(state=state, reason=reason[:500],
                                                                          changed_at=now)
+    if state == Standing.SCREENED_OUT:
+        # A participant of a linked Prolific study is screened out there too, by a sync.
+        prolific_sync_soon(project_id=project.pk)
 
 
 def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:

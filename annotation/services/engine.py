@@ -36,6 +36,7 @@ from annotation.models import (
     WorkerProfile,
     WorkerStanding,
 )
+from annotation.selectors.prolific import withdrawn_from_study
 from annotation.services.check_serving import (
     WorkerQuality,
     qualification_taken,
@@ -101,6 +102,7 @@ class NextResult:
     resumed: bool = False
     # Why there is no assignment: "done", "quota", "blocked" (the account, or in this project),
     # "screened_out" (failed the qualification), "qualification_failed" (may try again),
+    # "left_study" (returned or timed out on the marketplace, or rejected there),
     # "no_training" (a round is due but no training item is left for the worker), "inactive",
     # "not_member".
     reason: str = ""
@@ -161,6 +163,9 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     blocked, open_one = _profile_and_open(project=project, worker=worker)
     if blocked:
         return NextResult(None, reason="blocked")
+    if withdrawn_from_study(project_id=project.pk, worker_id=worker.pk):
+        # The participant returned the study on its marketplace, timed out or was rejected there.
+        return NextResult(None, reason="left_study")
     # The standing and the policy in one read: a stopped worker gets nothing, a worker in a
     # training round only its items, everyone else real items and gold questions at the rate.
     quality = worker_quality(project=project, worker=worker, now=now)

@@ -27,7 +27,7 @@ from annotation.views.request_types import AuthenticatedRequest
 
 FEEDBACK = "check_feedback"
 # Reasons for no item that the quality page explains.
-STOPS = ("blocked", "screened_out", "qualification_failed", "no_training")
+STOPS = ("blocked", "screened_out", "qualification_failed", "no_training", "left_study")
 
 
 def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: SubmitResult) -> None:

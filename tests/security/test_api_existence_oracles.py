@@ -27,7 +27,7 @@ ROUTES = [r for r in routes(skip=("admin/", "accounts/")) if r.parameters]
 SLUG_ROUTES = [r for r in ROUTES if "slug" in r.parameters]
 ID_ROUTES = [r for r in ROUTES if any(c == "int" for c in r.parameters.values())]
 FIXED = {"ref": "r0", "key": "a.mp3", "kind": "agreement", "fmt": "csv", "name": "x", "action": "block",
-         "token": "t0"}
+         "token": "t0", "submission_id": "s0"}
 CSRF = re.compile(rb"[A-Za-z0-9]{64}")
 
 
