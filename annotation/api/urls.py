@@ -2,11 +2,16 @@ from django.urls import path
 
 from annotation.api import (
     adjudication,
+    annotator_actions,
     annotator_quality,
     media,
     plays,
     quality,
     revisions,
+    staff_accounts,
+    staff_bonuses,
+    staff_imports,
+    staff_reviews,
     tokens,
     views,
     workers,
@@ -50,4 +55,16 @@ urlpatterns = [
     path("projects/<slug:slug>/adjudication/", adjudication.AdjudicationQueue.as_view(), name="api-adjudication"),
     path("projects/<slug:slug>/items/<int:item_id>/adjudication/", adjudication.ItemAdjudication.as_view(),
          name="api-item-adjudication"),
+    # The page actions' twins (docs/api.md, "Page actions in the API").
+    path("join/", annotator_actions.ProjectJoin.as_view(), name="api-join"),
+    path("projects/<slug:slug>/consent/", annotator_actions.ConsentAccept.as_view(), name="api-consent"),
+    path("assignments/<int:pk>/skip/", annotator_actions.AssignmentSkip.as_view(), name="api-skip"),
+    path("projects/<slug:slug>/assignments/review/", staff_reviews.AssignmentsReview.as_view(),
+         name="api-assignments-review"),
+    path("projects/<slug:slug>/bonuses/<int:pk>/", staff_bonuses.BonusRemove.as_view(), name="api-bonus"),
+    path("projects/<slug:slug>/bonuses/mark-paid/", staff_bonuses.BonusesMarkPaid.as_view(),
+         name="api-bonuses-mark-paid"),
+    path("projects/<slug:slug>/imports/<int:pk>/restart/", staff_imports.ImportJobRestart.as_view(),
+         name="api-import-job-restart"),
+    path("projects/<slug:slug>/annotators/", staff_accounts.AnnotatorsCreate.as_view(), name="api-annotators"),
 ]

@@ -2,7 +2,7 @@
 
 from django.urls import path
 
-from task_types.key_points import api, views
+from task_types.key_points import api, cancel_api, views
 
 urlpatterns = [
     path("projects/<slug:slug>/key-points/evaluations/", views.evaluations, name="key-points-evaluations"),
@@ -13,4 +13,6 @@ urlpatterns = [
     path("projects/<slug:slug>/key-points/runs/<int:run_id>/labels.zip", views.labels_zip, name="key-points-labels-zip"),
     path("api/projects/<slug:slug>/key-points/evaluations/", api.Evaluations.as_view(), name="api-key-points-evaluations"),
     path("api/key-points/evaluations/<int:pk>/", api.EvaluationDetail.as_view(), name="api-key-points-evaluation"),
+    path("api/projects/<slug:slug>/key-points/evaluations/<int:pk>/cancel/", cancel_api.EvaluationCancel.as_view(),
+         name="api-key-points-evaluation-cancel"),
 ]
