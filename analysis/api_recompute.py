@@ -15,8 +15,9 @@ from rest_framework.views import APIView
 from analysis.api import AnalysisRunSerializer
 from analysis.reports import ParamError
 from analysis.services import analysis_recompute_all
+from annotation.api.lookups import project_or_404
 from annotation.api.refusals import refusals
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 
 
 class AnalysisRecomputedSerializer(serializers.Serializer):
@@ -32,7 +33,7 @@ class RecomputeAll(APIView):
     @extend_schema(operation_id="analysis_recompute_all", request=None,
                    responses={202: AnalysisRecomputedSerializer, **refusals(400, 404)})
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
+        project = project_or_404(slug)
         try:
             runs = analysis_recompute_all(project=project, user=request.user)
         except ParamError as exc:

@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as ModelValidationError
+from django.db.models import F, Model
+from django.db.models.constraints import BaseConstraint
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse
 from rest_framework import serializers
@@ -26,3 +30,25 @@ def refusals(*codes: int) -> dict[int, OpenApiResponse]:
     wanted = sorted({401, 403, *codes})
     return {code: OpenApiResponse(OpenApiTypes.OBJECT if code == 400 else DetailRefusalSerializer,
                                   description=SAID[code]) for code in wanted}
+
+
+def model_errors(exc: ModelValidationError, model: type[Model]) -> dict[str, list[str]]:
+    """A model's ValidationError as field -> messages: a check or unique constraint's violation,
+    which Django reports for no field, goes to the fields the constraint names."""
+    if not hasattr(exc, "error_dict"):
+        return {"detail": list(exc.messages)}
+    errors = {name: list(messages) for name, messages in exc.message_dict.items()}
+    for message in errors.pop(NON_FIELD_ERRORS, []):
+        fields = [name for c in model._meta.constraints if f"“{c.name}”" in message for name in _constraint_fields(c)]
+        for name in fields or ["detail"]:
+            errors.setdefault(name, []).append(message)
+    return errors
+
+
+def _constraint_fields(constraint: BaseConstraint) -> list[str]:
+    condition = getattr(constraint, "condition", None)
+    found = set(condition.referenced_base_fields) if condition is not None else set()
+    found |= set(getattr(constraint, "fields", ()) or ())
+    for expression in getattr(constraint, "expressions", ()) or ():
+        found |= {e.name for e in expression.flatten() if isinstance(e, F)}
+    return sorted(found)

@@ -11,9 +11,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.lookups import project_or_404
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
 from annotation.services.accounts import AccountError, annotators_create
 
@@ -46,7 +47,7 @@ class AnnotatorsCreate(APIView):
     @extend_schema(operation_id="annotators_create", request=AnnotatorsCreateRequestSerializer,
                    responses={201: AnnotatorsCreatedSerializer, **refusals(400, 404)})
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
+        project = project_or_404(slug)
         form = AnnotatorsCreateRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data

@@ -11,10 +11,11 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.lookups import project_or_404
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from annotation.models import Bonus
 from annotation.services import bonuses_mark_paid
 from annotation.services.bonuses import bonus_remove
@@ -42,7 +43,7 @@ class BonusRemove(APIView):
     @extend_schema(operation_id="bonus_remove", request=None,
                    responses={204: OpenApiResponse(description="Removed."), **refusals(404, 409)})
     def delete(self, request: AuthenticatedApiRequest, slug: str, pk: int) -> Response:
-        bonus = Bonus.objects.filter(project=_project(slug), pk=pk).first()
+        bonus = Bonus.objects.filter(project=project_or_404(slug), pk=pk).first()
         if bonus is None:
             raise NotFound("The project has no bonus with this id.")
         try:
@@ -62,7 +63,7 @@ class BonusesMarkPaid(APIView):
     @extend_schema(operation_id="bonuses_mark_paid", request=BonusesMarkPaidRequestSerializer,
                    responses={200: BonusesMarkPaidSerializer, **refusals(400, 404)})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
-        project = _project(slug)
+        project = project_or_404(slug)
         form = BonusesMarkPaidRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         ids = set(form.validated_data["bonuses"])

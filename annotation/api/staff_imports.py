@@ -12,9 +12,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.lookups import project_or_404
 from annotation.api.refusals import refusals
 from annotation.api.serializers import ImportJobSerializer
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from annotation.models import ImportJob
 from annotation.services.imports import import_job_restart
 
@@ -28,7 +29,7 @@ class ImportJobRestart(APIView):
     @extend_schema(operation_id="import_job_restart", request=None,
                    responses={202: ImportJobSerializer, **refusals(404, 409)})
     def post(self, request: Request, slug: str, pk: int) -> Response:
-        job = ImportJob.objects.filter(project=_project(slug), pk=pk).first()
+        job = ImportJob.objects.filter(project=project_or_404(slug), pk=pk).first()
         if job is None:
             raise NotFound("The project has no import with this id.")
         try:

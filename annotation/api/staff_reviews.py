@@ -10,10 +10,11 @@ from rest_framework.exceptions import NotFound
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.lookups import project_or_404
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from annotation.models import Assignment
 from annotation.services import assignments_review
 from annotation.services.review import NOTE_LENGTH
@@ -48,7 +49,7 @@ class AssignmentsReview(APIView):
     @extend_schema(operation_id="assignments_review", request=AssignmentsReviewRequestSerializer,
                    responses={200: AssignmentsReviewOutcomeSerializer, **refusals(400, 404)})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
-        project = _project(slug)
+        project = project_or_404(slug)
         form = AssignmentsReviewRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         ids = set(form.validated_data["assignments"])

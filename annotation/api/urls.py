@@ -11,7 +11,9 @@ from annotation.api import (
     staff_accounts,
     staff_bonuses,
     staff_imports,
+    staff_projects,
     staff_reviews,
+    staff_site,
     tokens,
     views,
     workers,
@@ -67,4 +69,8 @@ urlpatterns = [
     path("projects/<slug:slug>/imports/<int:pk>/restart/", staff_imports.ImportJobRestart.as_view(),
          name="api-import-job-restart"),
     path("projects/<slug:slug>/annotators/", staff_accounts.AnnotatorsCreate.as_view(), name="api-annotators"),
+    path("workers/<int:worker_id>/<str:action>/", staff_site.WorkerSiteAction.as_view(), name="api-worker-site-action"),
+    path("audit/", staff_site.SiteAuditList.as_view(), name="api-audit-site"),
+    path("task-types/<slug:task_type>/projects/", staff_projects.ProjectCreate.as_view(), name="api-project-create"),
+    path("projects/<slug:slug>/settings/", staff_projects.ProjectSettingsView.as_view(), name="api-project-settings"),
 ]

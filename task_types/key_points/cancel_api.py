@@ -11,8 +11,9 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.lookups import project_or_404
 from annotation.api.refusals import refusals
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from task_types.key_points.api import EvaluationSerializer
 from task_types.key_points.evaluation import evaluation_cancel
 from task_types.key_points.models import PredictionEvaluation
@@ -26,7 +27,7 @@ class EvaluationCancel(APIView):
     @extend_schema(operation_id="key_points_evaluation_cancel", request=None,
                    responses={200: EvaluationSerializer, **refusals(404, 409)})
     def post(self, request: Request, slug: str, pk: int) -> Response:
-        job = PredictionEvaluation.objects.filter(project=_project(slug), pk=pk).first()
+        job = PredictionEvaluation.objects.filter(project=project_or_404(slug), pk=pk).first()
         if job is None:
             raise NotFound("The project has no evaluation with this id.")
         try:

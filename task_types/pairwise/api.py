@@ -13,10 +13,11 @@ from rest_framework.views import APIView
 
 from analysis.api import AnalysisRunSerializer
 from analysis.reports import get_report
+from annotation.api.lookups import project_or_404
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.views import _project, has_perm
+from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
 from annotation.models import Project
 from annotation.selectors.worker_page import project_worker
@@ -48,7 +49,7 @@ class GoldRejectionSerializer(serializers.Serializer):
 
 
 def _pairwise_project(slug: str) -> Project:
-    project = _project(slug)
+    project = project_or_404(slug)
     if not get_report(KIND).applies_to(project.task_type):
         raise NotFound(f"The gold pipeline does not apply to {project.task_type} projects.")
     return project
@@ -64,7 +65,7 @@ class PairsGenerate(APIView):
     @extend_schema(operation_id="pairwise_pairs_generate", request=PairsGenerateRequestSerializer,
                    responses={201: PairsGeneratedSerializer, **refusals(400, 404)})
     def post(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
+        project = project_or_404(slug)
         form = PairsGenerateRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)
         data = form.validated_data
