@@ -17,7 +17,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.lookups import project_or_404
-from annotation.api.parsers import SafeJSONParser
+from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.serializers import ImportJobSerializer
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
@@ -61,7 +61,7 @@ class ProjectTool(APIView):
     def post(self, request: Request, slug: str) -> Response:
         project = project_or_404(slug)
         refuse_oversized_upload(request)
-        form = self.form_class(request.data, request.FILES)
+        form = self.form_class(body_fields(request, "the tool's fields"), request.FILES)
         if not form.is_valid():
             return form_refusal(form)
         try:

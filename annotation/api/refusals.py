@@ -50,5 +50,6 @@ def _constraint_fields(constraint: BaseConstraint) -> list[str]:
     found = set(condition.referenced_base_fields) if condition is not None else set()
     found |= set(getattr(constraint, "fields", ()) or ())
     for expression in getattr(constraint, "expressions", ()) or ():
-        found |= {e.name for e in expression.flatten() if isinstance(e, F)}
+        # An F names its field in ``name`` (which the type stubs leave out).
+        found |= {str(e.name) for e in expression.flatten() if isinstance(e, F)}  # type: ignore[attr-defined]
     return sorted(found)
