@@ -73,3 +73,22 @@ def test_track2_builds_as_a_job_and_names_bad_fields():
     assert r.status_code == 202
     job = ImportJob.objects.get()
     assert job.options["import"] == "track2" and job.options["system"] == "hand-made"
+
+
+def test_track2_scores_at_once_as_the_admin_page_does():
+    from task_types.key_points.track2 import track2_build
+    from tests.task_types.key_points.test_track2_build import annotate
+    from tests.task_types.key_points.track2_example import SYSTEM
+
+    project = ProjectFactory(task_type="key_points", redundancy=3)
+    track2_build(project=project, arguments=T2_ARGUMENTS, system=SYSTEM, sample=None)
+    annotate(project, {"w1": {"p1": ["kp0"], "p2": ["kp0"], "c2": []},
+                       "w2": {"p1": ["kp0"], "p2": [], "c2": ["kc0"]},
+                       "w3": {"p1": ["kp0", "kp1"], "p2": [], "c2": []}})
+    r = api(UserFactory(role="admin")).post(f"/api/projects/{project.slug}/key-points/track2/",
+                                            {"action": "score", "system": "hand-made", "seed": 0, "show": "all",
+                                             **_system_files()}, format="multipart")
+    assert r.status_code == 200
+    body = r.json()
+    assert body["system"] == "hand-made" and body["score"]["strict"] == pytest.approx(0.25)
+    assert body["score"]["kept_pairs_labelled"] == 2 and not ImportJob.objects.exists()
