@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/", include("annotation.api.urls")),
     path("api/", include("analysis.api")),
+    path("api/", include("analysis.api_recompute")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
     *type_urlpatterns(),

@@ -28,11 +28,10 @@ from annotation.admin.task_options import (
 from annotation.gold_columns import CHECK_FIELD_DOCS
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
-from annotation.services import project_set_redundancy
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
-from annotation.services.projects import project_settings_record
+from annotation.services.projects import project_settings_save
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
@@ -116,13 +115,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
             obj.created_by = request.user
             super().save_model(request, obj, form, change)
             return
-        before = Project.objects.get(pk=obj.pk)
-        new_redundancy = obj.redundancy
-        obj.redundancy = before.redundancy
-        super().save_model(request, obj, form, change)
-        if new_redundancy != obj.redundancy:
-            project_set_redundancy(project=obj, redundancy=new_redundancy)
-        project_settings_record(actor=request.user, before=before, after=obj)
+        project_settings_save(project=obj, actor=request.user)
 
     def get_urls(self):
         view = self.admin_site.admin_view

@@ -65,7 +65,7 @@ class JobFieldsMixin(serializers.Serializer):
     def get_stage(self, obj) -> str:
         return live_state(job=obj).stage
 
-    def get_heartbeat_at(self, obj):
+    def get_heartbeat_at(self, obj) -> str | None:
         beat = live_state(job=obj).heartbeat_at
         return beat.isoformat() if beat else None
 

@@ -3,13 +3,18 @@ the registry (a project's redundancy changes through ``items.project_set_redunda
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any, TypedDict, Unpack
 
 from django.contrib.auth.models import User
+from django.core.exceptions import ValidationError
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
 
 from annotation.models import AuditEntry, Project
 from annotation.services.audit import audit_record
+from annotation.services.items import project_set_redundancy
 from annotation.task_types import get_task_type
 
 # Fields whose change is not a setting: bookkeeping the platform keeps itself.
@@ -73,3 +78,44 @@ def project_settings_record(*, actor: User | None, before: Project, after: Proje
         return None
     return audit_record(actor=actor, action="settings", project=after, target=f"project {after.slug}",
                         details={"changed": changed})
+
+
+def project_settings_save(*, project: Project, actor: User | None) -> Project:
+    """Store a project whose changed settings are set on it (and checked): N through
+    ``project_set_redundancy``, which keeps every item's slots right, the rest as given; the
+    change goes to the audit log, setting by setting."""
+    with transaction.atomic():
+        before = Project.objects.select_for_update().get(pk=project.pk)
+        wanted = project.redundancy
+        project.redundancy = before.redundancy
+        project.save()
+        if wanted != before.redundancy:
+            project_set_redundancy(project=project, redundancy=wanted)
+        project_settings_record(actor=actor, before=before, after=project)
+    return project
+
+
+def project_change(*, project: Project, values: Mapping[str, Any], actor: User | None) -> Project:
+    """Change the project's ``name``, settings (``ProjectSettings``) and ``options`` (merged into
+    the record, cleaned by the type's options form) from plain values. Raises ValidationError
+    naming each field at fault (an unknown one too); nothing is written then."""
+    allowed = {"name", "options", *ProjectSettings.__annotations__}
+    unknown = sorted(set(values) - allowed)
+    if unknown:
+        raise ValidationError({name: "not a setting that can be changed here" for name in unknown})
+    changed = Project.objects.get(pk=project.pk)
+    for name, value in values.items():
+        if name != "options":
+            setattr(changed, name, value)
+    if "options" in values:
+        if not isinstance(values["options"], Mapping):
+            raise ValidationError({"options": "must be an object"})
+        try:
+            cleaned = get_task_type(changed.task_type).clean_options({**(changed.options or {}), **values["options"]})
+        except ValueError as exc:
+            raise ValidationError({"options": str(exc)}) from None
+        # JSON values only: an options form may clean to Decimals or dates.
+        changed.options = json.loads(json.dumps(cleaned, cls=DjangoJSONEncoder))
+    changed.full_clean()
+    return project_settings_save(project=changed, actor=actor)
+

@@ -6,27 +6,13 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from django import forms
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.urls import URLPattern, path, reverse
 
-from annotation.importers import ImportFailed, RowError
+from annotation.importers import ImportFailed
 from annotation.models import Project
-from annotation.services.imports import files_import_upload
-from task_types.counter_speech.corpus import SETTINGS
-
-
-class BuildForm(forms.Form):
-    setting = forms.ChoiceField(choices=[(s, s) for s in SETTINGS], initial="all",
-                                help_text="Which counters count: all, or explicit or implicit ones only.")
-    min_candidates = forms.IntegerField(min_value=2, max_value=5, initial=3, label="Minimum candidates",
-                                        help_text="Leave out questions with fewer candidates (the paper: 3; "
-                                                  "the IBM release allows 2).")
-    max_candidates = forms.IntegerField(min_value=2, max_value=5, initial=5, help_text="The paper: 5.")
-    sample = forms.IntegerField(required=False, min_value=1, initial=60,
-                                help_text="Keep this many questions, drawn at random (the paper: 60); empty for all.")
-    seed = forms.IntegerField(initial=2020, help_text="Decides the sample and each question's order of candidates.")
+from task_types.counter_speech.build_tool import BuildForm, questions_build
 
 
 def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
@@ -38,11 +24,7 @@ def build_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
     errors = None
     if request.method == "POST" and form.is_valid():
         try:
-            if project.task_type != "counter_speech":
-                raise ImportFailed([RowError(None, "project", f"is a {project.get_task_type_display()} project, "
-                                                              "not counter-speech")])
-            job = files_import_upload(project=project, name="questions", files={}, options=dict(form.cleaned_data),
-                                      label="IBM Debater speeches (shared data)", user=request.user)
+            job = questions_build(project=project, data=form.cleaned_data, user=request.user)
         except ImportFailed as exc:
             errors = exc
         else:

@@ -139,6 +139,7 @@ class CounterSpeech(TaskType):
     styles = ("counter_speech/counter_speech.css",)
     media = ("audio",)
     item_tools = (("admin:annotation_project_counter_speech", "Build questions"),)
+    urls = "task_types.counter_speech.urls"
     commands = ("build_counter_speech",)
     # (code, text, key) of the reasons, for the template.
     reason_choices = tuple((code, text, key) for code, (text, key) in REASONS.items())

@@ -107,6 +107,7 @@ class KeyPointSets(TaskType):
     styles = ("key_point_sets/key_point_sets.css",)
     commands = ("key_point_sets_build",)
     item_tools = (("admin:annotation_project_key_point_sets", "Build key-point set comparisons"),)
+    urls = "task_types.key_point_sets.urls"
     answer_fields = (AnswerField("choice", "choice", "Id of the chosen key-point set (a, b, …)."),)
     answer_columns = ("choice",)
     import_fields = (
@@ -196,8 +197,8 @@ class KeyPointSets(TaskType):
                        invalid={"choice": "z"}, invalid_field="choice")
 
     def files_imports(self) -> dict[str, FilesImport]:
-        from task_types.key_point_sets.admin import SLOTS
         from task_types.key_point_sets.build import sets_files_read
+        from task_types.key_point_sets.sets_tool import SLOTS
 
         files = ("arguments", *(f"{kind}_{n}" for n in range(1, SLOTS + 1) for kind in ("key_points", "predictions")))
         return {"sets": FilesImport(files=files, read=sets_files_read, page="admin:annotation_project_key_point_sets",

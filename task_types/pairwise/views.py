@@ -8,7 +8,6 @@ from typing import Any
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.core.paginator import Paginator
-from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -18,17 +17,15 @@ from django.views.decorators.http import require_http_methods
 from analysis.models import AnalysisRun
 from analysis.reports import Report, get_report
 from analysis.selectors import RunState, latest_done
-from analysis.services import analysis_run_create
 from analysis.views.dashboard import svg_response
 from analysis.views.run_header import RunHeaderMixin
 from annotation.models import Project
 from annotation.selectors.staff import worker_assignment_counts
-from annotation.services import worker_work_reject
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
 from annotation.wording import count_of
-from config.unavailable import ServiceUnavailable
 from task_types.pairwise.exports import GOLD_FILES, RELEASED_ZIP, gold_file, released_zip
+from task_types.pairwise.gold_review import gold_worker_reject
 from task_types.pairwise.report import REFERENCE_OPTION, REFERENCES
 from task_types.pairwise.selectors import TABLE1_COLUMNS, gold_topic, table1_rows
 
@@ -124,22 +121,18 @@ def reject_worker(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
                        if w["worker"] == worker.get_username()), None) if done else None
         return render(request, "pairwise/reject_confirm.html",
                       {"project": project, "worker": worker, "counts": counts, "done": done, "review": review})
-    if not counts.counted:
+    rejection = gold_worker_reject(project=project, worker=worker, reviewer=request.user)
+    n = rejection.rejected
+    if not n:
         messages.info(request, f"{worker.get_username()} has no counted work in this project: nothing was rejected.")
-        return redirect(PAGE, slug=slug)
-    try:
-        with transaction.atomic():
-            n = worker_work_reject(project=project, worker=worker, note="rejected in the reason review",
-                                   reviewer=request.user)
-            run = analysis_run_create(project=project, kind=KIND, params=done.params if done else {},
-                                      user=request.user)
-    except ServiceUnavailable:
+    elif not rejection.queued:
         # The rejection is stored; only the recompute could not be queued (its run is failed,
         # with the reason, and can be restarted): say so rather than answer "try again".
         messages.warning(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of "
                                   f"{worker.get_username()}, but the job queue could not be reached: the gold data "
-                                  f"was not recomputed. Restart run #{run.pk} once the job queue is back.")
-        return redirect(PAGE, slug=slug)
-    messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of {worker.get_username()}; "
-                              "the gold data is being recomputed.")
+                                  f"was not recomputed. Restart run #{rejection.run.pk if rejection.run else ''} "
+                                  "once the job queue is back.")
+    else:
+        messages.success(request, f"Rejected {count_of(n, 'assignment', 'assignments')} of "
+                                  f"{worker.get_username()}; the gold data is being recomputed.")
     return redirect(PAGE, slug=slug)

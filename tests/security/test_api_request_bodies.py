@@ -68,7 +68,7 @@ def _values(world) -> dict:
     return {"slug": world["project"].slug, "pk": a.pk, "assignment_id": a.pk, "item_id": world["item"].pk,
             "worker_id": world["worker"].pk, "run_id": 1, "rule_id": 1, "ref": "x", "key": "x.mp3",
             "kind": "agreement", "fmt": "csv", "name": "x", "action": "block", "token": "x", "uidb64": "x",
-            "submission_id": "x"}
+            "submission_id": "x", "task_type": "pairwise"}
 
 
 @pytest.fixture
