@@ -25,7 +25,7 @@ def admin_client(client):
 def base_data(**extra) -> dict:
     return {"name": "New study", "slug": "new-study", "task_type": TASK.slug, "redundancy": 3,
             "lease_minutes": 30, "state": "draft", "assignment_order": "sequential",
-            "marketplace_sources": "prolific, mturk", **extra}
+            "panel": "prolific", "worker_param": "worker_id", "custom_source": "link", **extra}
 
 
 def option_data(task, **changed) -> dict:
