@@ -43,7 +43,7 @@ class PanelSettingsSerializer(serializers.Serializer):
 class PanelConfigSerializer(serializers.Serializer):
     settings = PanelSettingsSerializer()
     study_link = serializers.CharField(help_text="The link to paste into the panel.")
-    source = serializers.CharField(help_text="The first half of a worker's identity (panel slug or custom name).")
+    worker_source = serializers.CharField(help_text="The first half of a worker's identity (panel slug or custom name).")
     recorded_params = serializers.ListField(child=serializers.CharField(),
                                             help_text="Parameters kept with each answer; the first carries the "
                                                       "worker id.")
@@ -55,7 +55,7 @@ def _config(request: Request, project: Project) -> dict:
     setup = panel_setup(project)
     start = request.build_absolute_uri(reverse("start", args=[project.slug]))
     return {"settings": {name: getattr(project, name) for name in PANEL_SETTINGS},
-            "study_link": study_link(setup=setup, start_url=start), "source": setup.source,
+            "study_link": study_link(setup=setup, start_url=start), "worker_source": setup.source,
             "recorded_params": list(setup.params), "completion_url_template": setup.completion_url}
 
 

@@ -28,7 +28,7 @@ def test_staff_read_the_panel_and_the_link_to_paste(project):
                                 "completion_url": ""}
     assert body["study_link"] == ("http://testserver/start/study/?PROLIFIC_PID={{%PROLIFIC_PID%}}"
                                   "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}")
-    assert body["source"] == "prolific" and body["recorded_params"] == ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"]
+    assert body["worker_source"] == "prolific" and body["recorded_params"] == ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"]
     assert body["completion_url_template"] == "https://app.prolific.com/submissions/complete?cc={code}"
 
 
@@ -40,7 +40,7 @@ def test_staff_set_a_custom_panel_and_the_change_is_audited(project):
     assert response.status_code == 200, response.json()
     body = response.json()
     assert body["study_link"] == "http://testserver/start/study/?uid=WORKER_ID"
-    assert body["source"] == "lab-pool" and body["recorded_params"] == ["uid", "wave"]
+    assert body["worker_source"] == "lab-pool" and body["recorded_params"] == ["uid", "wave"]
     stored = Project.objects.get(slug="study")
     assert (stored.panel, stored.worker_param, stored.custom_source) == ("custom", "uid", "lab-pool")
     changed = AuditEntry.objects.get(action="settings").details["changed"]
@@ -69,6 +69,7 @@ def test_the_panel_is_staff_only_and_a_missing_project_is_not_found(project):
     assert annotator.get("/api/projects/study/panel/").status_code == 403
     assert annotator.patch("/api/projects/study/panel/", {"panel": "mturk"}, format="json").status_code == 403
     researcher = api(UserFactory(role="researcher"))
+    assert researcher.patch("/api/projects/study/panel/", {"panel": "mturk"}, format="json").status_code == 403
     assert researcher.get("/api/projects/nowhere/panel/").status_code == 404
     assert APIClient().get("/api/projects/study/panel/").status_code in (401, 403)
     assert Project.objects.get(slug="study").panel == "prolific"
