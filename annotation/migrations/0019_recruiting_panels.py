@@ -89,6 +89,11 @@ class Migration(migrations.Migration):
             name='completion_url',
             field=models.CharField(blank=True, help_text="Where marketplace workers go when done, a template with {code}, {worker_id}, {PARAMETER}. Empty: the panel's own (Prolific's ends in ?cc={code}), or the code to copy.", max_length=500, verbose_name='completion URL'),
         ),
+        migrations.AlterField(
+            model_name='qualitypolicy',
+            name='screened_out_url',
+            field=models.CharField(blank=True, help_text="Where marketplace workers who fail the qualification go, a template like the completion URL ({code} is the screened-out code). Empty: the panel's own, if it has one (Prolific's).", max_length=500, verbose_name='screened-out URL'),
+        ),
         migrations.RunPython(panels_from_sources, sources_from_panels),
         migrations.RemoveField(
             model_name='project',

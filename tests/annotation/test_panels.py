@@ -105,3 +105,19 @@ def test_templates_are_checked_for_unknown_placeholders_and_schemes():
         template_check("javascript:alert({code})", setup=setup, field_name="completion_url")
     with pytest.raises(ValidationError, match="not a placeholder"):
         template_check("https://x.example/?a={code!r}", setup=setup, field_name="completion_url")
+
+
+@pytest.mark.django_db
+def test_the_screened_out_url_is_a_template_of_the_projects_panel():
+    from annotation.models import QualityPolicy
+    from annotation.services.quality_settings import quality_policy_update
+    from tests.factories import ProjectFactory
+
+    project = ProjectFactory(panel="cloudresearch")
+    policy = quality_policy_update(project=project, actor=None, values={
+        "screened_out_url": "https://connect.example/out?p={participantId}&c={code}"})
+    assert policy.screened_out_url.endswith("{participantId}&c={code}")
+    with pytest.raises(ValidationError) as refused:
+        quality_policy_update(project=project, actor=None, values={"screened_out_url": "https://x.example/{PROLIFIC_PID}"})
+    assert "Unknown placeholders {PROLIFIC_PID}" in refused.value.message_dict["screened_out_url"][0]
+    assert QualityPolicy.objects.get(project=project).screened_out_url == policy.screened_out_url
