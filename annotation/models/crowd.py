@@ -75,14 +75,6 @@ class Project(models.Model):
         default=False,
         help_text="Crowd workers may arrive from a marketplace link carrying their worker id.",
     )
-    completion_code = models.CharField(
-        max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
-    )
-    completion_url = models.CharField(
-        "completion URL", max_length=500, blank=True,
-        help_text="Where marketplace workers go when done, a template with {code}, {worker_id}, {PARAMETER}. "
-                  "Empty: the panel's own (Prolific's ends in ?cc={code}), or the code to copy.",
-    )
     panel = models.CharField(
         "recruiting panel", max_length=40, choices=panel_choices, default="prolific",
         help_text="The panel whose study links the project takes; links of any other are refused.",
@@ -100,6 +92,14 @@ class Project(models.Model):
     extra_params = models.CharField(
         "other parameters", max_length=300, blank=True,
         help_text="Custom panel only: other query parameters to keep with each answer, separated by commas.",
+    )
+    completion_code = models.CharField(
+        max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
+    )
+    completion_url = models.CharField(
+        "completion URL", max_length=500, blank=True,
+        help_text="Where marketplace workers go when done, a template with {code}, {worker_id}, {PARAMETER}. "
+                  "Empty: the panel's own (Prolific's ends in ?cc={code}), or the code to copy.",
     )
     consent_text = models.TextField(
         "welcome and consent text", blank=True,
