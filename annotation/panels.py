@@ -155,7 +155,8 @@ def template_names(template: str) -> set[str]:
     for _, name, spec, conversion in string.Formatter().parse(template):
         if name is None:
             continue
-        if not name or spec or conversion or not PARAM_RE.match(name):
+        # A "." would read an attribute of the value; such parameters cannot be placeholders.
+        if not name or spec or conversion or not PARAM_RE.match(name) or "." in name or name.isdigit():
             raise ValueError(f"“{{{name}}}” is not a placeholder; write {{code}}, {{worker_id}} or {{PARAMETER}}.")
         names.add(name)
     return names
@@ -220,7 +221,7 @@ def exit_url(*, setup: PanelSetup, template: str, code: str, params: Mapping[str
     try:
         names = template_names(template)
     except ValueError:
-        return Exit(url=template)  # a plain URL that happens to hold a brace
+        return None  # stored before templates were checked: no way out rather than a broken one
     values: dict[str, str] = {}
     for name in names:
         if name in setup.base_params:
@@ -244,7 +245,11 @@ def exit_url(*, setup: PanelSetup, template: str, code: str, params: Mapping[str
         post.append((name, params[name]))
     if post and code:
         post.append(("completion_code", code))  # an answer field beside the assignment id
-    return Exit(url=template.format(**values), post=tuple(post))
+    try:
+        url = template.format(**values)
+    except (KeyError, IndexError, ValueError):
+        return None
+    return Exit(url=url, post=tuple(post))
 
 
 def study_link(*, setup: PanelSetup, start_url: str) -> str:

@@ -103,8 +103,11 @@ def test_templates_are_checked_for_unknown_placeholders_and_schemes():
         template_check("https://x.example/?w={workerId}", setup=setup, field_name="completion_url")
     with pytest.raises(ValidationError, match="https://"):
         template_check("javascript:alert({code})", setup=setup, field_name="completion_url")
-    with pytest.raises(ValidationError, match="not a placeholder"):
-        template_check("https://x.example/?a={code!r}", setup=setup, field_name="completion_url")
+    for bad in ("{code!r}", "{code:>9}", "{0}", "{STUDY_ID.upper}", "{"):
+        with pytest.raises(ValidationError):
+            template_check(f"https://x.example/?a={bad}", setup=setup, field_name="completion_url")
+    # Stored before it was checked, such a template gives no way out, never an error page.
+    assert exit_url(setup=setup, template="https://x.example/?a={0}", code="c", params={}) is None
 
 
 @pytest.mark.django_db
