@@ -28,6 +28,7 @@ from annotation.admin.task_options import (
 from annotation.gold_columns import CHECK_FIELD_DOCS
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
+from annotation.panels import panel_setup, study_link
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
@@ -41,7 +42,7 @@ from jobs.selectors import dead_job_error, is_dead
 
 @admin.register(Project)
 class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
-    # A completion URL typed without a scheme is an https one (what marketplaces hand out).
+    # A URL typed without a scheme is an https one (what marketplaces hand out).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
     list_filter = ["state", "task_type"]
@@ -107,6 +108,11 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         project = Project.objects.filter(pk=object_id).only("task_type").first()
         task = get_task_type(project.task_type) if project else None
         tools = {"item_tools": task.item_tools if task else (), "admin_tools": task.admin_tools() if task else ()}
+        full = Project.objects.filter(pk=object_id).first()
+        if full is not None and full.external_entry:
+            # The link to paste into the panel, built from its preset (or the custom parameter).
+            start = request.build_absolute_uri(reverse("start", args=[full.slug]))
+            tools["study_link"] = study_link(setup=panel_setup(full), start_url=start)
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), **tools})
 
     def save_model(self, request, obj, form, change):

@@ -17,6 +17,7 @@ from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.annotator_quality import stop_facts
+from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.services.training import training_round_start
@@ -38,7 +39,9 @@ def next_quality(request: AuthenticatedApiRequest, project: Project, result: Nex
                 "last_round": {"right": r.right, "answered": r.answered, "pass_mark": r.pass_mark} if r else None}
     if result.reason == "screened_out" and request.session.get(MARKETPLACE_PROJECT) == project.slug:
         policy = stop_facts(project=project, worker=request.user).policy
-        return {"completion_code": policy.screened_out_code, "completion_url": policy.screened_out_url}
+        way_out = screened_out_exit(project=project, policy=policy,
+                                    params=arrival_params(session=request.session, project=project))
+        return {"completion_code": policy.screened_out_code, "completion_url": way_out.url if way_out else ""}
     return {}
 
 

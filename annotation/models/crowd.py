@@ -3,19 +3,16 @@
 Fields and constraints only; every state change goes through ``annotation.services``.
 """
 
-import re
-
 from django.conf import settings
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 from annotation.models.quality import ItemKind, Purpose
+from annotation.panels import CUSTOM, PARAM_RE, SOURCE_NAME_RE, panel_choices, panel_settings_check
 from annotation.task_types import task_type_choices
-
-# A marketplace name: it never holds "+", which separates it from the worker id in user names.
-SOURCE_NAME_RE = re.compile(r"^[a-z0-9_-]{1,40}$")
 
 
 def parse_sources(value: str) -> list[str]:
@@ -23,6 +20,7 @@ def parse_sources(value: str) -> list[str]:
 
 
 def validate_marketplace_sources(value: str) -> None:
+    # Kept for migration 0004, which names it; projects now take one panel (``Project.panel``).
     bad = [s for s in parse_sources(value) if not SOURCE_NAME_RE.match(s)]
     if bad:
         raise ValidationError(
@@ -77,22 +75,31 @@ class Project(models.Model):
         default=False,
         help_text="Crowd workers may arrive from a marketplace link carrying their worker id.",
     )
+    panel = models.CharField(
+        "recruiting panel", max_length=40, choices=panel_choices, default="prolific",
+        help_text="The panel whose study links the project takes; links of any other are refused.",
+    )
+    worker_param = models.CharField(
+        "worker-id parameter", max_length=60, blank=True, default="worker_id",
+        validators=[RegexValidator(PARAM_RE, "A parameter name holds only letters, digits, _, . and -.")],
+        help_text="Custom panel only: the query parameter that carries the worker's id.",
+    )
+    custom_source = models.CharField(
+        "custom panel name", max_length=40, blank=True, default="link",
+        validators=[RegexValidator(SOURCE_NAME_RE, "A panel name holds only a-z, 0-9, - and _ (at most 40).")],
+        help_text="Custom panel only: the name its workers are known by (their accounts are NAME+id).",
+    )
+    extra_params = models.CharField(
+        "other parameters", max_length=300, blank=True,
+        help_text="Custom panel only: other query parameters to keep with each answer, separated by commas.",
+    )
     completion_code = models.CharField(
         max_length=64, blank=True, help_text="Shown to marketplace workers when they are done."
     )
-    completion_url = models.URLField(
+    completion_url = models.CharField(
         "completion URL", max_length=500, blank=True,
-        help_text="Where marketplace workers go when they are done, e.g. Prolific's completion URL "
-                  "https://app.prolific.com/submissions/complete?cc=CODE. Empty: they copy the "
-                  "completion code instead.",
-    )
-    marketplace_sources = models.CharField(
-        max_length=300, blank=True, default="prolific, mturk",
-        validators=[validate_marketplace_sources],
-        help_text="Marketplaces whose links are accepted, separated by commas: prolific (links with "
-                  "PROLIFIC_PID=…), mturk (workerId=…), or names of your own for links with "
-                  "worker_id=…&source=NAME (lowercase letters, digits, - and _). Links from any "
-                  "other source are refused.",
+        help_text="Where marketplace workers go when done, a template with {code}, {worker_id}, {PARAMETER}. "
+                  "Empty: the panel's own (Prolific's ends in ?cc={code}), or the code to copy.",
     )
     consent_text = models.TextField(
         "welcome and consent text", blank=True,
@@ -121,6 +128,8 @@ class Project(models.Model):
                 name="project_quota_min",
             ),
             # Annotators type join codes in any case, so no two may differ in case only.
+            models.CheckConstraint(condition=~Q(panel=CUSTOM) | ~Q(worker_param=""),
+                                   name="project_custom_panel_worker_param"),
             models.UniqueConstraint(
                 Lower("join_code"), name="project_join_code_any_case",
                 violation_error_message="Another project has this join code (join codes ignore case).",
@@ -134,9 +143,10 @@ class Project(models.Model):
     def is_active(self) -> bool:
         return self.state == self.State.ACTIVE
 
-    @property
-    def allowed_sources(self) -> list[str]:
-        return parse_sources(self.marketplace_sources)
+    def clean(self) -> None:
+        # The panel settings hold together (a custom name never a preset's, templates with known
+        # placeholders): checked by the panel registry, which owns what they mean.
+        panel_settings_check(self)
 
 
 class Item(models.Model):

@@ -92,9 +92,10 @@ class QualityPolicy(models.Model):
     qualification_attempts = models.PositiveSmallIntegerField(default=2, validators=[MinValueValidator(1)], help_text="Qualification rounds a worker may take.")
     screened_out_code = models.CharField(
         max_length=64, blank=True, help_text="Completion code for marketplace workers who fail the qualification.")
-    screened_out_url = models.URLField(
+    screened_out_url = models.CharField(
         "screened-out URL", max_length=500, blank=True,
-        help_text="Where marketplace workers who fail the qualification go (e.g. Prolific's screened-out URL).")
+        help_text="Where marketplace workers who fail the qualification go, a template like the completion URL "
+                  "({code} is the screened-out code). Empty: the panel's own, if it has one (Prolific's).")
     prefer_adjudicated = models.BooleanField(
         default=False, help_text="Gold exports take an adjudicated item's decision instead of its aggregate.")
 

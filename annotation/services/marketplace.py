@@ -1,5 +1,6 @@
-"""Writes about workers arriving from a marketplace (Prolific, MTurk, a generic study link): who
-they are, whether the project takes them, their account, and their consent."""
+"""Writes about workers arriving from a recruiting panel's study link (``annotation.panels``: a
+preset or the project's custom link): who they are, whether the project takes them, their
+account, and their consent."""
 
 from __future__ import annotations
 
@@ -11,49 +12,56 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from annotation.models import Consent, Project, WorkerProfile
+from annotation.panels import PANELS, Panel, panel_setup
 from annotation.services.accounts import AccountError, user_create
 
 EXTERNAL_ID_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,100}$")
-# Query parameters that carry a worker id, by marketplace, in the order they are looked for;
-# a generic worker_id link names its marketplace in ``source`` ("link" when it does not).
-MARKETPLACE_PARAMS = (("PROLIFIC_PID", "prolific"), ("workerId", "mturk"), ("worker_id", None))
-LINK_SOURCE = "link"
-MTURK_PREVIEW_ASSIGNMENT = "ASSIGNMENT_ID_NOT_AVAILABLE"
 
 
-def marketplace_identity(*, params) -> tuple[str, str] | None:
-    """(source, worker id) from a marketplace link's query parameters, if it carries one.
+def marketplace_identity(*, project: Project, params) -> tuple[str, str] | None:
+    """(panel, worker id) from a study link's query parameters, read from the one parameter the
+    project's panel puts the worker id in, if the link carries it.
 
-    Prolific and MTurk are known by their own parameters; ``source`` names the marketplace only
-    for the generic ``worker_id`` link, so no link can pass a worker off as another's.
+    The panel is the project's, never the link's: no link can pass a worker off as another
+    panel's (a custom panel's name is never a preset's).
     """
-    for param, source in MARKETPLACE_PARAMS:
-        value = (params.get(param) or "").strip()
-        if value:
-            if source is None:
-                source = (params.get("source") or LINK_SOURCE).strip().lower()[:40]
-            return source, value
-    return None
+    setup = panel_setup(project)
+    value = (params.get(setup.worker_param) or "").strip()
+    return (setup.source, value) if value else None
 
 
-def is_mturk_preview(*, params) -> bool:
-    """MTurk shows a HIT before the worker accepts it with this placeholder assignment id."""
-    return params.get("assignmentId") == MTURK_PREVIEW_ASSIGNMENT
+def foreign_panel(*, project: Project, params) -> Panel | None:
+    """The preset whose worker-id parameter a link carries when it is not the project's panel's:
+    to tell the worker which study link they opened."""
+    mine = panel_setup(project).worker_param
+    return next((p for p in PANELS.values() if p.worker_param != mine and params.get(p.worker_param)), None)
+
+
+def marketplace_params(*, project: Project, params) -> dict[str, str]:
+    """The parameters of the link that the project's panel records (each cut to 100 characters)."""
+    return {k: params[k][:100] for k in panel_setup(project).params if params.get(k)}
+
+
+def is_preview(*, project: Project, params) -> bool:
+    """A panel's preview of the task (MTurk shows a HIT before the worker accepts it with a
+    placeholder assignment id)."""
+    preview = panel_setup(project).preview
+    return preview is not None and params.get(preview[0]) == preview[1]
 
 
 def marketplace_check(*, project: Project, source: str, external_id: str | None = None) -> None:
-    """Refuse a link the project does not take: entry closed, unknown source, malformed id."""
+    """Refuse a link the project does not take: entry closed, another panel, malformed id."""
     if not project.external_entry:
         raise AccountError("This project does not take workers from marketplace links.")
-    allowed = project.allowed_sources
-    if source not in allowed:
-        accepted = ", ".join(allowed) if allowed else "none"
+    setup = panel_setup(project)
+    if source != setup.source:
         raise AccountError(
-            f"This project does not accept workers from “{source}” (it accepts: {accepted}). "
-            "Please open the study again from the marketplace that sent you."
+            f"This project does not accept workers from “{source}” (it takes workers from {setup.name}, "
+            f"whose link carries {setup.worker_param}=…). Please open the study again from the marketplace "
+            "that sent you."
         )
     if external_id is not None and not EXTERNAL_ID_RE.match(external_id):
-        raise AccountError("The worker id in the link is not valid.")
+        raise AccountError(f"The worker id in the link ({setup.worker_param}) is not valid.")
 
 
 def marketplace_account(*, source: str, external_id: str) -> User | None:

@@ -35,7 +35,10 @@ class ProjectSettings(TypedDict, total=False):
     external_entry: bool
     completion_code: str
     completion_url: str
-    marketplace_sources: str
+    panel: str
+    worker_param: str
+    custom_source: str
+    extra_params: str
     consent_text: str
 
 

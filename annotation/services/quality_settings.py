@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Project, QualityPolicy
+from annotation.panels import panel_setup, template_check
 from annotation.services.audit import audit_record
 
 SETTINGS = QualityPolicy.SETTINGS
@@ -30,6 +31,8 @@ def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor:
             setattr(policy, name, value)
         # The fields' validators name the field; the table's constraints hold the same bounds.
         policy.full_clean(exclude=["project"], validate_constraints=False)
+        # The screened-out URL is a template of the project's panel, checked as its completion URL.
+        template_check(policy.screened_out_url, setup=panel_setup(project), field_name="screened_out_url")
         policy.save()
         changed = {name: [before[name], getattr(policy, name)] for name in SETTINGS
                    if before[name] != getattr(policy, name)}

@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.authenticity import signals_from_form
 from annotation.models import Annotation, Assignment, Project
+from annotation.panels import origin_of
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_pending,
@@ -30,6 +31,7 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
+from annotation.selectors.panel_exits import arrival_params, completion_exit
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -120,7 +122,9 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
            "revisable": revisable_annotation(project=project, worker=request.user),
            **quality_context(request, project, result)}
     if assignment is None:
-        ctx.update(presentation(project=project, worker=request.user))
+        ctx.update(presentation(project=project, worker=request.user),
+                   exit=completion_exit(project=project, params=arrival_params(session=request.session,
+                                                                               project=project)))
     else:
         payload = assignment.item.payload
         initial = task.initial_answer(payload=payload, previous=previous_answer(project=project, worker=request.user))
@@ -153,8 +157,14 @@ def _edit_context(request: AuthenticatedRequest, project: Project, annotation: A
 
 def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
     if request.htmx:
-        return render(request, f"{ANNOTATE}#task-area", ctx)
-    return render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
+        response = render(request, f"{ANNOTATE}#task-area", ctx)
+    else:
+        response = render(request, ANNOTATE, {**task_page_context(ctx["project"]), **ctx})
+    # A panel that takes the worker back by a form (MTurk) is the one other place forms may post to.
+    posts = [e.url for e in (ctx.get("exit"), (ctx.get("stop") or {}).get("exit")) if e is not None and e.post]
+    if posts:
+        response._csp_update = {"form-action": [origin_of(u) for u in posts]}  # type: ignore[attr-defined]
+    return response
 
 
 def after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:

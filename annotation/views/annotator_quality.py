@@ -19,6 +19,7 @@ from django.views.decorators.http import require_POST
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.annotator_quality import stop_facts
+from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.services.training import training_round_start
@@ -59,8 +60,10 @@ def quality_context(request: AuthenticatedRequest, project: Project, result: Nex
         }
     if result.assignment is None and result.reason in STOPS:
         facts = stop_facts(project=project, worker=request.user)
+        params = arrival_params(session=request.session, project=project)
         ctx["stop"] = {"account_blocked": facts.account_blocked, "policy": facts.policy,
                        "marketplace": request.session.get(MARKETPLACE_PROJECT) == project.slug,
+                       "exit": screened_out_exit(project=project, policy=facts.policy, params=params),
                        "round": training_round, "attempts_left": result.attempts_left,
                        "pass_percent": round(100 * facts.policy.qualification_pass)}
     return ctx

@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
 from annotation.models import Project
+from annotation.panels import panel_setup
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_needed,
@@ -20,10 +21,12 @@ from annotation.selectors.annotator import (
 from annotation.services.accounts import AccountError
 from annotation.services.marketplace import (
     consent_accept,
-    is_mturk_preview,
+    foreign_panel,
+    is_preview,
     marketplace_account,
     marketplace_check,
     marketplace_identity,
+    marketplace_params,
     worker_from_marketplace,
 )
 from annotation.throttles import StartThrottle, throttle
@@ -36,10 +39,6 @@ from annotation.views.annotator import (
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest
 
-# Marketplace parameters kept with each answer, for matching payments to work.
-MARKETPLACE_KEYS = ("STUDY_ID", "SESSION_ID", "assignmentId", "hitId", "PROLIFIC_PID", "workerId")
-MARKETPLACE_NAMES = {"prolific": "Prolific", "mturk": "Amazon Mechanical Turk"}
-
 
 def _message(request: HttpRequest, title: str, text: str, *, status: int) -> HttpResponse:
     return render(request, "annotation/message.html", {"title": title, "text": text}, status=status)
@@ -49,25 +48,30 @@ def _message(request: HttpRequest, title: str, text: str, *, status: int) -> Htt
 @throttle(StartThrottle)
 @refuse_nul_fields
 def start(request: HttpRequest, slug: str) -> HttpResponse:
-    """Entry from a marketplace link such as ``/start/<project>/?PROLIFIC_PID=…``."""
+    """Entry from a panel's study link such as ``/start/<project>/?PROLIFIC_PID=…``: the worker id
+    is read from the parameter of the project's panel (``annotation.panels``)."""
     project = Project.objects.filter(slug=slug).first()
     if project is None or not project.external_entry:
         # A link to a project that takes nobody from marketplaces says no more than one to a
         # project that does not exist: private projects' names stay unknown to strangers.
         return not_found(request)
-    if is_mturk_preview(params=request.GET):
+    setup = panel_setup(project)
+    if is_preview(project=project, params=request.GET):
         # MTurk shows the HIT before the worker accepts it: no account, no item taken.
-        try:
-            marketplace_check(project=project, source="mturk")
-        except AccountError as exc:
-            return _message(request, "Cannot start", str(exc), status=400)
         sample = preview_item(project=project)
-        return render(request, ANNOTATE, {**task_page_context(project), "preview": "mturk", "sample": sample,
+        return render(request, ANNOTATE, {**task_page_context(project), "preview": setup.source, "sample": sample,
                                           **presentation(project=project, worker=None, item=sample)})
-    identity = marketplace_identity(params=request.GET)
+    identity = marketplace_identity(project=project, params=request.GET)
     if identity is None:
+        other = foreign_panel(project=project, params=request.GET)
+        if other is not None:
+            return _message(request, "Cannot start", (
+                f"This project does not accept workers from {other.name} ({other.worker_param}=…): it takes workers "
+                f"from {setup.name}, whose link carries {setup.worker_param}=…. Please open the study again from "
+                "the marketplace that sent you."), status=400)
         return _message(request, "This link is incomplete",
-                        "The link has no worker id. Please open the study again from the marketplace.", status=400)
+                        f"The link has no worker id ({setup.worker_param}=…). Please open the study again from the "
+                        "marketplace.", status=400)
     source, external_id = identity
     try:
         marketplace_check(project=project, source=source, external_id=external_id)
@@ -82,7 +86,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         if switching and not (request.method == "POST" and request.POST.get("switch") == "yes"):
             return render(request, "annotation/marketplace_switch.html", {
                 "project": project, "external_id": external_id,
-                "marketplace": MARKETPLACE_NAMES.get(source, source),
+                "marketplace": setup.name,
             })
     try:
         user = worker_from_marketplace(project=project, source=source, external_id=external_id)
@@ -90,7 +94,7 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
         return _message(request, "Cannot start", str(exc), status=400)
     if request.user != user:
         login(request, user, backend=AUTH_BACKEND)
-    request.session["marketplace"] = {k: request.GET[k][:100] for k in MARKETPLACE_KEYS if k in request.GET}
+    request.session["marketplace"] = marketplace_params(project=project, params=request.GET)
     request.session[MARKETPLACE_PROJECT] = project.slug
     return redirect("annotate", slug=project.slug)
 

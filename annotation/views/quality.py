@@ -23,10 +23,6 @@ from annotation.wording import count_of
 
 
 class QualityPolicyForm(forms.ModelForm):
-    # Typed without a scheme, a marketplace's address is an https one.
-    screened_out_url = forms.URLField(label="Screened-out URL", max_length=500, required=False, assume_scheme="https",
-                                      help_text=QualityPolicy._meta.get_field("screened_out_url").help_text)
-
     class Meta:
         model = QualityPolicy
         fields = list(SETTINGS)

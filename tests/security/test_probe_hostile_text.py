@@ -209,6 +209,8 @@ def test_hostile_text_runs_no_script_on_any_page(slug, live_server, browser):
         from importlib import import_module
 
         for pattern in import_module(task.urls).urlpatterns:
+            if (pattern.name or "").startswith("api-"):
+                continue  # the type's API operations are not pages (some take only POST)
             try:
                 path = reverse(pattern.name, kwargs={"slug": project.slug})
             except NoReverseMatch:

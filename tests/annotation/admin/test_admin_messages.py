@@ -95,7 +95,7 @@ def test_the_project_form_shows_the_task_options_once_and_keeps_other_records(ad
     data = {name: value for name, value in form.initial.items() if value is not None and not isinstance(value, bool)}
     data.update({"name": project.name, "slug": project.slug, "task_type": "comprehension", "redundancy": 3,
                  "lease_minutes": 30, "state": "active", "assignment_order": "sequential",
-                 "marketplace_sources": "prolific, mturk", "option_mode": "reading", "option_require_end": "on",
+                 "panel": "prolific", "worker_param": "worker_id", "custom_source": "link", "option_mode": "reading", "option_require_end": "on",
                  "option_transcript": "manual", "option_max_plays": "0", "options_of": "comprehension"})
     data = {k: v for k, v in data.items() if not isinstance(v, (list, dict)) and k != "members"}
     response = admin_client.post(url, data)

@@ -25,7 +25,7 @@ def admin_client(client):
 def base_data(**extra) -> dict:
     return {"name": "New study", "slug": "new-study", "task_type": TASK.slug, "redundancy": 3,
             "lease_minutes": 30, "state": "draft", "assignment_order": "sequential",
-            "marketplace_sources": "prolific, mturk", **extra}
+            "panel": "prolific", "worker_param": "worker_id", "custom_source": "link", **extra}
 
 
 def option_data(task, **changed) -> dict:
@@ -96,3 +96,14 @@ def test_the_change_form_keeps_its_options_in_their_fieldset(admin_client):
     body = admin_client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
     fieldset = body.split('class="module aligned task-options"')[1].split("</fieldset>")[0]
     assert all(f'name="option_{name}"' in fieldset for name in TASK.option_defaults())
+
+
+def test_the_add_form_refuses_a_custom_panel_named_like_a_preset_naming_the_field(admin_client):
+    data = {**base_data(panel="custom", custom_source="prolific", external_entry="on"), **option_data(TASK),
+            "options_of": TASK.slug}
+    response = admin_client.post(reverse(ADD), data)
+    assert response.status_code == 200 and not Project.objects.exists()
+    assert "is a preset's name" in response.context["adminform"].form.errors["custom_source"][0]
+    data["custom_source"] = "lab-pool"
+    assert admin_client.post(reverse(ADD), data).status_code == 302
+    assert Project.objects.get(slug="new-study").custom_source == "lab-pool"

@@ -190,7 +190,7 @@ def test_marketplace_links_refused_when_off_or_malformed(client):
     closed = ProjectFactory(external_entry=False)
     # A project closed to marketplace links looks like one that does not exist.
     assert client.get(reverse("start", args=[closed.slug]), {"workerId": "A1B2"}).status_code == 404
-    open_ = ProjectFactory(external_entry=True)
+    open_ = ProjectFactory(external_entry=True, panel="mturk")
     assert client.get(reverse("start", args=[open_.slug]), {"workerId": "<script>"}).status_code == 400
     assert client.get(reverse("start", args=[open_.slug])).status_code == 400
     response = client.get(reverse("start", args=[open_.slug]), {"workerId": "A1B2C3"})

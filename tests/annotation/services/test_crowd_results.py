@@ -112,7 +112,7 @@ def test_imported_workers_are_named_like_marketplace_arrivals_and_found_by_their
     w2 = WorkerProfile.objects.get(source="mturk", external_id="W2").user
     assert w2.username == "mturk+W2" and w1.username.startswith("mturk+W1+")
     # The same worker arriving later through an MTurk link gets the imported account.
-    Project.objects.filter(pk=project.pk).update(external_entry=True)
+    Project.objects.filter(pk=project.pk).update(external_entry=True, panel="mturk")
     project.refresh_from_db()
     assert worker_from_marketplace(project=project, source="mturk", external_id="W2") == w2
 

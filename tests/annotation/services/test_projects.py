@@ -33,7 +33,7 @@ def test_a_project_gets_its_types_options_with_their_defaults():
         slug, 3, "active", owner, "STUDY-1")
     # Fields left out keep the model's defaults.
     assert stored.lease_minutes == Project._meta.get_field("lease_minutes").default
-    assert stored.marketplace_sources == Project._meta.get_field("marketplace_sources").default
+    assert stored.panel == Project._meta.get_field("panel").default
     # Keys the options form does not know (records other tools keep) pass through.
     kept = project_create(name="Other", slug="other", task_type=slug, options={"note": "kept"})
     assert kept.options["note"] == "kept" and kept.options[option] == default

@@ -93,7 +93,7 @@ def test_no_worker_page_or_api_answer_names_the_item(slug, ids, client):
     seen.append(("api projects", api.get("/api/projects/").content.decode()))
 
     # A marketplace's preview of the HIT, before it is accepted.
-    Project.objects.filter(pk=project.pk).update(external_entry=True, marketplace_sources="mturk")
+    Project.objects.filter(pk=project.pk).update(external_entry=True, panel="mturk")
     client.logout()
     preview = client.get(f"/start/{project.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
     assert preview.status_code == 200 and b'data-testid="preview"' in preview.content

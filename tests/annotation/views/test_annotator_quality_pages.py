@@ -74,7 +74,7 @@ def test_the_qualification_shows_its_place_and_feedback_after_each_item_on_both_
 
 def test_try_again_opens_another_round_and_none_left_screens_out_with_the_marketplace_code(client, qualifying):
     quality_policy(qualifying, screened_out_code="SCREEN-1", screened_out_url="https://app.prolific.com/screened")
-    qualifying.external_entry, qualifying.marketplace_sources = True, "prolific"
+    qualifying.external_entry, qualifying.panel = True, "prolific"
     qualifying.save()
     client.get(reverse("start", args=[qualifying.slug]) + "?" + urlencode({"PROLIFIC_PID": "p9"}))
     client.post(reverse("welcome", args=[qualifying.slug]), {"accept": "yes"})

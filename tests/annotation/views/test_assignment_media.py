@@ -195,7 +195,7 @@ def test_a_reference_opens_only_its_own_assignment_s_file(slug, client):
 
 @pytest.mark.parametrize("slug", MEDIA_SLUGS)
 def test_a_marketplace_s_preview_names_no_file(slug, client):
-    project = project_with_audio(slug, external_entry=True, marketplace_sources="mturk")
+    project = project_with_audio(slug, external_entry=True, panel="mturk")
     preview = client.get(f"/start/{project.slug}/?assignmentId=ASSIGNMENT_ID_NOT_AVAILABLE&hitId=H1")
     assert preview.status_code == 200 and b'data-testid="preview"' in preview.content
     assert_nameless("the marketplace's preview", preview.content.decode())

@@ -1,4 +1,4 @@
-"""Marketplace arrivals: allowed sources, account names, sessions already open, MTurk previews,
+"""Marketplace arrivals: the project's panel, account names, sessions already open, MTurk previews,
 the welcome and consent step, and the way out with the completion code."""
 
 import pytest
@@ -8,6 +8,7 @@ from django.test import Client
 from django.urls import reverse
 
 from annotation.models import Assignment, Consent, WorkerProfile
+from annotation.panels import panel_setup
 from annotation.services.accounts import AccountError, user_create
 from annotation.services.marketplace import marketplace_identity, worker_from_marketplace
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
@@ -22,7 +23,7 @@ def study():
     project = ProjectFactory(open_to_all=False, external_entry=True, completion_code="C0DE-77",
                              completion_url="https://app.prolific.com/submissions/complete?cc=C0DE-77",
                              consent_text="We record your answers and **nothing else**.", redundancy=1,
-                             marketplace_sources="prolific, mturk, panel-x")
+                             panel="prolific")
     ItemFactory(project=project)
     return project
 
@@ -33,48 +34,70 @@ def start_url(project, **params):
     return reverse("start", args=[project.slug]) + "?" + urlencode(params)
 
 
-def test_sources_come_from_the_projects_allow_list(client, study):
+def custom(project, name="panel-x", param="worker_id"):
+    project.panel, project.custom_source, project.worker_param = "custom", name, param
+    project.save()
+    return project
+
+
+def test_a_custom_panel_reads_its_own_parameter_under_its_own_name(client, study):
+    custom(study, "panel-x", "pid")
     refused = client.get(start_url(study, worker_id="w1", source="crowdcorp"))
     assert refused.status_code == 400
-    body = refused.content.decode()
-    assert "does not accept workers from “crowdcorp”" in body and "prolific, mturk, panel-x" in body
+    assert "(pid=…)" in refused.content.decode()
     assert not User.objects.exclude(is_superuser=True).exists()
-    accepted = client.get(start_url(study, worker_id="w1", source="panel-x"))
+    # The link's own ``source`` names nothing: the project's panel does.
+    accepted = client.get(start_url(study, pid="w1", source="prolific"))
     assert accepted.status_code == 302
     assert WorkerProfile.objects.get(external_id="w1").source == "panel-x"
 
 
-def test_a_generic_link_without_source_needs_link_on_the_list(client, study):
+def test_a_generic_link_is_a_custom_panel_named_link(client, study):
     assert client.get(start_url(study, worker_id="w2")).status_code == 400
-    study.marketplace_sources = "link"
-    study.save()
+    custom(study, "link")
     assert client.get(start_url(study, worker_id="w2")).status_code == 302
     assert WorkerProfile.objects.get(external_id="w2").source == "link"
 
 
-def test_source_names_are_checked_when_the_admin_saves_them(study):
-    study.marketplace_sources = "prolific, Bad Name, a+b"
-    with pytest.raises(ValidationError, match="'bad name', 'a\\+b'"):
+def test_custom_panel_names_are_checked_when_the_admin_saves_them(study):
+    study.panel = "custom"
+    study.custom_source = "Bad Name"
+    with pytest.raises(ValidationError) as bad:
         study.full_clean()
-    study.marketplace_sources = "prolific,  own_panel-2 "
+    assert "custom_source" in bad.value.message_dict
+    # A preset's name would let a custom link pass a worker off as that panel's.
+    study.custom_source = "prolific"
+    with pytest.raises(ValidationError, match="is a preset's name"):
+        study.full_clean()
+    study.custom_source, study.worker_param = "own_panel-2", "a b"
+    with pytest.raises(ValidationError) as bad:
+        study.full_clean()
+    assert "worker_param" in bad.value.message_dict
+    study.worker_param = "uid"
     study.full_clean()
-    assert study.allowed_sources == ["prolific", "own_panel-2"]
+    assert panel_setup(study).source == "own_panel-2"
 
 
-def test_source_does_not_rename_a_known_marketplace():
-    assert marketplace_identity(params={"PROLIFIC_PID": "abc", "source": "mturk"}) == ("prolific", "abc")
-    assert marketplace_identity(params={"workerId": "A1", "source": "prolific"}) == ("mturk", "A1")
-    assert marketplace_identity(params={"worker_id": "x", "source": "Panel-X"}) == ("panel-x", "x")
-    assert marketplace_identity(params={"STUDY_ID": "s"}) is None
+def test_source_does_not_rename_a_known_marketplace(study):
+    assert marketplace_identity(project=study, params={"PROLIFIC_PID": "abc", "source": "mturk"}) == ("prolific", "abc")
+    assert marketplace_identity(project=study, params={"workerId": "A1", "source": "prolific"}) is None
+    study.panel = "mturk"
+    assert marketplace_identity(project=study, params={"workerId": "A1", "source": "prolific"}) == ("mturk", "A1")
+    custom(study, "panel-x")
+    assert marketplace_identity(project=study, params={"worker_id": "x", "source": "Panel-Y"}) == ("panel-x", "x")
+    assert marketplace_identity(project=study, params={"STUDY_ID": "s"}) is None
 
 
 def test_ids_that_used_to_collide_get_two_accounts(study):
-    study.marketplace_sources = "prolific, prolific-a"
+    other = custom(ProjectFactory(external_entry=True), "prolific-a")
     first = worker_from_marketplace(project=study, source="prolific", external_id="a-b")
-    second = worker_from_marketplace(project=study, source="prolific-a", external_id="b")
+    second = worker_from_marketplace(project=other, source="prolific-a", external_id="b")
     assert first.pk != second.pk
     assert {first.username, second.username} == {"prolific+a-b", "prolific-a+b"}
     assert worker_from_marketplace(project=study, source="prolific", external_id="a-b").pk == first.pk
+    # Each project takes its own panel's workers only.
+    with pytest.raises(AccountError, match="does not accept workers from “prolific-a”"):
+        worker_from_marketplace(project=study, source="prolific-a", external_id="b")
 
 
 def test_accounts_made_under_the_old_names_are_still_found(study):
@@ -168,11 +191,13 @@ def test_another_logged_in_worker_is_switched_only_on_request(client, study):
 def test_a_logged_in_annotator_is_asked_before_a_worker_link_takes_over(client, study):
     annotator = UserFactory()
     client.force_login(annotator)
-    assert "Switch to this study's worker?" in client.get(start_url(study, workerId="A9")).content.decode()
+    assert "Switch to this study's worker?" in client.get(start_url(study, PROLIFIC_PID="A9")).content.decode()
     assert client.get(reverse("projects")).context["user"].pk == annotator.pk
 
 
 def test_an_mturk_preview_shows_the_task_without_account_or_lease(client, study):
+    study.panel = "mturk"
+    study.save()
     response = client.get(start_url(study, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE", hitId="H1"))
     assert response.status_code == 200 and response.context["preview"] == "mturk"
     body = response.content.decode()
@@ -182,7 +207,7 @@ def test_an_mturk_preview_shows_the_task_without_account_or_lease(client, study)
     assert not Assignment.objects.exists()
     assert not WorkerProfile.objects.filter(external_id__isnull=False).exists()
     assert "_auth_user_id" not in client.session
-    study.marketplace_sources = "prolific"
+    study.panel = "prolific"
     study.save()
     assert client.get(start_url(study, assignmentId="ASSIGNMENT_ID_NOT_AVAILABLE")).status_code == 400
 

@@ -1,0 +1,29 @@
+"""Where a worker from a recruiting panel goes when done or screened out: the project's (or the
+panel's) URL template filled in with the completion code and the parameters their link carried."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from annotation.models import Project, QualityPolicy
+from annotation.panels import Exit, exit_url, panel_setup
+from annotation.selectors.annotator import MARKETPLACE_PROJECT
+
+
+def arrival_params(*, session: Mapping, project: Project) -> dict[str, str]:
+    """The panel parameters recorded when the worker arrived by this project's link (none else)."""
+    if session.get(MARKETPLACE_PROJECT) != project.slug:
+        return {}
+    return dict(session.get("marketplace") or {})
+
+
+def completion_exit(*, project: Project, params: Mapping[str, str]) -> Exit | None:
+    setup = panel_setup(project)
+    return exit_url(setup=setup, template=setup.completion_url, code=project.completion_code, params=params)
+
+
+def screened_out_exit(*, project: Project, policy: QualityPolicy, params: Mapping[str, str]) -> Exit | None:
+    setup = panel_setup(project)
+    return exit_url(setup=setup, template=policy.screened_out_url or setup.screened_out_url,
+                    code=policy.screened_out_code, params=params)
+

@@ -1,0 +1,75 @@
+"""The API of a project's recruiting panel: staff who may see the project read it with the study
+link; staff who may change it set it, with the admin form's checks, all or nothing, audited."""
+
+import pytest
+from rest_framework.test import APIClient
+
+from annotation.models import AuditEntry, Project
+from tests.factories import ProjectFactory, UserFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def api(user):
+    client = APIClient()
+    client.force_authenticate(user)
+    return client
+
+
+@pytest.fixture
+def project():
+    return ProjectFactory(slug="study", external_entry=True, completion_code="C-1")
+
+
+def test_staff_read_the_panel_and_the_link_to_paste(project):
+    body = api(UserFactory(role="researcher")).get("/api/projects/study/panel/").json()
+    assert body["settings"] == {"external_entry": True, "panel": "prolific", "worker_param": "worker_id",
+                                "custom_source": "link", "extra_params": "", "completion_code": "C-1",
+                                "completion_url": ""}
+    assert body["study_link"] == ("http://testserver/start/study/?PROLIFIC_PID={{%PROLIFIC_PID%}}"
+                                  "&STUDY_ID={{%STUDY_ID%}}&SESSION_ID={{%SESSION_ID%}}")
+    assert body["worker_source"] == "prolific" and body["recorded_params"] == ["PROLIFIC_PID", "STUDY_ID", "SESSION_ID"]
+    assert body["completion_url_template"] == "https://app.prolific.com/submissions/complete?cc={code}"
+
+
+def test_staff_set_a_custom_panel_and_the_change_is_audited(project):
+    admin = UserFactory(role="admin")
+    response = api(admin).patch("/api/projects/study/panel/", {
+        "panel": "custom", "worker_param": "uid", "custom_source": "lab-pool", "extra_params": "wave",
+        "completion_url": "https://lab.example/done?u={worker_id}&c={code}"}, format="json")
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["study_link"] == "http://testserver/start/study/?uid=WORKER_ID"
+    assert body["worker_source"] == "lab-pool" and body["recorded_params"] == ["uid", "wave"]
+    stored = Project.objects.get(slug="study")
+    assert (stored.panel, stored.worker_param, stored.custom_source) == ("custom", "uid", "lab-pool")
+    changed = AuditEntry.objects.get(action="settings").details["changed"]
+    assert changed["panel"] == {"from": "prolific", "to": "custom"}
+
+
+@pytest.mark.parametrize(("body", "field", "words"), [
+    ({"panel": "qualtrics"}, "panel", "is not a valid choice"),
+    ({"panel": "custom", "custom_source": "mturk"}, "custom_source", "is a preset's name"),
+    ({"completion_url": "https://x.example/?w={workerId}"}, "completion_url", "Unknown placeholders {workerId}"),
+    ({"completion_url": "ftp://x.example/{code}"}, "completion_url", "https://"),
+    ({"worker_param": "a b", "panel": "custom"}, "worker_param", "parameter name"),
+    ({"marketplace_sources": "prolific"}, "marketplace_sources", "Not a panel setting"),
+])
+def test_bad_settings_are_refused_naming_the_field_and_nothing_changes(project, body, field, words):
+    response = api(UserFactory(role="admin")).patch("/api/projects/study/panel/", body, format="json")
+    assert response.status_code == 400
+    assert words in str(response.json()[field])
+    stored = Project.objects.get(slug="study")
+    assert (stored.panel, stored.completion_url, stored.custom_source) == ("prolific", "", "link")
+    assert not AuditEntry.objects.filter(action="settings").exists()
+
+
+def test_the_panel_is_staff_only_and_a_missing_project_is_not_found(project):
+    annotator = api(UserFactory())
+    assert annotator.get("/api/projects/study/panel/").status_code == 403
+    assert annotator.patch("/api/projects/study/panel/", {"panel": "mturk"}, format="json").status_code == 403
+    researcher = api(UserFactory(role="researcher"))
+    assert researcher.patch("/api/projects/study/panel/", {"panel": "mturk"}, format="json").status_code == 403
+    assert researcher.get("/api/projects/nowhere/panel/").status_code == 404
+    assert APIClient().get("/api/projects/study/panel/").status_code in (401, 403)
+    assert Project.objects.get(slug="study").panel == "prolific"
