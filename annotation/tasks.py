@@ -3,9 +3,10 @@ queue them by name, so that they import nothing from here."""
 
 from celery import shared_task
 
-from annotation.models import ImportJob
+from annotation.models import BonusPayJob, ImportJob
 from annotation.selectors.tallies import TALLY_TASK
 from annotation.services import leases_expire
+from annotation.services.bonus_payments import BONUS_PAY_TASK, bonus_pay_job_execute
 from annotation.services.imports import IMPORT_TASK, import_job_execute, import_uploads_tidy
 from annotation.services.tallies import tally_refresh
 from jobs.healing import jobs_heal
@@ -39,3 +40,9 @@ def refresh_tally(project_id: int) -> int:
     """Count a large project's staff aggregates (annotation.services.tallies); queued by the pages."""
     tally = tally_refresh(project_id=project_id)
     return len(tally.workers) if tally else 0
+
+
+@shared_task(bind=True, name=BONUS_PAY_TASK, max_retries=3)
+def run_bonus_pay(self, job_id: int) -> str:
+    """Pay or reconcile bonuses through Prolific; safe to deliver twice (each step reads its state)."""
+    return run_as_task(self, lambda: bonus_pay_job_execute(job_id=job_id), model=BonusPayJob, pk=job_id)
