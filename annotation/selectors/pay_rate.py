@@ -64,7 +64,7 @@ def project_median_seconds(*, project: Project) -> tuple[int, float | None]:
     n = times.count()
     if n == 0:
         return 0, None
-    middle = list(times[(n - 1) // 2: n // 2 + 1])
+    middle = [float(t) for t in times[(n - 1) // 2: n // 2 + 1] if t is not None]
     return n, sum(middle) / len(middle)
 
 
