@@ -173,9 +173,9 @@ class BonusPayments(APIView):
     def get(self, request: Request, slug: str) -> Response:
         project = _project(slug)
         rows = bonus_payment_rows(project=project, state=request.query_params.get("state", ""))
-        return Response({"bonuses": [bonus_row_data(b) for b in rows],
-                         "payments": [payment_data(p) for p in bonus_payments_of(project=project)],
-                         "jobs": [job_data(j) for j in bonus_pay_jobs_of(project=project)]})
+        return Response({"bonuses": [bonus_row_data(bonus=b) for b in rows],
+                         "payments": [payment_data(payment=p) for p in bonus_payments_of(project=project)],
+                         "jobs": [job_data(job=j) for j in bonus_pay_jobs_of(project=project)]})
 
 
 class BonusPay(APIView):
@@ -201,7 +201,7 @@ class BonusPay(APIView):
         except PaymentRefused as exc:
             return _errors(exc)
         job.refresh_from_db()
-        return Response({"job": job_data(job)}, status=status.HTTP_202_ACCEPTED)
+        return Response({"job": job_data(job=job)}, status=status.HTTP_202_ACCEPTED)
 
 
 class BonusReconcile(APIView):
@@ -212,7 +212,7 @@ class BonusReconcile(APIView):
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         job = bonuses_reconcile(project=_project(slug), actor=request.user)
         job.refresh_from_db()
-        return Response({"job": job_data(job)}, status=status.HTTP_202_ACCEPTED)
+        return Response({"job": job_data(job=job)}, status=status.HTTP_202_ACCEPTED)
 
 
 class BonusPaymentSettle(APIView):
@@ -238,7 +238,7 @@ class BonusPaymentSettle(APIView):
         except PaymentRefused as exc:
             return _errors(exc)
         payment.refresh_from_db()
-        return Response({"payment": payment_data(payment), "bonuses": n})
+        return Response({"payment": payment_data(payment=payment), "bonuses": n})
 
 
 class PayRate(APIView):

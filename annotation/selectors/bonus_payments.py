@@ -26,7 +26,7 @@ def bonus_pay_jobs_of(*, project: Project, limit: int = 10) -> list[BonusPayJob]
     return list(BonusPayJob.objects.filter(project=project).order_by("-created_at", "-pk")[:limit])
 
 
-def bonus_row_data(bonus: Bonus) -> dict[str, Any]:
+def bonus_row_data(*, bonus: Bonus) -> dict[str, Any]:
     profile = getattr(bonus.worker, "profile", None)
     return {"id": bonus.pk, "worker": bonus.worker.get_username(),
             "worker_source": profile.source if profile else "",
@@ -37,7 +37,7 @@ def bonus_row_data(bonus: Bonus) -> dict[str, Any]:
             "paid_at": bonus.paid_at.isoformat() if bonus.paid_at else None, "paid_note": bonus.paid_note}
 
 
-def payment_data(payment: BonusPayment) -> dict[str, Any]:
+def payment_data(*, payment: BonusPayment) -> dict[str, Any]:
     return {"id": payment.pk, "marketplace": payment.marketplace, "study_id": payment.study_id,
             "bulk_id": payment.bulk_id, "state": payment.state, "currency": payment.currency,
             "bonuses": payment.bonuses.count(), "error": payment.error, "evidence": payment.evidence,
@@ -46,6 +46,6 @@ def payment_data(payment: BonusPayment) -> dict[str, Any]:
             "settled_at": payment.settled_at.isoformat() if payment.settled_at else None}
 
 
-def job_data(job: BonusPayJob) -> dict[str, Any]:
+def job_data(*, job: BonusPayJob) -> dict[str, Any]:
     return {"id": job.pk, "kind": job.kind, "status": job.status, "payment": job.payment_id, "error": job.error,
             "result": job.result, "created_at": job.created_at.isoformat()}

@@ -46,14 +46,14 @@ class PayRate:
         return needed.quantize(CENT, rounding=ROUND_CEILING)
 
     def as_dict(self) -> dict:
-        return {"marketplace": self.marketplace, "reward_per_item": money(self.reward_per_item),
+        return {"marketplace": self.marketplace, "reward_per_item": _money(self.reward_per_item),
                 "currency": self.currency, "answers": self.answers, "median_seconds": self.median_seconds,
-                "hourly": money(self.hourly), "minimum_hourly": money(self.minimum_hourly),
-                "recommended_hourly": money(self.recommended_hourly), "below_minimum": self.below_minimum,
-                "reward_needed": money(self.reward_needed), "warning": self.warning}
+                "hourly": _money(self.hourly), "minimum_hourly": _money(self.minimum_hourly),
+                "recommended_hourly": _money(self.recommended_hourly), "below_minimum": self.below_minimum,
+                "reward_needed": _money(self.reward_needed), "warning": self.warning}
 
 
-def money(value: Decimal | None) -> str | None:
+def _money(value: Decimal | None) -> str | None:
     return None if value is None else str(value)
 
 

@@ -35,7 +35,7 @@ from annotation.services.audit import audit_record
 State = PaymentState
 
 
-def marketplace_message(exc: MarketplaceError) -> str:
+def marketplace_message(*, exc: MarketplaceError) -> str:
     """What the marketplace said, for a person: its status and the detail it gave."""
     detail = exc.detail
     if isinstance(detail, dict):
@@ -83,7 +83,7 @@ def payment_set_up(*, payment: BonusPayment) -> None:
     try:
         bulk = bulk_bonus_setup(study_id=payment.study_id, csv=csv)
     except MarketplaceError as exc:
-        message = marketplace_message(exc)
+        message = marketplace_message(exc=exc)
         with transaction.atomic():
             if _move(payment, frm=(State.OWED,), to=State.FAILED, error=message, settled_at=timezone.now()):
                 _audit(payment, "bonus:pay-failed", step="set up", error=message, paid=False)
@@ -107,7 +107,7 @@ def payment_send(*, payment: BonusPayment) -> None:
     try:
         bulk_bonus_pay(bulk_id=payment.bulk_id)
     except MarketplaceError as exc:
-        message = marketplace_message(exc)
+        message = marketplace_message(exc=exc)
         if exc.status is not None and 400 <= exc.status < 500:
             # Refused: nothing was paid, and the rows may be paid again in a new bulk payment.
             with transaction.atomic():
@@ -158,7 +158,7 @@ def payment_read_back(*, payment: BonusPayment, cause: str = "") -> str:
                                              "found": found})
     except MarketplaceError as exc:
         confirmed = False
-        evidence["error"] = marketplace_message(exc)
+        evidence["error"] = marketplace_message(exc=exc)
     with transaction.atomic():
         if confirmed:
             if _move(payment, frm=(State.PAYING, State.UNCONFIRMED), to=State.PAID, settled_at=timezone.now(),

@@ -50,7 +50,7 @@ def bonuses_page(request: AuthenticatedRequest, slug: str) -> HttpResponse:
         "jobs": bonus_pay_jobs_of(project=project, limit=5), "rate": project_pay_rate(project=project),
         "linked": hasattr(project, "prolific_study"), "may_pay": request.user.has_perms(PAY),
         "may_set_pay": request.user.has_perm("annotation.change_project"),
-        "owed": rows.paginator.object_list.filter(payment_state=PaymentState.OWED, payment=None).count(),
+        "owed": Bonus.objects.filter(project=project, payment_state=PaymentState.OWED, payment=None).count(),
     })
 
 
@@ -76,7 +76,7 @@ def bonuses_pay_view(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     except PaymentRefused as exc:
         messages.error(request, f"Nothing was paid: {exc}")
     else:
-        messages.success(request, f"Payment queued (job #{job.pk}): the page shows each bonus's state as it goes.")
+        messages.success(request, f"Payment queued (job #{job.pk}): reload the page to follow each bonus's state.")
     return _back(slug)
 
 
