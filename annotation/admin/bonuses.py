@@ -70,7 +70,8 @@ class BonusAdmin(admin.ModelAdmin):
 
     def has_delete_permission(self, request, obj=None):
         # A paid bonus stays in the ledger (the money is gone), and so does one being paid.
-        return super().has_delete_permission(request, obj) and (obj is None or obj.payment_state in REMOVABLE)
+        return super().has_delete_permission(request, obj) and (obj is None or (obj.payment_state in REMOVABLE
+                                                                      and (obj.payment_id is None or obj.payment_state != "owed")))
 
     def delete_model(self, request, obj):
         bonus_remove(bonus=obj, actor=request.user)

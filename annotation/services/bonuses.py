@@ -12,6 +12,7 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from annotation.models import Annotation, Assignment, Bonus, PaymentState, Project, Purpose
@@ -25,6 +26,8 @@ REASON_LENGTH = Bonus._meta.get_field("reason").max_length
 # once the marketplace's own records show it was (annotation.services.bonus_payments).
 SETTLED_BY_HAND = (PaymentState.OWED, PaymentState.FAILED, PaymentState.UNCONFIRMED)
 REMOVABLE = (PaymentState.OWED, PaymentState.FAILED)
+# An owed row already taken into a payment that is being set up is no longer removable.
+REMOVABLE_ROWS = Q(payment_state=PaymentState.FAILED) | Q(payment_state=PaymentState.OWED, payment__isnull=True)
 CENT = Decimal("0.01")
 
 
@@ -80,7 +83,7 @@ def bonus_remove(*, bonus: Bonus, actor: User | None) -> None:
         locked = Bonus.objects.select_for_update().select_related("worker").get(pk=bonus.pk)
         if locked.paid_at is not None:
             raise ValueError(f"bonus {locked.pk} was paid on {locked.paid_at:%Y-%m-%d} and stays in the ledger")
-        if locked.payment_state not in REMOVABLE:
+        if not Bonus.objects.filter(REMOVABLE_ROWS, pk=locked.pk).exists():
             raise ValueError(f"bonus {locked.pk} is {locked.get_payment_state_display().lower()} through the "
                              "marketplace and stays in the ledger until that payment is settled")
         audit_record(actor=actor, action="bonus:remove", project=Project(pk=locked.project_id),
@@ -128,7 +131,7 @@ def bonus_grant_new(*, annotation: Annotation, assignment: Assignment, task: Tas
 def bonus_revoke_for(*, assignment: Assignment) -> int:
     """Remove the unpaid bonus of an assignment's answer (rejected, or changed by the worker);
     a paid bonus stays in the ledger, since the money is gone. Returns how many were removed."""
-    removed, _ = Bonus.objects.filter(annotation__assignment=assignment, payment_state__in=REMOVABLE).delete()
+    removed, _ = Bonus.objects.filter(REMOVABLE_ROWS, annotation__assignment=assignment).delete()
     return removed
 
 
