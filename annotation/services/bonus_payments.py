@@ -52,7 +52,7 @@ def bonuses_pay(*, project: Project, bonuses: Iterable[Bonus] | None, actor: Use
     other or from the project's pay currency."""
     study = _study(project)
     with transaction.atomic():
-        rows = Bonus.objects.select_for_update().filter(project=project)
+        rows = Bonus.objects.select_for_update(of=("self",)).filter(project=project)
         if bonuses is not None:
             ids = sorted({b.pk for b in bonuses})
             rows = rows.filter(pk__in=ids)
