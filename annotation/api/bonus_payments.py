@@ -37,6 +37,7 @@ from annotation.services.bonus_payments import (
 from annotation.services.project_pay import PaySettingRefused, project_pay_set
 
 MAX_IDS = 5000
+STATES_HELP = "One of: " + ", ".join(PaymentState.values) + "."
 
 
 def _perms(*perms: str) -> type[BasePermission]:
@@ -74,7 +75,7 @@ class BonusRowOut(serializers.Serializer):
     amount = serializers.CharField(help_text="A decimal string.")
     currency = serializers.CharField()
     reason = serializers.CharField()
-    state = serializers.ChoiceField(choices=PaymentState.choices)
+    state = serializers.CharField(help_text=STATES_HELP)
     payment = serializers.IntegerField(allow_null=True)
     bulk_id = serializers.CharField()
     paid_at = serializers.DateTimeField(allow_null=True)
@@ -86,7 +87,7 @@ class PaymentOut(serializers.Serializer):
     marketplace = serializers.CharField()
     study_id = serializers.CharField()
     bulk_id = serializers.CharField(help_text="Prolific's bulk bonus payment id; empty until it was set up.")
-    state = serializers.ChoiceField(choices=PaymentState.choices)
+    state = serializers.CharField(help_text=STATES_HELP)
     currency = serializers.CharField()
     bonuses = serializers.IntegerField()
     error = serializers.CharField()

@@ -16,13 +16,9 @@ def die() -> None:
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def main(job_id: int, where: str) -> None:
-    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-    import django
-
-    django.setup()
+def arm(where: str) -> None:
+    """Make this process die at ``where`` the next time a payment gets there."""
     from annotation.services import bonus_payment_steps as steps
-    from annotation.services.bonus_payments import bonus_pay_job_execute
 
     real_pay = steps.bulk_bonus_pay
     if where == "after_batch":
@@ -37,6 +33,16 @@ def main(job_id: int, where: str) -> None:
         steps.bulk_bonus_pay = pay_then_die  # type: ignore[assignment]
     else:
         raise SystemExit(f"unknown point {where!r}")
+
+
+def main(job_id: int, where: str) -> None:
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from annotation.services.bonus_payments import bonus_pay_job_execute
+
+    arm(where)
     bonus_pay_job_execute(job_id=job_id)
     raise SystemExit("the job finished without reaching the point to die at")
 

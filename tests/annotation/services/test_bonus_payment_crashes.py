@@ -14,6 +14,7 @@ from annotation.services.bonus_payments import bonus_pay_job_execute, bonuses_pa
 from tests.conftest import ROOT
 from tests.support.bonus_pay import prolific_ledger, states
 from tests.support.fake_prolific_bonuses import paid_to
+from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 State = PaymentState
@@ -74,3 +75,35 @@ def test_killed_after_paying_was_committed_but_before_the_call_waits_for_a_perso
     settle("next attempt", project, job)
     assert fake_prolific.count("POST", PAY) == 0 and paid_to(fake_prolific, pids[0]) == []
     assert BonusPayJob.objects.get(pk=job.pk).status == "done"
+
+
+def test_a_real_worker_pays_once(worker_processes, own_queue, fake_prolific):
+    worker_processes.start(extra_env={"PROLIFIC_API_URL": fake_prolific.url, "PROLIFIC_API_TOKEN": fake_prolific.token},
+                           queue=own_queue)
+    project, bonuses, pids = prolific_ledger(fake_prolific)
+    job = bonuses_pay(project=project, bonuses=None, actor=None)
+    job = wait_for(job, lambda j: j.is_finished, timeout=60)
+    assert job.status == "done", job.error
+    assert states(bonuses) == [State.PAID] * 3 and fake_prolific.count("POST", PAY) == 1
+    assert [paid_to(fake_prolific, p) for p in pids] == [[150], [25], [200]]
+
+
+@override_settings(JOB_HEARTBEAT_SECONDS=0.2, JOB_DEAD_SECONDS=1)
+@pytest.mark.parametrize("where", ["after_batch", "after_pay"])
+def test_a_killed_celery_worker_then_reconciliation_on_another_pays_once(where, worker_processes, own_queue,
+                                                                        fake_prolific):
+    prolific = {"PROLIFIC_API_URL": fake_prolific.url, "PROLIFIC_API_TOKEN": fake_prolific.token, **BEATS}
+    doomed = worker_processes.start(extra_env={**prolific, "BONUS_PAY_KILL_AT": where},
+                                    include="tests.support.bonus_pay_worker_kill", queue=own_queue)
+    project, bonuses, pids = prolific_ledger(fake_prolific)
+    bonuses_pay(project=project, bonuses=None, actor=None)
+    assert doomed.wait(timeout=60) == -9
+    left = BonusPayment.objects.get()
+    assert left.state == (State.BATCHED if where == "after_batch" else State.PAYING)
+    time.sleep(1.5)
+    worker_processes.start(extra_env=prolific, queue=own_queue)
+    job = wait_for(bonuses_reconcile(project=project, actor=None), lambda j: j.is_finished, timeout=60)
+    assert job.status == "done", job.error
+    assert BonusPayment.objects.get().state == State.PAID and states(bonuses) == [State.PAID] * 3
+    assert fake_prolific.count("POST", PAY) == 1
+    assert [paid_to(fake_prolific, p) for p in pids] == [[150], [25], [200]]
