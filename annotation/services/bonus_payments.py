@@ -14,7 +14,15 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import Bonus, BonusPayJob, BonusPayment, PaymentState, Project, ProlificStudy
+from annotation.models import (
+    Bonus,
+    BonusPayJob,
+    BonusPayment,
+    PaymentState,
+    Project,
+    ProjectPay,
+    ProlificStudy,
+)
 from annotation.services.audit import audit_record
 from annotation.services.bonus_payment_steps import payment_advance
 from jobs.live import Attempt
@@ -47,9 +55,9 @@ def _study(project: Project) -> ProlificStudy:
 def bonuses_pay(*, project: Project, bonuses: Iterable[Bonus] | None, actor: User | None,
                 send: Callable[[int], Any] | None = None) -> BonusPayJob:
     """Queue a payment through Prolific of the project's owed bonuses (``bonuses`` None: all of
-    them), as one bulk payment. Refused, with nothing written, when the project has no study, a
-    selected bonus is not owed, a worker has no Prolific id, or the currencies differ from each
-    other or from the project's pay currency."""
+    them), as one bulk payment. Refused, with nothing written, when the project has no study or
+    no pay currency, a selected bonus is not owed, a worker has no Prolific id, or the currencies
+    differ from each other or from the project's pay currency (the study's)."""
     study = _study(project)
     with transaction.atomic():
         rows = Bonus.objects.select_for_update(of=("self",)).filter(project=project)
@@ -72,10 +80,14 @@ def bonuses_pay(*, project: Project, bonuses: Iterable[Bonus] | None, actor: Use
             raise PaymentRefused("These workers did not come from Prolific and cannot be paid through it: "
                                  f"{', '.join(no_pid[:20])}.")
         currencies = sorted({b.currency for b in found})
-        pay = getattr(project, "pay", None)
+        pay = ProjectPay.objects.filter(project=project).first()
+        if pay is None:
+            # Prolific pays the amounts in the study's currency, whatever the ledger says.
+            raise PaymentRefused("Set the project's reward per item and its currency (the study's currency) "
+                                 "before paying through Prolific.", field="project")
         if len(currencies) > 1:
             raise PaymentRefused(f"A bulk payment is in one currency; these bonuses are in {', '.join(currencies)}.")
-        if pay is not None and currencies[0] != pay.currency:
+        if currencies[0] != pay.currency:
             raise PaymentRefused(f"The bonuses are in {currencies[0]} but the study pays in {pay.currency} "
                                  "(the project's pay currency): Prolific would pay the amounts in its own currency.")
         payment = BonusPayment.objects.create(project=project, study_id=study.study_id, currency=currencies[0],

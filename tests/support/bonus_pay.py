@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from annotation.models import Bonus, ProlificStudy, WorkerProfile
+from annotation.models import Bonus, ProjectPay, ProlificStudy, WorkerProfile
 from annotation.services import bonus_grant
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.fake_prolific import FakeProlific
@@ -13,9 +13,11 @@ from tests.support.fake_prolific_bonuses import add_submission
 
 def prolific_ledger(fake: FakeProlific, *, amounts=("1.50", "0.25", "2.00"), currency="GBP", study_id=None):
     """(project, bonuses, participant ids): one Prolific worker per amount, each with a
-    submission in the project's study and one owed bonus."""
+    submission in the project's study and one owed bonus; the project pays 0.20 per item in
+    ``currency``."""
     project = ProjectFactory()
     study = ProlificStudy.objects.create(project=project, study_id=study_id or f"study{project.pk}")
+    ProjectPay.objects.create(project=project, reward_per_item="0.20", currency=currency)
     bonuses, pids = [], []
     for i, amount in enumerate(amounts):
         worker = UserFactory()

@@ -4,7 +4,7 @@ project's ids 404 and change nothing, bad input names its field."""
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEntry, Bonus, BonusPayment, PaymentState
+from annotation.models import AuditEntry, Bonus, BonusPayment, PaymentState, ProjectPay
 from tests.factories import UserFactory
 from tests.support.bonus_pay import prolific_ledger, states
 from tests.support.fake_prolific_bonuses import paid_to
@@ -97,6 +97,7 @@ def test_settling_an_unconfirmed_payment(fake_prolific, run_jobs):
 
 def test_pay_rate(fake_prolific):
     project, _, _ = prolific_ledger(fake_prolific, amounts=())
+    ProjectPay.objects.filter(project=project).delete()
     api = client()
     url = f"/api/projects/{project.slug}/pay-rate/"
     assert api.get(url).json()["reward_per_item"] is None

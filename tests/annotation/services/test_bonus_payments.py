@@ -93,8 +93,11 @@ def test_refusals_write_nothing(fake_prolific):
     with pytest.raises(PaymentRefused, match=outsider.username):
         pay(project=project, bonuses=None, actor=None)
     usd, _, _ = prolific_ledger(fake_prolific, amounts=("1.00",), currency="USD")
-    ProjectPay.objects.create(project=usd, reward_per_item="0.20", currency="GBP")
+    ProjectPay.objects.filter(project=usd).update(currency="GBP")
     with pytest.raises(PaymentRefused, match="study pays in GBP"):
+        pay(project=usd, bonuses=None, actor=None)
+    ProjectPay.objects.filter(project=usd).delete()
+    with pytest.raises(PaymentRefused, match="reward per item and its currency"):
         pay(project=usd, bonuses=None, actor=None)
     project.prolific_study.delete()
     project.refresh_from_db()
