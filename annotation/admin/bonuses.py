@@ -9,7 +9,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import Bonus
 from annotation.services import bonus_grant, bonuses_mark_paid
-from annotation.services.bonuses import bonus_remove
+from annotation.services.bonuses import REMOVABLE, bonus_remove
 
 
 class PaidFilter(admin.SimpleListFilter):
@@ -44,19 +44,20 @@ class BonusForm(forms.ModelForm):
 
 @admin.register(Bonus)
 class BonusAdmin(admin.ModelAdmin):
-    list_display = ["id", "project", "worker", "amount", "currency", "reason", "created_at", "paid_at"]
-    list_filter = ["project", PaidFilter]
+    list_display = ["id", "project", "worker", "amount", "currency", "reason", "created_at", "payment_state", "paid_at"]
+    list_filter = ["project", PaidFilter, "payment_state"]
     search_fields = ["worker__username", "worker__profile__external_id", "reason"]
     list_select_related = ["project", "worker"]
     raw_id_fields = ["worker", "annotation"]
     actions = ["mark_paid"]
     form = BonusForm
-    fields = ["project", "worker", "annotation", "amount", "currency", "reason", "created_at", "paid_at", "paid_note"]
+    fields = ["project", "worker", "annotation", "amount", "currency", "reason", "created_at", "payment_state", "paid_at",
+              "paid_note"]
 
     def get_readonly_fields(self, request, obj=None):
         # Granted bonuses keep what was owed and why; only the payment note stays editable.
         if obj is None:
-            return ["created_at", "paid_at", "paid_note"]
+            return ["created_at", "payment_state", "paid_at", "paid_note"]
         return [f for f in self.fields if f != "paid_note"]
 
     def save_model(self, request, obj, form, change):
@@ -68,8 +69,9 @@ class BonusAdmin(admin.ModelAdmin):
         obj.pk, obj.created_at = granted.pk, granted.created_at
 
     def has_delete_permission(self, request, obj=None):
-        # A paid bonus stays in the ledger: the money is gone.
-        return super().has_delete_permission(request, obj) and (obj is None or obj.paid_at is None)
+        # A paid bonus stays in the ledger (the money is gone), and so does one being paid.
+        return super().has_delete_permission(request, obj) and (obj is None or (obj.payment_state in REMOVABLE
+                                                                      and (obj.payment_id is None or obj.payment_state != "owed")))
 
     def delete_model(self, request, obj):
         bonus_remove(bonus=obj, actor=request.user)

@@ -1,4 +1,5 @@
 from annotation.models.bonus import Bonus
+from annotation.models.bonus_payment import BonusPayJob, BonusPayment, PaymentState
 from annotation.models.crowd import (
     Annotation,
     AnnotationRevision,
@@ -12,6 +13,7 @@ from annotation.models.crowd import (
 from annotation.models.imports import ImportJob
 from annotation.models.marketplace_study import ProlificStudy
 from annotation.models.media import MediaFile, MediaUse
+from annotation.models.project_pay import ProjectPay
 from annotation.models.prolific_submissions import (
     ProlificSubmission,
     ProlificSyncJob,
@@ -54,6 +56,10 @@ __all__ = [
     "AnnotationRevision",
     "Assignment",
     "Bonus",
+    "BonusPayJob",
+    "BonusPayment",
+    "PaymentState",
+    "ProjectPay",
     "Consent",
     "Invite",
     "ImportJob",

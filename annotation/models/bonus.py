@@ -8,6 +8,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from annotation.models.bonus_payment import PaymentState
+
 
 class Bonus(models.Model):
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="bonuses")
@@ -24,12 +26,25 @@ class Bonus(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     paid_at = models.DateTimeField(null=True, blank=True, help_text="When it was paid; empty while owed.")
     paid_note = models.CharField(max_length=300, blank=True, help_text="e.g. the marketplace's payment batch.")
+    # Paying through a marketplace's API (annotation.models.bonus_payment): the state of this row
+    # and the bulk payment that carries it.
+    payment_state = models.CharField(max_length=12, choices=PaymentState.choices, default=PaymentState.OWED)
+    payment = models.ForeignKey("annotation.BonusPayment", null=True, blank=True, on_delete=models.PROTECT,
+                                related_name="bonuses")
 
     class Meta:
         ordering = ["project_id", "created_at", "id"]
         verbose_name_plural = "bonuses"
         constraints = [
             models.CheckConstraint(condition=Q(amount__gt=0), name="bonus_amount_positive"),
+            models.CheckConstraint(condition=Q(payment_state__in=PaymentState.values), name="bonus_payment_state_valid"),
+            # Paid means a date, and a date means paid: a row is paid once.
+            models.CheckConstraint(condition=Q(payment_state="paid", paid_at__isnull=False)
+                                   | (~Q(payment_state="paid") & Q(paid_at__isnull=True)),
+                                   name="bonus_paid_at_iff_paid"),
+            # A row on its way through the marketplace always names its bulk payment.
+            models.CheckConstraint(condition=~Q(payment_state__in=["batched", "paying", "unconfirmed"])
+                                   | Q(payment__isnull=False), name="bonus_payment_when_in_flight"),
         ]
         indexes = [models.Index(fields=["project", "worker"], name="bonus_project_worker")]
 

@@ -12,14 +12,22 @@ from decimal import Decimal, InvalidOperation
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Bonus, Project, Purpose
+from annotation.models import Annotation, Assignment, Bonus, PaymentState, Project, Purpose
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
 REASON_LENGTH = Bonus._meta.get_field("reason").max_length
+# Rows no payment is under way for: they may be removed, or marked paid by hand. A row that is
+# batched or paying waits for its bulk payment; an unconfirmed one may be marked paid by hand
+# once the marketplace's own records show it was (annotation.services.bonus_payments).
+SETTLED_BY_HAND = (PaymentState.OWED, PaymentState.FAILED, PaymentState.UNCONFIRMED)
+REMOVABLE = (PaymentState.OWED, PaymentState.FAILED)
+# An owed row already taken into a payment that is being set up is no longer removable.
+REMOVABLE_ROWS = Q(payment_state=PaymentState.FAILED) | Q(payment_state=PaymentState.OWED, payment__isnull=True)
 CENT = Decimal("0.01")
 
 
@@ -75,6 +83,9 @@ def bonus_remove(*, bonus: Bonus, actor: User | None) -> None:
         locked = Bonus.objects.select_for_update().select_related("worker").get(pk=bonus.pk)
         if locked.paid_at is not None:
             raise ValueError(f"bonus {locked.pk} was paid on {locked.paid_at:%Y-%m-%d} and stays in the ledger")
+        if not Bonus.objects.filter(REMOVABLE_ROWS, pk=locked.pk).exists():
+            raise ValueError(f"bonus {locked.pk} is {locked.get_payment_state_display().lower()} through the "
+                             "marketplace and stays in the ledger until that payment is settled")
         audit_record(actor=actor, action="bonus:remove", project=Project(pk=locked.project_id),
                      target=f"worker {locked.worker.get_username()}",
                      details={"bonus": locked.pk, "amount": str(locked.amount), "currency": locked.currency,
@@ -120,20 +131,22 @@ def bonus_grant_new(*, annotation: Annotation, assignment: Assignment, task: Tas
 def bonus_revoke_for(*, assignment: Assignment) -> int:
     """Remove the unpaid bonus of an assignment's answer (rejected, or changed by the worker);
     a paid bonus stays in the ledger, since the money is gone. Returns how many were removed."""
-    removed, _ = Bonus.objects.filter(annotation__assignment=assignment, paid_at__isnull=True).delete()
+    removed, _ = Bonus.objects.filter(REMOVABLE_ROWS, annotation__assignment=assignment).delete()
     return removed
 
 
 def bonuses_mark_paid(*, bonuses: Iterable[Bonus], note: str = "", now: datetime | None = None,
                       actor: User | None = None) -> int:
     """Mark unpaid bonuses paid (a queryset or a list); bonuses paid before keep their date and
-    note. Returns how many were marked. With ``actor``, one audit entry per project."""
+    note, and bonuses batched or paying through a marketplace's API are left to that payment.
+    Returns how many were marked. With ``actor``, one audit entry per project."""
     now = now or timezone.now()
     ids = [b.pk for b in bonuses]
     with transaction.atomic():
-        unpaid = Bonus.objects.select_for_update().filter(pk__in=ids, paid_at__isnull=True)
+        unpaid = Bonus.objects.select_for_update().filter(pk__in=ids, payment_state__in=SETTLED_BY_HAND)
         marked = list(unpaid.values_list("pk", "project_id"))
-        n = Bonus.objects.filter(pk__in=[pk for pk, _ in marked]).update(paid_at=now, paid_note=note[:300])
+        n = Bonus.objects.filter(pk__in=[pk for pk, _ in marked]).update(
+            paid_at=now, paid_note=note[:300], payment_state=PaymentState.PAID)
         if actor is not None:
             per_project: dict[int, list[int]] = {}
             for pk, project_id in marked:

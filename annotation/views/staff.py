@@ -11,6 +11,7 @@ from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.flags import open_flag_count
+from annotation.selectors.pay_rate import project_pay_rate
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
 from annotation.selectors.tallies import is_large
@@ -72,6 +73,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         "formats": list(FORMATS),
         "bonus_totals": bonus_totals(project=project),
         "open_flags": open_flag_count(project=project),
+        "pay_rate": project_pay_rate(project=project),
     }
     return render(request, OVERVIEW, ctx)
 

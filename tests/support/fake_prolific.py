@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 # Modules whose @route handlers make up the fake API; each is imported when a server starts.
-ROUTE_MODULES: list[str] = ["tests.support.fake_prolific_submissions"]
+ROUTE_MODULES: list[str] = ["tests.support.fake_prolific_submissions", "tests.support.fake_prolific_bonuses"]
 PREFIX = "/api/v1/"
 
 Handler = Callable[["FakeProlific", "FakeRequest"], tuple[int, Any]]

@@ -4,7 +4,8 @@ category and a message of 100 characters), bulk approve, and screen out; plus wh
 to play a participant (join, complete, return, time out).
 
 State lives in ``FakeProlific.submissions``: {submission id: {id, study_id, participant_id,
-status, started_at, completed_at}}. A test makes the list of a study answer slowly (to time out
+participant, status, started_at, completed_at, bonus_payments}} (the bonus routes in
+fake_prolific_bonuses.py pay into ``bonus_payments``). A test makes the list of a study answer slowly (to time out
 the client) with ``state.studies[study_id] = {"delay_seconds": n}``.
 """
 
@@ -36,8 +37,9 @@ def participant_join(state: FakeProlific, *, study_id: str, participant_id: str)
     submission_id = state.new_id("sub")
     with state.lock:
         state.submissions[submission_id] = {"id": submission_id, "study_id": study_id,
-                                            "participant_id": participant_id, "status": "ACTIVE",
-                                            "started_at": _now(), "completed_at": None}
+                                            "participant_id": participant_id, "participant": participant_id,
+                                            "status": "ACTIVE", "started_at": _now(), "completed_at": None,
+                                            "bonus_payments": []}
     return submission_id
 
 
