@@ -15,7 +15,7 @@ def paid_rows_are_paid(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0016_prolific_study'),
+        ('annotation', '0017_prolific_submissions'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

@@ -59,7 +59,7 @@ def sources_from_panels(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0016_prolific_study'),
+        ('annotation', '0018_bonus_payment_state'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
