@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -13,6 +14,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict, error, field_errors
+from annotation.api.schema_loop import AnswerRevisionIn, CurrentAnnotationOut, RevisedAnnotationOut
 from annotation.api.unseen import unseen
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal
@@ -72,9 +75,18 @@ class AssignmentAnnotation(APIView):
                 raise NotFound("This assignment has no answer yet.")
         raise unseen()
 
+    @extend_schema(tags=["annotating"], operation_id="annotation_retrieve",
+                   summary="The answer, until when it may change, and its earlier versions",
+                   responses={200: CurrentAnnotationOut})
     def get(self, request: Request, pk: int) -> Response:
         return Response(_body(self._annotation(request, pk)))
 
+    @extend_schema(tags=["annotating"], operation_id="annotation_revise", summary="Change the answer",
+                   request=AnswerRevisionIn,
+                   responses={200: RevisedAnnotationOut, 400: field_errors("The answer is invalid; each field named."),
+                              403: error("Staff who may read it, but it is another worker's."),
+                              409: conflict("the lease ran out, it was reviewed, or it changed meanwhile "
+                                            "(`version`).")})
     def put(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         annotation = self._annotation(request, pk)
         if annotation.assignment.worker_id != request.user.pk:
