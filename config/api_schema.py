@@ -50,6 +50,10 @@ SPECTACULAR_SETTINGS = {
                                           "PATCH and DELETE also need the CSRF token (`X-CSRFToken` header)."},
         },
     },
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "annotation.api.autoschema.nulls_as_openapi_3_1",
+    ],
     # Path parameters as the URL patterns match them: anything else is no URL of the API.
     "PATH_CONVERTER_OVERRIDES": {
         "int": {"type": "integer", "minimum": 0},

@@ -69,3 +69,28 @@ class ApiAutoSchema(AutoSchema):
         if "{" in self.path or (self.method == "GET" and self._is_list_view() and self._get_paginator()):
             codes.append("404")
         return codes
+
+
+def nulls_as_openapi_3_1(result, generator, request, public):
+    """A postprocessing hook: how a value may be null, said the OpenAPI 3.1 way.
+
+    DRF's paginators describe ``next`` and ``previous`` with 3.0's ``nullable``, which 3.1
+    dropped (a validator ignores it and refuses their nulls): 3.1 says it with the type
+    ``[..., "null"]``. A nullable JSON field comes out as ``oneOf: [{}, {"type": "null"}]``,
+    which no null satisfies (it matches both); any value, null included, is ``{}``."""
+
+    def visit(node):
+        if isinstance(node, dict):
+            if node.get("nullable") is True and isinstance(node.get("type"), str):
+                del node["nullable"]
+                node["type"] = [node["type"], "null"]
+            if isinstance(node.get("oneOf"), list) and {} in node["oneOf"]:
+                del node["oneOf"]
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list):
+            for value in node:
+                visit(value)
+
+    visit(result)
+    return result

@@ -34,13 +34,16 @@ class WaitAndRetry(serializers.Serializer):
         help_text="Seconds to wait, as in the Retry-After header (always there on a 503 and a lockout).")
 
 
+# A field named like a Serializer attribute (errors, partial, required, source, label) is the
+# answer's key; DRF's metaclass moves declared fields off the class, so the names never clash at
+# run time (the type checker sees the class body only).
 class RowErrors(serializers.Serializer):
     """A 400 of an import: nothing was written; every bad row with its line (or record), field
     and message. A 400 about the request itself (no ``file``, an option out of range, a file over
     the upload limit) names the field instead, as any 400 does."""
 
     detail = serializers.CharField(required=False)
-    errors = serializers.ListField(
+    errors = serializers.ListField(  # type: ignore[assignment]
         child=serializers.DictField(child=serializers.JSONField()), required=False,
         help_text="One object per bad row: `line` or `record`, `field`, `message`.")
     error_count = serializers.IntegerField(required=False, help_text="Bad rows in all (`errors` may list fewer).")

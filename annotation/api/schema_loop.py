@@ -24,7 +24,7 @@ class AssignmentOut(serializers.Serializer):
     assigned_at = serializers.DateTimeField()
     expires_at = serializers.DateTimeField(help_text="When the lease ends.")
     submitted_at = serializers.DateTimeField(allow_null=True)
-    shown_order = serializers.JSONField(allow_null=True, help_text="{part: [option ids]} as drawn; null for a type "
+    shown_order = serializers.JSONField(help_text="{part: [option ids]} as drawn; null for a type "
                                                                    "with nothing to order.")
     item = AssignedItem()
 
@@ -64,10 +64,13 @@ class NextOut(serializers.Serializer):
 
 
 class Signals(serializers.Serializer):
-    pasted = serializers.JSONField(required=False)
-    hidden_ms = serializers.JSONField(required=False)
-    blurs = serializers.JSONField(required=False)
-    webdriver = serializers.JSONField(required=False)
+    """Counted by the client while the item was shown; out-of-range values are clamped, others
+    left out (``annotation.authenticity``)."""
+
+    pasted = serializers.IntegerField(required=False, min_value=0, help_text="Pastes into the answer.")
+    hidden_ms = serializers.IntegerField(required=False, min_value=0, help_text="Time the page was hidden.")
+    blurs = serializers.IntegerField(required=False, min_value=0, help_text="Times the page lost focus.")
+    webdriver = serializers.BooleanField(required=False, help_text="navigator.webdriver was set.")
 
 
 class AnswerIn(serializers.Serializer):

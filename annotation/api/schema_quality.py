@@ -128,13 +128,14 @@ class WorkerBonusOut(serializers.Serializer):
     paid_at = serializers.DateTimeField(allow_null=True)
 
 
+# ``label`` is also a Field attribute: see annotation.api.schema_staff on such names.
 class AnswerRowOut(serializers.Serializer):
     assignment = serializers.IntegerField()
     item = serializers.CharField()
     purpose = serializers.CharField()
     status = serializers.CharField()
     seconds = serializers.FloatField(allow_null=True)
-    label = serializers.CharField(allow_blank=True)
+    label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]
     reason = serializers.CharField(allow_blank=True)
     submitted_at = serializers.DateTimeField(allow_null=True)
     signals = free()

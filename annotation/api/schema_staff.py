@@ -11,10 +11,13 @@ from annotation.api.schema_errors import RowErrors, error
 from annotation.api.serializers import ImportJobSerializer
 
 
+# A field named like a Serializer attribute (errors, partial, required, source, label) is the
+# answer's key; DRF's metaclass moves declared fields off the class, so the names never clash at
+# run time (the type checker sees the class body only).
 class ProgressOut(serializers.Serializer):
     items = serializers.IntegerField()
     complete = serializers.IntegerField(help_text="Items with all their answers.")
-    partial = serializers.IntegerField()
+    partial = serializers.IntegerField()  # type: ignore[assignment]
     untouched = serializers.IntegerField()
     submitted = serializers.IntegerField(help_text="Answers counted.")
     target = serializers.IntegerField(help_text="Answers wanted: items times redundancy.")
@@ -30,13 +33,13 @@ class Category(serializers.Serializer):
 class AnswerField(serializers.Serializer):
     name = serializers.CharField()
     kind = serializers.CharField()
-    required = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]
     description = serializers.CharField(allow_blank=True)
 
 
 class ImportField(serializers.Serializer):
     name = serializers.CharField()
-    required = serializers.BooleanField()
+    required = serializers.BooleanField()  # type: ignore[assignment]
     description = serializers.CharField(allow_blank=True)
 
 
@@ -99,7 +102,7 @@ class CrowdImportIn(serializers.Serializer):
     columns = serializers.CharField(required=False, allow_blank=True,
                                     help_text="Column mapping, e.g. `mturk,label=Answer.choice`.")
     label_map = serializers.CharField(required=False, allow_blank=True)
-    source = serializers.CharField(required=False, allow_blank=True)
+    source = serializers.CharField(required=False, allow_blank=True)  # type: ignore[assignment]
 
 
 class ImportCountsOut(serializers.Serializer):
