@@ -10,10 +10,11 @@ from decimal import Decimal
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Bonus
+from annotation.models import Bonus, TrainingRound
 from annotation.task_types import get_task_type, task_types
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.openapi_conformance import assert_conforms
@@ -117,6 +118,9 @@ def test_the_staff_side_conforms():
     worker.call("POST", f"/api/assignments/{second['next']['assignment']['id']}/flag/",
                 {"problem": "other", "reason": "r"}, status=201)
     Bonus.objects.create(project=project, worker=user, amount=Decimal("0.50"), currency="GBP", reason="fast")
+    TrainingRound.objects.create(project=project, worker=user, kind=TrainingRound.Kind.QUALIFICATION, number=1,
+                                 items=2, pass_mark=0.5, answered=2, right=1, passed=True, started_at=timezone.now(),
+                                 finished_at=timezone.now())
     base = f"/api/projects/{project.slug}"
     for path in ("/api/task-types/", "/api/projects/", f"{base}/", f"{base}/progress/", f"{base}/items/",
                  f"{base}/bonuses/", f"{base}/quality/", f"{base}/workers/{user.pk}/", f"{base}/audit/",
@@ -132,6 +136,7 @@ def test_the_staff_side_conforms():
     admin.call("POST", f"{base}/workers/{user.pk}/bonus/", {"amount": "1.00", "currency": "GBP", "reason": "x"},
                status=200)
     admin.call("POST", f"{base}/workers/{user.pk}/unblock/", {}, status=409)
+    admin.call("POST", f"{base}/workers/{user.pk}/training/", {"note": "once more"})
     admin.call("POST", f"{base}/workers/{user.pk}/approve/", {}, status=400)
     rule = admin.call("POST", f"{base}/rules/", {"kind": "gold_accuracy", "threshold": 0.7}, status=201).json()
     admin.call("POST", f"{base}/rules/", {"kind": "gold_accuracy", "threshold": 7}, status=400)
@@ -149,6 +154,10 @@ def test_the_staff_side_conforms():
     admin.call("GET", "/api/analysis/999999/", status=404)
     admin.call("GET", "/api/imports/999999/", status=404)
     admin.call("POST", f"{base}/items/import/", {}, fmt="multipart", status=400)
+    # After the actions: the worker's page with its bonuses and rounds, the audit log with entries.
+    page = admin.call("GET", f"{base}/workers/{user.pk}/", status=200).json()
+    assert page["bonuses"] and page["training_rounds"] and page["answers"]["rows"]
+    assert admin.call("GET", f"{base}/audit/?limit=2", status=200).json()["entries"]
     # A worker on a staff endpoint: 403, the same for every slug.
     worker.call("GET", f"{base}/progress/", status=403)
     worker.call("GET", "/api/projects/nothing-here/progress/", status=403)
