@@ -27,3 +27,5 @@ urlpatterns = [
 
 # A service that is away (the database, met before any view) answers 503, not 500.
 handler500 = "config.unavailable_responses.server_error"
+# An address under /api/ that no route matches answers the API's JSON 404.
+handler404 = "config.not_found.not_found"

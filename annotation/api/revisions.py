@@ -66,7 +66,9 @@ class AssignmentAnnotation(APIView):
         are the same 404 (``annotation.api.unseen``)."""
         user = request.user
         may_view = user.has_perm("annotation.view_annotation")
-        annotation = Annotation.objects.select_related("assignment").filter(assignment_id=pk).first()
+        # Through the assignment's key, not the column: Django checks the range of that lookup, so an
+        # id beyond 64 bits is a 404, not an OverflowError in the SQLite driver.
+        annotation = Annotation.objects.select_related("assignment").filter(assignment__pk=pk).first()
         if annotation is not None and (may_view or annotation.assignment.worker_id == user.pk):
             return annotation
         if annotation is None:

@@ -152,3 +152,13 @@ def test_the_docs_page_renders_with_local_assets_and_no_inline_code():
     assert script.status_code == 200 and b"SwaggerUIBundle" in script.content
     assert "img-src 'self' data:" in response["Content-Security-Policy"]
     assert "script-src 'self';" in response["Content-Security-Policy"] + ";"
+
+
+@pytest.mark.django_db
+def test_an_api_address_no_route_matches_answers_the_documented_json_404(client):
+    for path in ("/api/assignments/-1/submit/", "/api/projects/a%20b/progress/", "/api/no-such-thing/"):
+        response = client.post(path)
+        assert response.status_code == 404
+        assert response["Content-Type"] == "application/json" and response.json() == {"detail": "Not found."}
+    page = client.get("/no/such/page/")
+    assert page.status_code == 404 and page["Content-Type"].startswith("text/html")

@@ -134,3 +134,11 @@ def test_every_kind_of_body_the_parser_refuses_is_a_documented_400():
     response = worker.client.generic("POST", path, b"x", content_type="text/plain")
     assert response.status_code == 415
     assert_conforms(response, "POST", path)
+
+
+def test_an_id_beyond_64_bits_is_the_documented_404():
+    _, worker = _worker(_project("pairwise", records=1)[0])
+    big = 2**101
+    for method, path in (("GET", f"/api/assignments/{big}/annotation/"), ("PUT", f"/api/assignments/{big}/annotation/"),
+                         ("POST", f"/api/assignments/{big}/submit/"), ("GET", f"/api/assignments/{big}/plays/")):
+        worker.call(method, path, {}, status=404)
