@@ -5,8 +5,11 @@ the API's busiest path); these serializers only describe them and never run."""
 
 from __future__ import annotations
 
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
+from annotation.api.schema_errors import field_errors
 from annotation.models import Assignment, ItemFlag
 
 NEXT_REASONS = ["consent", "done", "quota", "blocked", "screened_out", "qualification_failed", "no_training",
@@ -177,3 +180,23 @@ class QualificationRoundOut(serializers.Serializer):
     round = serializers.IntegerField()
     items = serializers.IntegerField()
     pass_mark = serializers.FloatField()
+
+
+# POST /api/assignments/<id>/submit/ (annotation.api.views.AssignmentSubmit).
+SUBMIT_SCHEMA = extend_schema(
+    tags=["annotating"], operation_id="assignment_submit", summary="Submit an answer (and get the next item)",
+    request=AnswerIn,
+    parameters=[OpenApiParameter(
+        "next", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+        description="`1` (or `true`): the answer also carries, under `next`, what `assignments/next/` would "
+                    "give: the next assignment or the reason there is none. One request per item. Any other "
+                    "value is ignored.")],
+    responses={
+        200: OpenApiResponse(SubmitOut, "The same answer again: the stored annotation."),
+        201: OpenApiResponse(SubmitOut, "Stored."),
+        400: field_errors("The answer is invalid: each field at fault is named."),
+        409: OpenApiResponse(SubmitConflict, "Not saved: the item was already answered differently (`stored`, "
+                                             "and `change`, where to PUT a change), or the assignment is no "
+                                             "longer open (lease expired, item withdrawn: `detail` only)."),
+    },
+)

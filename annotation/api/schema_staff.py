@@ -4,11 +4,13 @@ describe them and never run."""
 
 from __future__ import annotations
 
-from drf_spectacular.utils import OpenApiResponse
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from annotation.api.schema_errors import RowErrors, error
+from annotation.api.schema_errors import RowErrors, error, field_errors
 from annotation.api.serializers import ImportJobSerializer
+from annotation.exports import FORMATS
 
 
 # A field named like a Serializer attribute (errors, partial, required, source, label) is the
@@ -146,3 +148,23 @@ class MediaUploadOut(serializers.Serializer):
 class MediaInUseOut(serializers.Serializer):
     detail = serializers.CharField()
     items = serializers.ListField(child=serializers.CharField(), help_text="External ids of the items using it.")
+
+
+# GET /api/projects/<slug>/annotations/ (annotation.api.views.AnnotationExport): a download.
+EXPORT_SCHEMA = extend_schema(
+    tags=["exports"], operation_id="annotations_export", summary="The project's raw annotations",
+    parameters=[
+        OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=list(FORMATS), default="json",
+                         description="The download's format."),
+        OpenApiParameter("all", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                         description="`1` adds rejected and uncounted late answers; any other value is ignored."),
+    ],
+    responses={
+        (200, "application/json"): OpenApiResponse(
+            {"type": "array", "items": {"type": "object", "additionalProperties": {}}},
+            "One object per annotation, with the task type's export columns."),
+        (200, "text/csv"): OpenApiResponse({"type": "string"}, "A header row, then one row per annotation."),
+        (200, "application/x-ndjson"): OpenApiResponse({"type": "string"}, "One JSON object per line."),
+        400: field_errors("`fmt` names no known format."),
+    },
+)

@@ -6,10 +6,7 @@ from typing import Any, cast
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
-from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
-    OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_view,
 )
@@ -24,9 +21,10 @@ from rest_framework.views import APIView
 from annotation.api.annotator_quality import feedback_data, next_quality
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict, field_errors
-from annotation.api.schema_loop import AnswerIn, NextOut, SubmitConflict, SubmitOut
+from annotation.api.schema_errors import conflict
+from annotation.api.schema_loop import SUBMIT_SCHEMA, NextOut
 from annotation.api.schema_staff import (
+    EXPORT_SCHEMA,
     IMPORT_RESPONSES,
     BonusLedgerOut,
     CrowdImportIn,
@@ -253,23 +251,7 @@ class AssignmentSubmit(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
-    @extend_schema(
-        tags=["annotating"], operation_id="assignment_submit", summary="Submit an answer (and get the next item)",
-        request=AnswerIn,
-        parameters=[OpenApiParameter(
-            "next", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-            description="`1` (or `true`): the answer also carries, under `next`, what `assignments/next/` would "
-                        "give: the next assignment or the reason there is none. One request per item. Any other "
-                        "value is ignored.")],
-        responses={
-            200: OpenApiResponse(SubmitOut, "The same answer again: the stored annotation."),
-            201: OpenApiResponse(SubmitOut, "Stored."),
-            400: field_errors("The answer is invalid: each field at fault is named."),
-            409: OpenApiResponse(SubmitConflict, "Not saved: the item was already answered differently (`stored`, "
-                                                 "and `change`, where to PUT a change), or the assignment is no "
-                                                 "longer open (lease expired, item withdrawn: `detail` only)."),
-        },
-    )
+    @SUBMIT_SCHEMA
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the answer")
         client: dict[str, Any] = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
@@ -311,23 +293,7 @@ class AnnotationExport(APIView):
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
-    @extend_schema(
-        tags=["exports"], operation_id="annotations_export", summary="The project's raw annotations",
-        parameters=[
-            OpenApiParameter("fmt", OpenApiTypes.STR, OpenApiParameter.QUERY, enum=list(FORMATS), default="json",
-                             description="The download's format."),
-            OpenApiParameter("all", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                             description="`1` adds rejected and uncounted late answers; any other value is ignored."),
-        ],
-        responses={
-            (200, "application/json"): OpenApiResponse(
-                {"type": "array", "items": {"type": "object", "additionalProperties": {}}},
-                "One object per annotation, with the task type's export columns."),
-            (200, "text/csv"): OpenApiResponse({"type": "string"}, "A header row, then one row per annotation."),
-            (200, "application/x-ndjson"): OpenApiResponse({"type": "string"}, "One JSON object per line."),
-            400: field_errors("`fmt` names no known format."),
-        },
-    )
+    @EXPORT_SCHEMA
     def get(self, request: AuthenticatedApiRequest, slug: str):
         project = _project(slug)
         fmt = request.query_params.get("fmt", "json")
