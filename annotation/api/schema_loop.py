@@ -67,12 +67,12 @@ class NextOut(serializers.Serializer):
 
 
 class Signals(serializers.Serializer):
-    """Counted by the client while the item was shown; out-of-range values are clamped, others
-    left out (``annotation.authenticity``)."""
+    """Counted by the client while the item was shown; a count out of range is clamped to it, a
+    value of another kind left out: signals never refuse an answer (``annotation.authenticity``)."""
 
-    pasted = serializers.IntegerField(required=False, min_value=0, help_text="Pastes into the answer.")
-    hidden_ms = serializers.IntegerField(required=False, min_value=0, help_text="Time the page was hidden.")
-    blurs = serializers.IntegerField(required=False, min_value=0, help_text="Times the page lost focus.")
+    pasted = serializers.IntegerField(required=False, help_text="Pastes into the answer.")
+    hidden_ms = serializers.IntegerField(required=False, help_text="Time the page was hidden.")
+    blurs = serializers.IntegerField(required=False, help_text="Times the page lost focus.")
     webdriver = serializers.BooleanField(required=False, help_text="navigator.webdriver was set.")
 
 
