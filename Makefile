@@ -73,10 +73,12 @@ test: $(VENV)/.dev
 	$(PY) -m pytest
 
 # mypy's Django plugin loads the settings, which want a secret key unless DEBUG is on: a type
-# check reads them as a local run does.
+# check reads them as a local run does. The API's OpenAPI schema must generate with no warning
+# and validate (an API view without its description fails here).
 lint: $(VENV)/.dev
 	$(PY) -m ruff check .
 	DJANGO_DEBUG=1 $(PY) -m mypy
+	DJANGO_DEBUG=1 $(PY) manage.py spectacular --fail-on-warn --validate >/dev/null
 
 # The manual (docs/, mkdocs.yml) into site/; --strict turns every warning (a broken link or
 # anchor, a page missing from the nav) into a failure. The variable silences Material's banner

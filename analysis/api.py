@@ -4,17 +4,20 @@ from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.api_schema import RunCreateIn
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
 from analysis.rules_api import urlpatterns as rules_urlpatterns
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.api.parsers import body_fields
+from annotation.api.schema_errors import conflict, field_errors
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
@@ -47,6 +50,9 @@ class RunCreate(APIView):
 
     permission_classes = [has_perm("analysis.add_analysisrun")]
 
+    @extend_schema(tags=["analysis"], operation_id="analysis_run_create", summary="Start an analysis run",
+                   request=RunCreateIn,
+                   responses={201: AnalysisRunSerializer, 400: field_errors("An unknown `kind` or a bad parameter.")})
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         body = body_fields(request, "the run")
@@ -67,6 +73,8 @@ class RunCreate(APIView):
 class RunDetail(APIView):
     permission_classes = [has_perm("analysis.view_analysisrun")]
 
+    @extend_schema(tags=["analysis"], operation_id="analysis_run_retrieve", summary="An analysis run",
+                   responses={200: AnalysisRunSerializer})
     def get(self, request: Request, pk: int) -> Response:
         return Response(AnalysisRunSerializer(get_object_or_404(AnalysisRun, pk=pk)).data)
 
@@ -76,6 +84,8 @@ class RunCancel(APIView):
 
     permission_classes = [has_perm("analysis.change_analysisrun")]
 
+    @extend_schema(tags=["analysis"], operation_id="analysis_run_cancel", summary="Cancel a run", request=None,
+                   responses={200: AnalysisRunSerializer, 409: conflict("the run has ended.")})
     def post(self, request: Request, pk: int) -> Response:
         try:
             run = analysis_run_cancel(run=get_object_or_404(AnalysisRun, pk=pk), user=request.user)
@@ -89,6 +99,9 @@ class RunRestart(APIView):
 
     permission_classes = [has_perm("analysis.change_analysisrun")]
 
+    @extend_schema(tags=["analysis"], operation_id="analysis_run_restart", summary="Queue a failed or cancelled run again",
+                   request=None, responses={200: AnalysisRunSerializer,
+                                            409: conflict("the run is queued, running or done.")})
     def post(self, request: Request, pk: int) -> Response:
         try:
             run = analysis_run_restart(run=get_object_or_404(AnalysisRun, pk=pk), user=request.user)

@@ -8,6 +8,8 @@ from typing import Any
 
 from django.shortcuts import get_object_or_404
 from django.urls import path
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.permissions import BasePermission
@@ -15,11 +17,13 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from analysis.api_schema import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
 from analysis.quality.checks import rules_check
 from analysis.quality.selectors import decisions_page, rules_of
 from analysis.quality.words import decision_words
 from analysis.views.rules import worker_url
 from annotation.api.parsers import body_fields
+from annotation.api.schema_errors import field_errors
 from annotation.models import Project, QualityRule, RuleDecision
 from annotation.services.rule_settings import RuleInvalid, rule_add, rule_change, rule_delete
 
@@ -59,10 +63,14 @@ class RuleList(APIView):
 
     permission_classes = [perms_by_method(get="annotation.view_project", post="annotation.add_qualityrule")]
 
+    @extend_schema(tags=["rules"], operation_id="rules_list", summary="The project's quality rules",
+                   responses={200: RuleOut(many=True)})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         return Response([rule_data(rule) for rule in rules_of(project=project)])
 
+    @extend_schema(tags=["rules"], operation_id="rule_create", summary="Add a quality rule", request=RuleIn,
+                   responses={201: RuleOut, 400: field_errors("Each field out of range, named.")})
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         try:
@@ -81,9 +89,12 @@ class RuleDetail(APIView):
     def _rule(self, slug: str, pk: int) -> QualityRule:
         return get_object_or_404(QualityRule, project__slug=slug, pk=pk)
 
+    @extend_schema(tags=["rules"], operation_id="rule_retrieve", summary="A quality rule", responses={200: RuleOut})
     def get(self, request: Request, slug: str, pk: int) -> Response:
         return Response(rule_data(self._rule(slug, pk)))
 
+    @extend_schema(tags=["rules"], operation_id="rule_update", summary="Change a rule's settings (not its kind)",
+                   request=RuleFields, responses={200: RuleOut, 400: field_errors("Each field out of range, named.")})
     def patch(self, request: Request, slug: str, pk: int) -> Response:
         rule = self._rule(slug, pk)
         try:
@@ -92,6 +103,7 @@ class RuleDetail(APIView):
             raise _refused(refusal) from None
         return Response(rule_data(rule))
 
+    @extend_schema(tags=["rules"], operation_id="rule_delete", summary="Delete a rule", responses={204: None})
     def delete(self, request: Request, slug: str, pk: int) -> Response:
         rule_delete(rule=self._rule(slug, pk), actor=request.user)  # type: ignore[arg-type]
         return Response(status=status.HTTP_204_NO_CONTENT)
@@ -103,6 +115,8 @@ class RulesCheck(APIView):
 
     permission_classes = [perms_by_method(post="annotation.change_qualityrule")]
 
+    @extend_schema(tags=["rules"], operation_id="rules_check", summary="Judge every enabled rule now", request=None,
+                   responses={200: RulesCheckOut})
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         check = rules_check(project=project, actor=request.user)  # type: ignore[arg-type]
@@ -115,6 +129,10 @@ class DecisionList(APIView):
 
     permission_classes = [perms_by_method(get="annotation.view_project")]
 
+    @extend_schema(tags=["rules"], operation_id="rule_decisions_list", summary="Rule decisions, newest first",
+                   parameters=[OpenApiParameter("page", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+                                                description="Page number (50 a page); out of range gives the last.")],
+                   responses={200: DecisionsPageOut})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         page = decisions_page(project=project, page=request.query_params.get("page"))

@@ -274,7 +274,7 @@ REST_FRAMEWORK = {
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
     "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
     "EXCEPTION_HANDLER": "config.unavailable_responses.api_exception_handler",  # 503 + Retry-After
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "annotation.api.autoschema.ApiAutoSchema",
 }
 UNAVAILABLE_RETRY_AFTER = env_int("UNAVAILABLE_RETRY_AFTER", 10)  # what a 503 asks clients to wait (s)
 

@@ -1,3 +1,4 @@
+from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
@@ -11,7 +12,11 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     # The API's OpenAPI 3.1 schema and its browsable docs (assets served from here: works offline).
     path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
-    path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="api-schema"), name="api-docs"),
+    # Swagger UI draws its icons as data: SVG images; an image (SVG included) runs no script, so
+    # this page alone lets images come from data: too. Its one inline style is moved to a file
+    # (templates/drf_spectacular/swagger_ui.html); scripts stay this site's only.
+    path("api/docs/", csp_update({"img-src": ["data:"]})(SpectacularSwaggerSplitView.as_view(url_name="api-schema")),
+         name="api-docs"),
     path("api/", include("annotation.api.urls")),
     path("api/", include("analysis.api")),
     path("api/", include("analysis.api_recompute")),
@@ -23,3 +28,5 @@ urlpatterns = [
 
 # A service that is away (the database, met before any view) answers 503, not 500.
 handler500 = "config.unavailable_responses.server_error"
+# An address under /api/ that no route matches answers the API's JSON 404.
+handler404 = "config.not_found.not_found"

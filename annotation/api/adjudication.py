@@ -7,6 +7,8 @@ from __future__ import annotations
 from typing import Any
 
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -17,6 +19,17 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict, field_errors
+from annotation.api.schema_loop import FlagIn, FlagOut
+from annotation.api.schema_quality import (
+    AdjudicationIn,
+    AdjudicationOut,
+    AdjudicationQueueOut,
+    DismissedOut,
+    FlagsOut,
+    NoteIn,
+    WithdrawnOut,
+)
 from annotation.api.unseen import unseen
 from annotation.api.views import has_perm
 from annotation.models import Adjudication, Assignment, Item, ItemFlag, Project
@@ -71,6 +84,10 @@ class AssignmentFlag(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
+    @extend_schema(tags=["annotating"], operation_id="assignment_flag", summary="Report the item as broken",
+                   request=FlagIn, responses={
+                       201: FlagOut, 400: field_errors("`problem` unknown or `reason` too long."),
+                       409: conflict("the assignment is no longer open.")})
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the report")
         try:
@@ -90,6 +107,9 @@ class FlagList(APIView):
 
     permission_classes = [has_perm("annotation.view_project")]
 
+    @extend_schema(tags=["adjudication"], operation_id="flags_list", summary="Flagged items, open ones first",
+                   parameters=[OpenApiParameter("page", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+                                                description="Page number; out of range gives the last.")], responses={200: FlagsOut})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         page, rows = flagged_items(project=project, page=request.query_params.get("page"))
@@ -120,12 +140,41 @@ class FlagResolve(APIView):
         return Response({"item": flag.item.external_id, "dismissed": resolved})
 
 
+@extend_schema_view(post=extend_schema(
+    tags=["adjudication"], operation_id="flag_withdraw", request=NoteIn, responses={200: WithdrawnOut},
+    summary="Withdraw a flagged item: served to nobody, its open assignments back to the pool"))
+class FlagWithdraw(FlagResolve):
+    action = "withdraw"
+
+
+@extend_schema_view(post=extend_schema(
+    tags=["adjudication"], operation_id="flag_dismiss", request=NoteIn, responses={200: DismissedOut},
+    summary="Dismiss the item's open flags"))
+class FlagDismiss(FlagResolve):
+    action = "dismiss"
+
+
 class AdjudicationQueue(APIView):
     """Contested items not yet adjudicated: ``?reason=`` (split, low_posterior,
     gold_disagreement), ``split_share``, ``posterior_below``, ``page``."""
 
     permission_classes = [has_perm("annotation.view_project")]
 
+    @extend_schema(
+        tags=["adjudication"], operation_id="adjudication_queue", summary="Contested items not yet adjudicated",
+        parameters=[
+            OpenApiParameter("reason", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False, enum=list(REASONS),
+                             description="Only items contested for this reason."),
+            OpenApiParameter("split_share", OpenApiTypes.NUMBER, OpenApiParameter.QUERY, required=False,
+                             description=f"0 to 1 (default {SPLIT_SHARE}): the majority's share at or below which "
+                                         "an item counts as split."),
+            OpenApiParameter("posterior_below", OpenApiTypes.NUMBER, OpenApiParameter.QUERY, required=False,
+                             description=f"0 to 0.9 (default {POSTERIOR_BELOW}): MACE posteriors below it count "
+                                         "as low."),
+            OpenApiParameter("page", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+                                                description="Page number; out of range gives the last."),
+        ],
+        responses={200: AdjudicationQueueOut, 400: field_errors("An unknown `reason`, or a share out of range.")})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         reason = request.query_params.get("reason", "")
@@ -150,6 +199,9 @@ class ItemAdjudication(APIView):
     permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_adjudication")]
     parser_classes = [SafeJSONParser]
 
+    @extend_schema(tags=["adjudication"], operation_id="item_adjudicate", summary="Decide an item",
+                   request=AdjudicationIn,
+                   responses={201: AdjudicationOut, 400: field_errors("The answer or the reason is invalid.")})
     def post(self, request: AuthenticatedApiRequest, slug: str, item_id: int) -> Response:
         item = get_object_or_404(Item.objects.select_related("project"), pk=item_id, project__slug=slug)
         data = body_fields(request, "the decision")

@@ -7,12 +7,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict
+from annotation.api.schema_loop import QualificationRoundOut
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
@@ -64,6 +67,10 @@ class QualificationRetry(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(tags=["annotating"], operation_id="qualification_retry", request=None,
+                   summary="Start another qualification round after a failed one",
+                   responses={201: QualificationRoundOut,
+                              409: conflict("no attempt is left, or no qualification round is due.")})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = Project.objects.filter(slug=slug).first()
         if project is None or project_access(project=project, user=request.user) != "worker":

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.schema_errors import RowErrors, error
+from annotation.api.schema_staff import MediaInUseOut, MediaUploadOut
 from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
@@ -36,6 +39,15 @@ class MediaUploadSerializer(serializers.Serializer):
     on_duplicate = serializers.ChoiceField(choices=ON_DUPLICATE, default="reject")
 
 
+@extend_schema_view(
+    get=extend_schema(tags=["media"], operation_id="media_list", summary="The project's audio files"),
+    post=extend_schema(
+        tags=["media"], operation_id="media_upload", summary="Upload audio files (a zip, or one file)",
+        request={"multipart/form-data": MediaUploadSerializer, "application/x-www-form-urlencoded": MediaUploadSerializer},
+        responses={201: MediaUploadOut,
+                   400: error("Nothing was stored: every bad file with its line and field, or the field at fault.",
+                              RowErrors)}),
+)
 class MediaFiles(generics.ListAPIView):
     """GET (staff): the project's audio files, paginated. POST: multipart ``file``, a zip of
     audio files (by its manifest.csv, or keyed by file name) or one audio file with an optional
@@ -77,6 +89,8 @@ class MediaFileDetail(APIView):
     def get_permissions(self):
         return [has_perm("annotation.delete_mediafile")()]
 
+    @extend_schema(tags=["media"], operation_id="media_delete", summary="Delete an audio file no item uses",
+                   responses={204: None, 409: OpenApiResponse(MediaInUseOut, "Items still use it; nothing deleted.")})
     def delete(self, request: Request, slug: str, key: str) -> Response:
         media = media_file_for(project=_project(slug), key=key)
         if media is None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from django.http import Http404
 from django.http.response import HttpResponseBase
 from django.utils import timezone
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ValidationError
 from rest_framework.negotiation import BaseContentNegotiation
@@ -16,6 +18,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict, field_errors
+from annotation.api.schema_loop import PlayIn, PlaysOut
 from annotation.api.unseen import unseen
 from annotation.media_refs import media_refs
 from annotation.media_serving import assignment_media_response
@@ -65,9 +69,14 @@ class AssignmentPlays(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(tags=["annotating"], operation_id="assignment_plays", summary="The item's media as the server saw it",
+                   responses={200: PlaysOut})
     def get(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         return Response(plays_body(_own(request, pk)))
 
+    @extend_schema(tags=["annotating"], operation_id="assignment_play", summary="Record a start of playback",
+                   request=PlayIn, responses={200: PlaysOut, 400: field_errors("`play` is not a whole number."),
+                                              409: conflict("the assignment is closed.")})
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         assignment = _own(request, pk)
         data = body_fields(request, "the play")
@@ -103,6 +112,15 @@ class AssignmentMedia(APIView):
     permission_classes = [IsAuthenticated]
     content_negotiation_class = _AnyAccept
 
+    @extend_schema(
+        tags=["annotating"], operation_id="assignment_media", summary="A media file of the item, by its reference",
+        responses={
+            (200, "audio/*"): OpenApiResponse(OpenApiTypes.BINARY, "The whole file."),
+            (206, "audio/*"): OpenApiResponse(OpenApiTypes.BINARY, "The byte range asked for (`Range`)."),
+            304: OpenApiResponse(description="Not modified (`If-None-Match`, `If-Modified-Since`)."),
+            307: OpenApiResponse(description="With S3 storage, a byte range is a redirect to the stored object."),
+            416: OpenApiResponse(description="The range asked for lies outside the file (`Content-Range`)."),
+        })
     def get(self, request: Request, pk: int, ref: str) -> HttpResponseBase:
         assignment = _own(request, pk)  # type: ignore[arg-type]
         media = _item_media(assignment, ref)

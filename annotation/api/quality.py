@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from django.core.exceptions import ValidationError as ModelValidationError
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import extend_schema
 from rest_framework.exceptions import PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser
 from rest_framework.request import Request
@@ -13,6 +15,14 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import field_errors
+from annotation.api.schema_quality import (
+    GoldPromoteIn,
+    NoteIn,
+    PromotedOut,
+    QualityOut,
+    RoundsOpenedOut,
+)
 from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.selectors.quality import quality_policy_values, quality_summary
@@ -33,10 +43,15 @@ class QualitySettings(APIView):
     permission_classes = [has_perm("annotation.view_project")]
     parser_classes = [SafeJSONParser, FormParser]
 
+    @extend_schema(tags=["quality"], operation_id="quality_retrieve", summary="Quality settings and counts",
+                   responses={200: QualityOut})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         return Response({"settings": quality_policy_values(project=project), "summary": _summary(project)})
 
+    @extend_schema(tags=["quality"], operation_id="quality_update",
+                   summary="Change quality settings (any of them, by name)", request=OpenApiTypes.OBJECT,
+                   responses={200: QualityOut, 400: field_errors("A setting out of range or unknown, named.")})
     def patch(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         if not request.user.has_perm("annotation.change_project"):
@@ -56,6 +71,9 @@ class TrainingForEveryone(APIView):
     permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_traininground")]
     parser_classes = [SafeJSONParser, FormParser]
 
+    @extend_schema(tags=["quality"], operation_id="training_send_everyone",
+                   summary="Send every worker to a re-calibration round", request=NoteIn,
+                   responses={200: RoundsOpenedOut})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         note = body_fields(request, "the note").get("note", "")
@@ -73,6 +91,10 @@ class GoldPromotion(APIView):
     permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.change_project")]
     parser_classes = [SafeJSONParser, FormParser]
 
+    @extend_schema(tags=["quality"], operation_id="gold_promote",
+                   summary="Promote unanimously answered items to gold questions", request=GoldPromoteIn,
+                   responses={200: PromotedOut, 400: field_errors("A setting that is not a number, or "
+                                                                  "`detail` saying why nothing can be promoted.")})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         data = body_fields(request, "the promotion's settings")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.utils import timezone
+from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -13,6 +14,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict, error, field_errors
+from annotation.api.schema_loop import AnswerRevisionIn, CurrentAnnotationOut, RevisedAnnotationOut
 from annotation.api.unseen import unseen
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal
@@ -63,7 +66,9 @@ class AssignmentAnnotation(APIView):
         are the same 404 (``annotation.api.unseen``)."""
         user = request.user
         may_view = user.has_perm("annotation.view_annotation")
-        annotation = Annotation.objects.select_related("assignment").filter(assignment_id=pk).first()
+        # Through the assignment's key, not the column: Django checks the range of that lookup, so an
+        # id beyond 64 bits is a 404, not an OverflowError in the SQLite driver.
+        annotation = Annotation.objects.select_related("assignment").filter(assignment__pk=pk).first()
         if annotation is not None and (may_view or annotation.assignment.worker_id == user.pk):
             return annotation
         if annotation is None:
@@ -72,9 +77,18 @@ class AssignmentAnnotation(APIView):
                 raise NotFound("This assignment has no answer yet.")
         raise unseen()
 
+    @extend_schema(tags=["annotating"], operation_id="annotation_retrieve",
+                   summary="The answer, until when it may change, and its earlier versions",
+                   responses={200: CurrentAnnotationOut})
     def get(self, request: Request, pk: int) -> Response:
         return Response(_body(self._annotation(request, pk)))
 
+    @extend_schema(tags=["annotating"], operation_id="annotation_revise", summary="Change the answer",
+                   request=AnswerRevisionIn,
+                   responses={200: RevisedAnnotationOut, 400: field_errors("The answer is invalid; each field named."),
+                              403: error("Staff who may read it, but it is another worker's."),
+                              409: conflict("the lease ran out, it was reviewed, or it changed meanwhile "
+                                            "(`version`).")})
     def put(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         annotation = self._annotation(request, pk)
         if annotation.assignment.worker_id != request.user.pk:

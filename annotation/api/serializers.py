@@ -3,6 +3,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from annotation.models import Annotation, Assignment, ImportJob, Item, Project
@@ -65,7 +66,8 @@ class JobFieldsMixin(serializers.Serializer):
     def get_stage(self, obj) -> str:
         return live_state(job=obj).stage
 
-    def get_heartbeat_at(self, obj) -> str | None:
+    @extend_schema_field(serializers.DateTimeField(allow_null=True))
+    def get_heartbeat_at(self, obj):
         beat = live_state(job=obj).heartbeat_at
         return beat.isoformat() if beat else None
 

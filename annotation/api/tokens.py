@@ -10,7 +10,8 @@ from __future__ import annotations
 from django.contrib.auth import authenticate
 from django.contrib.auth.models import User
 from django.http import HttpResponse
-from rest_framework import status
+from drf_spectacular.utils import OpenApiResponse, extend_schema, inline_serializer
+from rest_framework import serializers, status
 from rest_framework.authtoken.models import Token
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -18,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
+from annotation.api.schema_errors import WaitAndRetry, field_errors
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
 from annotation.value_checks import text_problem
 
@@ -38,6 +40,17 @@ class TokenObtain(APIView):
     # permissions before throttles), so the anonymous rate applies here besides its own.
     throttle_classes = [AnonThrottle, TokenThrottle]
 
+    @extend_schema(
+        tags=["auth"], operation_id="token_obtain", summary="Trade a user name and password for an API token",
+        request=inline_serializer("TokenObtainRequest", fields={
+            "username": serializers.CharField(), "password": serializers.CharField()}),
+        responses={
+            200: inline_serializer("Token", fields={"token": serializers.CharField(
+                help_text="Send it as `Authorization: Token <token>`.")}),
+            400: field_errors("A field missing or unusable, or (`detail`) wrong credentials."),
+            429: OpenApiResponse(WaitAndRetry, "Throttled, or the account is locked out after failed logins "
+                                               "(`retry_after`)."),
+        })
     def post(self, request: Request) -> Response | HttpResponse:
         body = body_fields(request, "the user name and password")
         values = {name: body.get(name) for name in ("username", "password")}

@@ -6,6 +6,10 @@ from typing import Any, cast
 
 from django.shortcuts import get_object_or_404
 from django.urls import reverse
+from drf_spectacular.utils import (
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import generics, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -17,6 +21,16 @@ from rest_framework.views import APIView
 from annotation.api.annotator_quality import feedback_data, next_quality
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import conflict
+from annotation.api.schema_loop import SUBMIT_SCHEMA, NextOut
+from annotation.api.schema_staff import (
+    EXPORT_SCHEMA,
+    IMPORT_RESPONSES,
+    BonusLedgerOut,
+    CrowdImportIn,
+    ProgressOut,
+    TaskTypeOut,
+)
 from annotation.api.serializers import (
     ImportJobSerializer,
     ImportSerializer,
@@ -68,6 +82,9 @@ def _visible_project(request: AuthenticatedApiRequest, slug: str) -> Project:
     return project
 
 
+@extend_schema_view(get=extend_schema(
+    tags=["projects"], operation_id="projects_list",
+    summary="Projects: every one for staff who may view projects, a worker's own otherwise"))
 class ProjectList(generics.ListAPIView):
     serializer_class = ProjectSerializer
 
@@ -78,6 +95,8 @@ class ProjectList(generics.ListAPIView):
         return projects_for_worker(worker=user)
 
 
+@extend_schema_view(get=extend_schema(tags=["projects"], operation_id="project_retrieve",
+                                      summary="A project's settings"))
 class ProjectDetail(generics.RetrieveAPIView):
     serializer_class = ProjectSerializer
     permission_classes = [has_perm("annotation.view_project")]
@@ -88,11 +107,15 @@ class ProjectDetail(generics.RetrieveAPIView):
 class ProjectProgressView(APIView):
     permission_classes = [has_perm("annotation.view_project")]
 
+    @extend_schema(tags=["projects"], operation_id="project_progress", summary="A project's progress figures",
+                   responses={200: ProgressOut})
     def get(self, request: Request, slug: str) -> Response:
         progress = project_progress(project=_project(slug))
         return Response({**progress.__dict__, "percent": progress.percent})
 
 
+@extend_schema_view(get=extend_schema(tags=["items"], operation_id="items_list",
+                                      summary="A project's items, in import order"))
 class ItemList(generics.ListAPIView):
     serializer_class = ItemSerializer
     permission_classes = [has_perm("annotation.view_item")]
@@ -135,6 +158,10 @@ class ItemImport(APIView):
     permission_classes = [has_perm("annotation.add_item")]
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema(tags=["items"], operation_id="items_import", summary="Import items from a file",
+                   request={"multipart/form-data": ImportSerializer,
+                            "application/x-www-form-urlencoded": ImportSerializer},
+                   responses=IMPORT_RESPONSES)
     def post(self, request: Request, slug: str) -> Response:
         refuse_oversized_upload(request)
         form = ImportSerializer(data=request.data)
@@ -151,6 +178,10 @@ class CrowdImport(APIView):
     permission_classes = [has_perm("annotation.add_annotation")]
     parser_classes = [MultiPartParser, FormParser]
 
+    @extend_schema(tags=["items"], operation_id="crowd_results_import",
+                   summary="Import answers collected elsewhere", request={"multipart/form-data": CrowdImportIn,
+                                                                          "application/x-www-form-urlencoded": CrowdImportIn},
+                   responses=IMPORT_RESPONSES)
     def post(self, request: Request, slug: str) -> Response:
         fields = body_fields(request, "the options")
         options = {key: fields.get(key) or "" for key in ("format", "columns", "label_map", "source")}
@@ -162,6 +193,8 @@ class ImportJobDetail(APIView):
 
     permission_classes = [has_perm("annotation.view_importjob")]
 
+    @extend_schema(tags=["items"], operation_id="import_job_retrieve", summary="An import job",
+                   responses={200: ImportJobSerializer})
     def get(self, request: Request, pk: int) -> Response:
         return Response(ImportJobSerializer(get_object_or_404(ImportJob, pk=pk)).data)
 
@@ -171,6 +204,8 @@ class ImportJobCancel(APIView):
 
     permission_classes = [has_perm("annotation.change_importjob")]
 
+    @extend_schema(tags=["items"], operation_id="import_job_cancel", summary="Cancel an import job", request=None,
+                   responses={200: ImportJobSerializer, 409: conflict("the job has already ended.")})
     def post(self, request: Request, pk: int) -> Response:
         try:
             job = import_job_cancel(job=get_object_or_404(ImportJob, pk=pk), user=request.user)
@@ -198,6 +233,9 @@ def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
 class AssignmentNext(APIView):
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(tags=["annotating"], operation_id="assignment_next", request=None,
+                   summary="The worker's current or next assignment, or why there is none",
+                   responses={200: NextOut})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         return Response(_next_body(request, _visible_project(request, slug)))
 
@@ -213,6 +251,7 @@ class AssignmentSubmit(APIView):
     permission_classes = [IsAuthenticated]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
 
+    @SUBMIT_SCHEMA
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         data = body_fields(request, "the answer")
         client: dict[str, Any] = {"elapsed_ms": data.get("client_elapsed_ms"), "api": True}
@@ -254,6 +293,7 @@ class AnnotationExport(APIView):
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
+    @EXPORT_SCHEMA
     def get(self, request: AuthenticatedApiRequest, slug: str):
         project = _project(slug)
         fmt = request.query_params.get("fmt", "json")
@@ -272,6 +312,8 @@ class BonusList(APIView):
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
+    @extend_schema(tags=["exports"], operation_id="bonuses_list", summary="The project's bonus ledger",
+                   responses={200: BonusLedgerOut})
     def get(self, request: Request, slug: str) -> Response:
         project = _project(slug)
         workers = [{**w.__dict__, "total": str(w.total), "paid": str(w.paid), "unpaid": str(w.unpaid)}
@@ -286,6 +328,8 @@ class TaskTypeList(APIView):
 
     permission_classes = [IsAuthenticated]
 
+    @extend_schema(tags=["task types"], operation_id="task_types_list", summary="What every task type takes and gives",
+                   responses={200: TaskTypeOut(many=True)})
     def get(self, request: Request) -> Response:
         return Response([_task_type_doc(t) for t in task_types()])
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from django.http import Http404
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -15,6 +17,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import FieldErrors
+from annotation.api.schema_quality import AuditOut, WorkerActionIn, WorkerActionOut, WorkerPageOut
 from annotation.models import Project, ProlificSubmission
 from annotation.selectors.audit import audit_entries, audit_row
 from annotation.selectors.prolific import worker_submission
@@ -25,7 +29,7 @@ from annotation.selectors.worker_page import (
     worker_crowd_figures,
     worker_page,
 )
-from annotation.services.worker_actions import ActionRefused, worker_action
+from annotation.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
 
 PER_PAGE_LIMIT = 500
 
@@ -108,6 +112,10 @@ class WorkerDetail(APIView):
 
     permission_classes = [CanSeeProject]
 
+    @extend_schema(tags=["workers"], operation_id="worker_retrieve", summary="A worker's figures in the project",
+                   parameters=[OpenApiParameter("page", OpenApiTypes.INT, OpenApiParameter.QUERY, required=False,
+                                                description="Page of the answers; out of range gives the last.")],
+                   responses={200: WorkerPageOut})
     def get(self, request: Request, slug: str, worker_id: int) -> Response:
         project, worker = _worker(slug, worker_id)
         page = worker_page(project=project, worker=worker, page=request.query_params.get("page"))
@@ -124,6 +132,16 @@ class WorkerAction(APIView):
     permission_classes = [CanSeeProject]
     parser_classes = [SafeJSONParser]
 
+    @extend_schema(
+        tags=["workers"], operation_id="worker_action", summary="Act on a worker: block, approve, bonus …",
+        request=WorkerActionIn,
+        parameters=[OpenApiParameter("action", OpenApiTypes.STR, OpenApiParameter.PATH, enum=list(ACTION_PERMS))],
+        responses={200: WorkerActionOut,
+                   400: OpenApiResponse(FieldErrors, "The field at fault, named (`{\"note\": \"...\"}`)."),
+                   403: OpenApiResponse(FieldErrors, "Without the action's permission (`{\"action\": \"...\"}`), "
+                                                     "or without seeing the project (`{\"detail\": \"...\"}`)."),
+                   409: OpenApiResponse(FieldErrors, "The action does not apply now (`{\"action\": \"...\"}`: "
+                                                     "e.g. unblocking a worker who is not blocked).")})
     def post(self, request: AuthenticatedApiRequest, slug: str, worker_id: int, action: str) -> Response:
         project, worker = _worker(slug, worker_id)
         try:
@@ -142,6 +160,18 @@ class AuditList(APIView):
 
     permission_classes = [CanSeeAudit]
 
+    @extend_schema(
+        tags=["workers"], operation_id="audit_list", summary="The project's audit log, newest first",
+        parameters=[
+            OpenApiParameter("action", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                             description="One kind of entry (`worker.block`) or a family (`worker`)."),
+            OpenApiParameter("limit", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                             description="Entries per page, 1 to 500 (default 100; anything else gives 100)."),
+            OpenApiParameter("before", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                             description="An entry id: the entries older than it (`next_before` of the last page); "
+                                         "anything but digits is ignored."),
+        ],
+        responses={200: AuditOut})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         entries = audit_entries(project=project, action=request.query_params.get("action", ""))

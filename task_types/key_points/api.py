@@ -6,6 +6,8 @@ import json
 
 from django.core.files.base import ContentFile
 from django.shortcuts import get_object_or_404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers, status
 from rest_framework.exceptions import ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -14,6 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser
+from annotation.api.schema_errors import field_errors
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
@@ -31,6 +34,10 @@ class EvaluationSerializer(JobFieldsMixin, serializers.ModelSerializer):
                   "error", "result", "attempts", "created_at", "started_at", "finished_at"]
 
 
+class PredictionsUpload(serializers.Serializer):
+    predictions = serializers.FileField(help_text="The predictions file (JSON).")
+
+
 class Evaluations(APIView):
     """GET: the project's evaluations, newest first. POST: a predictions file (multipart field
     ``predictions``) or the predictions as the JSON body; 201 with the finished evaluation when it
@@ -40,11 +47,23 @@ class Evaluations(APIView):
     permission_classes = [has_perm("analysis.add_analysisrun")]
     parser_classes = [MultiPartParser, FormParser, SafeJSONParser]
 
+    @extend_schema(tags=["key points"], operation_id="key_point_evaluations_list",
+                   summary="The project's prediction evaluations, newest first (up to 100)",
+                   responses={200: EvaluationSerializer(many=True)})
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         shown = PredictionEvaluation.objects.filter(project=project)[:100]
         return Response(EvaluationSerializer(shown, many=True).data)
 
+    @extend_schema(
+        tags=["key points"], operation_id="key_point_evaluation_create", summary="Score a system's predictions",
+        request={"multipart/form-data": PredictionsUpload, "application/json": OpenApiTypes.OBJECT},
+        parameters=[OpenApiParameter("ties", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                                     enum=list(PredictionEvaluation.Ties.values),
+                                     description="How tied scores are settled (default: the shared task's way).")],
+        responses={201: OpenApiResponse(EvaluationSerializer, "Scored at once."),
+                   202: OpenApiResponse(EvaluationSerializer, "Queued: poll it."),
+                   400: field_errors("No predictions, an unknown `ties`, or the project cannot be scored.")})
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         upload = request.FILES.get("predictions")
@@ -72,5 +91,7 @@ class Evaluations(APIView):
 class EvaluationDetail(APIView):
     permission_classes = [has_perm("analysis.view_analysisrun")]
 
+    @extend_schema(tags=["key points"], operation_id="key_point_evaluation_retrieve",
+                   summary="A prediction evaluation", responses={200: EvaluationSerializer})
     def get(self, request: Request, pk: int) -> Response:
         return Response(EvaluationSerializer(get_object_or_404(PredictionEvaluation, pk=pk)).data)
