@@ -69,5 +69,6 @@ SPECTACULAR_SETTINGS = {
         "RuleKindEnum": "annotation.models.QualityRule.Kind",
         "RuleActionEnum": "annotation.models.QualityRule.Action",
         "FlagProblemEnum": "annotation.models.ItemFlag.Problem",
+        "VerdictEnum": [("approve", "approve"), ("reject", "reject")],
     },
 }

@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import ErrorDetail
 from annotation.api.unseen import unseen
 from annotation.models import Bonus, BonusPayment, PaymentState, Project
 from annotation.selectors.bonus_payments import (
@@ -61,10 +62,6 @@ def _project(slug: str) -> Project:
     if project is None:
         raise unseen()
     return project
-
-
-class Detail(serializers.Serializer):
-    detail = serializers.CharField()
 
 
 class BonusRowOut(serializers.Serializer):
@@ -161,8 +158,8 @@ def _valid(serializer_class: type[serializers.Serializer], request: Request) -> 
     return dict(serializer.validated_data)
 
 
-NOT_FOUND = OpenApiResponse(Detail, description="No such project, or an id that is not this project's.")
-FORBIDDEN = OpenApiResponse(Detail, description="Without the permission.")
+NOT_FOUND = OpenApiResponse(ErrorDetail, description="No such project, or an id that is not this project's.")
+FORBIDDEN = OpenApiResponse(ErrorDetail, description="Without the permission.")
 
 
 class BonusPayments(APIView):

@@ -21,7 +21,6 @@ from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.prolific_serializers import (
     DecisionInputSerializer,
     DecisionResultSerializer,
-    DetailSerializer,
     SingleDecisionInputSerializer,
     StudyLinkInputSerializer,
     StudyLinkSerializer,
@@ -32,6 +31,7 @@ from annotation.api.prolific_serializers import (
     submission_data,
 )
 from annotation.api.request_types import AuthenticatedApiRequest
+from annotation.api.schema_errors import ErrorDetail, FieldErrors
 from annotation.models import Project, ProlificStudy, ProlificSubmission
 from annotation.selectors.prolific import study_of, study_state, submission_rows
 from annotation.services.prolific_decisions import (
@@ -50,9 +50,9 @@ from annotation.services.prolific_webhook import prolific_webhook_receive
 
 VIEW, LINK, DECIDE = "annotation.view_project", "annotation.change_prolificstudy", "annotation.change_prolificsubmission"
 NOT_LINKED = "This project is not linked to a Prolific study."
-ERRORS = {400: OpenApiResponse(DetailSerializer, description="A field at fault, named."),
-          403: OpenApiResponse(DetailSerializer, description="Without the permission."),
-          404: OpenApiResponse(DetailSerializer, description="No such project, study or submission.")}
+ERRORS = {400: OpenApiResponse(FieldErrors, description="A field at fault, named."),
+          403: OpenApiResponse(ErrorDetail, description="Without the permission."),
+          404: OpenApiResponse(ErrorDetail, description="No such project, study or submission.")}
 
 
 class StaffPerms(BasePermission):
@@ -200,7 +200,7 @@ class Webhook(APIView):
     authentication_classes: list = []
 
     @extend_schema(summary="Prolific's webhook (signed deliveries only)", request={"application/json": dict},
-                   auth=[], responses={200: DetailSerializer, 400: DetailSerializer, 403: DetailSerializer})
+                   auth=[], responses={200: ErrorDetail, 400: ErrorDetail, 403: ErrorDetail})
     def post(self, request: Request) -> Response:
         answer = prolific_webhook_receive(body=request.body, headers=request.headers)
         return Response({"detail": answer.detail}, status=answer.status)

@@ -11,10 +11,6 @@ from annotation.models import ProlificStudy, ProlificSubmission, ProlificSyncJob
 from annotation.selectors.prolific import StudyState, SubmissionRow
 
 
-class DetailSerializer(serializers.Serializer):
-    detail = serializers.CharField()
-
-
 class StudyLinkInputSerializer(serializers.Serializer):
     """Only the fields given change; ``study_id`` is needed to link a project first."""
 
