@@ -37,6 +37,10 @@ SPECTACULAR_SETTINGS = {
         {"name": "rules", "description": "Quality rules and their decisions."},
         {"name": "analysis", "description": "Analysis runs."},
         {"name": "key points", "description": "Scoring a key-point system's predictions."},
+        {"name": "prolific", "description": "A project's Prolific study: link, sync, submissions, approval "
+                                            "and rejection; Prolific's signed webhook."},
+        {"name": "bonus payments", "description": "Paying the bonus ledger through Prolific, reconciliation, "
+                                                  "and the pay per hour a reward implies."},
         {"name": "schema", "description": "This schema."},
     ],
     # The two ways in, described for readers of the docs page (the names are drf-spectacular's).

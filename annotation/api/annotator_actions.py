@@ -53,7 +53,7 @@ class AssignmentSkip(APIView):
 
     permission_classes = [IsAuthenticated]
 
-    @extend_schema(operation_id="assignment_skip", request=None,
+    @extend_schema(operation_id="assignment_skip", tags=["annotating"], request=None,
                    responses={200: AssignmentSkippedSerializer, **refusals(404, 409)})
     def post(self, request: AuthenticatedApiRequest, pk: int) -> Response:
         assignment = Assignment.objects.filter(pk=pk, worker=request.user).first()
@@ -74,7 +74,7 @@ class ProjectJoin(APIView):
     throttle_classes = [UserThrottle, JoinThrottle, JoinAddressThrottle]
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(operation_id="project_join", request=ProjectJoinRequestSerializer,
+    @extend_schema(operation_id="project_join", tags=["annotating"], request=ProjectJoinRequestSerializer,
                    responses={200: ProjectJoinedSerializer, **refusals(400)})
     def post(self, request: AuthenticatedApiRequest) -> Response:
         form = ProjectJoinRequestSerializer(data=request.data)

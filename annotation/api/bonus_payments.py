@@ -7,7 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import serializers, status
 from rest_framework.permissions import BasePermission
 from rest_framework.request import Request
@@ -165,7 +170,7 @@ FORBIDDEN = OpenApiResponse(ErrorDetail, description="Without the permission.")
 class BonusPayments(APIView):
     permission_classes = [CanSeeBonuses]
 
-    @extend_schema(summary="The ledger's payment states", responses={200: PaymentsOut, 403: FORBIDDEN, 404: NOT_FOUND},
+    @extend_schema(operation_id="bonus_payments_list", tags=["bonus payments"], summary="The ledger's payment states", responses={200: PaymentsOut, 403: FORBIDDEN, 404: NOT_FOUND},
                    parameters=[OpenApiParameter("state", str, enum=PaymentState.values,
                                                 description="Keep only rows in this state.")])
     def get(self, request: Request, slug: str) -> Response:
@@ -180,7 +185,7 @@ class BonusPay(APIView):
     permission_classes = [CanPayBonuses]
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(summary="Pay owed bonuses through Prolific", request=PayIn,
+    @extend_schema(operation_id="bonuses_pay", tags=["bonus payments"], summary="Pay owed bonuses through Prolific", request=PayIn,
                    responses={202: QueuedOut, 400: OpenApiResponse(description="The field at fault, with why."),
                               403: FORBIDDEN, 404: NOT_FOUND})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
@@ -205,7 +210,7 @@ class BonusPay(APIView):
 class BonusReconcile(APIView):
     permission_classes = [CanPayBonuses]
 
-    @extend_schema(summary="Settle unfinished Prolific payments", request=None,
+    @extend_schema(operation_id="bonus_payments_reconcile", tags=["bonus payments"], summary="Settle unfinished Prolific payments", request=None,
                    responses={202: QueuedOut, 403: FORBIDDEN, 404: NOT_FOUND})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         job = bonuses_reconcile(project=_project(slug), actor=request.user)
@@ -221,7 +226,7 @@ class BonusPaymentSettle(APIView):
     parser_classes = [SafeJSONParser]
     action = "confirm"
 
-    @extend_schema(summary="Settle an unconfirmed payment by hand", request=SettleIn,
+    @extend_schema(operation_id="bonus_payment_settle", tags=["bonus payments"], summary="Settle an unconfirmed payment by hand", request=SettleIn,
                    responses={200: SettledOut, 400: OpenApiResponse(description="The field at fault, with why."),
                               403: FORBIDDEN, 404: NOT_FOUND})
     def post(self, request: AuthenticatedApiRequest, slug: str, pk: int) -> Response:
@@ -243,12 +248,12 @@ class PayRate(APIView):
     def get_permissions(self):
         return [(CanSeeProject if self.request.method == "GET" else CanChangeProject)()]
 
-    @extend_schema(summary="Pay per hour the reward per item implies", responses={200: PayRateOut, 403: FORBIDDEN,
+    @extend_schema(operation_id="pay_rate_retrieve", tags=["bonus payments"], summary="Pay per hour the reward per item implies", responses={200: PayRateOut, 403: FORBIDDEN,
                                                                                     404: NOT_FOUND})
     def get(self, request: Request, slug: str) -> Response:
         return Response(project_pay_rate(project=_project(slug)).as_dict())
 
-    @extend_schema(summary="Set the reward per item", request=PayRateIn,
+    @extend_schema(operation_id="pay_rate_set", tags=["bonus payments"], summary="Set the reward per item", request=PayRateIn,
                    responses={200: PayRateOut, 400: OpenApiResponse(description="The field at fault, with why."),
                               403: FORBIDDEN, 404: NOT_FOUND})
     def put(self, request: AuthenticatedApiRequest, slug: str) -> Response:
@@ -260,3 +265,15 @@ class PayRate(APIView):
         except PaySettingRefused as exc:
             return _errors(exc)
         return Response(project_pay_rate(project=project).as_dict())
+
+
+@extend_schema_view(post=extend_schema(operation_id="bonus_payment_confirm",
+                                       summary="Confirm by hand that an unconfirmed payment was made"))
+class BonusPaymentConfirm(BonusPaymentSettle):
+    action = "confirm"
+
+
+@extend_schema_view(post=extend_schema(operation_id="bonus_payment_release",
+                                       summary="Release an unconfirmed payment's bonuses to owed"))
+class BonusPaymentRelease(BonusPaymentSettle):
+    action = "release"

@@ -9,7 +9,12 @@ submission id of another project's study is 404 and changes nothing.
 from __future__ import annotations
 
 from django.shortcuts import get_object_or_404
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+)
 from rest_framework import status
 from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny, BasePermission
@@ -85,12 +90,12 @@ class StudyLink(APIView):
     parser_classes = [SafeJSONParser]
     write_perm = LINK
 
-    @extend_schema(summary="The project's Prolific study link", responses={200: StudyLinkSerializer, **ERRORS})
+    @extend_schema(operation_id="prolific_study_retrieve", tags=["prolific"], summary="The project's Prolific study link", responses={200: StudyLinkSerializer, **ERRORS})
     def get(self, request: Request, slug: str) -> Response:
         _, study = _study(slug)
         return Response(study_data(study_state(study=study)))
 
-    @extend_schema(summary="Link the project to a study, or change the link", request=StudyLinkInputSerializer,
+    @extend_schema(operation_id="prolific_study_link", tags=["prolific"], summary="Link the project to a study, or change the link", request=StudyLinkInputSerializer,
                    responses={200: StudyLinkSerializer, **ERRORS})
     def put(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
@@ -101,7 +106,7 @@ class StudyLink(APIView):
             raise ValidationError(exc.errors) from None
         return Response(study_data(study_state(study=study)))
 
-    @extend_schema(summary="Unlink the project's study", request=None,
+    @extend_schema(operation_id="prolific_study_unlink", tags=["prolific"], summary="Unlink the project's study", request=None,
                    responses={204: OpenApiResponse(description="Unlinked."), **ERRORS})
     def delete(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
@@ -114,7 +119,7 @@ class StudySync(APIView):
     permission_classes = [StaffPerms]
     write_perm = LINK
 
-    @extend_schema(summary="Queue a sync of the study's submissions now", request=None,
+    @extend_schema(operation_id="prolific_sync", tags=["prolific"], summary="Queue a sync of the study's submissions now", request=None,
                    responses={202: SyncJobSerializer, **ERRORS})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         _, study = _study(slug)
@@ -125,7 +130,7 @@ class StudySync(APIView):
 class SubmissionList(APIView):
     permission_classes = [StaffPerms]
 
-    @extend_schema(summary="The study's submissions with each participant's work",
+    @extend_schema(operation_id="prolific_submissions_list", tags=["prolific"], summary="The study's submissions with each participant's work",
                    parameters=[OpenApiParameter("status", str, description="Keep one Prolific status.",
                                                 enum=list(ProlificSubmission.Status.values))],
                    responses={200: SubmissionListSerializer, **ERRORS})
@@ -151,7 +156,7 @@ class SubmissionDecisions(APIView):
     parser_classes = [SafeJSONParser]
     write_perm = DECIDE
 
-    @extend_schema(summary="Approve or reject many submissions awaiting review", request=DecisionInputSerializer,
+    @extend_schema(operation_id="prolific_submissions_decide", tags=["prolific"], summary="Approve or reject many submissions awaiting review", request=DecisionInputSerializer,
                    responses={200: DecisionResultSerializer, **ERRORS})
     def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         _, study = _study(slug)
@@ -177,7 +182,7 @@ class SubmissionDecision(APIView):
     write_perm = DECIDE
     action = "approve"
 
-    @extend_schema(summary="Approve or reject one submission awaiting review", request=SingleDecisionInputSerializer,
+    @extend_schema(operation_id="prolific_submission_decide", tags=["prolific"], summary="Approve or reject one submission awaiting review", request=SingleDecisionInputSerializer,
                    responses={200: DecisionResultSerializer, **ERRORS})
     def post(self, request: AuthenticatedApiRequest, slug: str, submission_id: str) -> Response:
         _, study = _study(slug)
@@ -199,8 +204,20 @@ class Webhook(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
-    @extend_schema(summary="Prolific's webhook (signed deliveries only)", request={"application/json": dict},
-                   auth=[], responses={200: ErrorDetail, 400: ErrorDetail, 403: ErrorDetail})
+    @extend_schema(operation_id="prolific_webhook", tags=["prolific"], summary="Prolific's webhook (signed deliveries only)", request={"application/json": dict},
+                   responses={200: ErrorDetail, 400: ErrorDetail, 403: ErrorDetail})
     def post(self, request: Request) -> Response:
         answer = prolific_webhook_receive(body=request.body, headers=request.headers)
         return Response({"detail": answer.detail}, status=answer.status)
+
+
+@extend_schema_view(post=extend_schema(operation_id="prolific_submission_approve",
+                                       summary="Approve one submission awaiting review"))
+class SubmissionApprove(SubmissionDecision):
+    action = "approve"
+
+
+@extend_schema_view(post=extend_schema(operation_id="prolific_submission_reject",
+                                       summary="Reject one submission awaiting review"))
+class SubmissionReject(SubmissionDecision):
+    action = "reject"

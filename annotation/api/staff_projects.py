@@ -58,7 +58,7 @@ class ProjectCreate(APIView):
     permission_classes = [has_perm("annotation.add_project")]
     parser_classes = [SafeJSONParser]
 
-    @extend_schema(operation_id="project_create", request=ProjectCreateRequestSerializer,
+    @extend_schema(operation_id="project_create", tags=["projects"], request=ProjectCreateRequestSerializer,
                    responses={201: StaffProjectSettingsSerializer, **refusals(400, 404)})
     def post(self, request: AuthenticatedApiRequest, task_type: str) -> Response:
         data = dict(body_fields(request, "the project"))

@@ -81,7 +81,7 @@ class SiteAuditList(APIView):
 
     permission_classes = [has_perm("annotation.view_auditentry")]
 
-    @extend_schema(operation_id="audit_site_list", responses={200: SiteAuditSerializer, **refusals()},
+    @extend_schema(operation_id="audit_site_list", tags=["workers"], responses={200: SiteAuditSerializer, **refusals()},
                    parameters=[OpenApiParameter("action", OpenApiTypes.STR),
                                OpenApiParameter("limit", OpenApiTypes.INT),
                                OpenApiParameter("before", OpenApiTypes.INT)])

@@ -30,6 +30,15 @@ TWINS: dict[tuple[str, str], tuple[str, str]] = {
     ("url:welcome", "accept the welcome and consent text"): ("api-consent", "POST"),
     ("url:assignment-media", "play an assignment's media"): ("api-assignment-media", "GET"),
     # Staff pages.
+    ("url:bonuses-pay", "pay owed bonuses through Prolific"): ("api-bonus-pay", "POST"),
+    ("url:bonuses-reconcile", "reconcile bonus payments with Prolific"): ("api-bonus-reconcile", "POST"),
+    ("url:bonus-payment-settle", "confirm an unconfirmed bonus payment"): ("api-bonus-payment-confirm", "POST"),
+    ("url:bonus-payment-settle", "release an unconfirmed bonus payment"): ("api-bonus-payment-release", "POST"),
+    ("url:project-pay", "set the reward per item"): ("api-pay-rate", "PUT"),
+    ("url:prolific-action", "link a Prolific study"): ("api-prolific", "PUT"),
+    ("url:prolific-action", "unlink a Prolific study"): ("api-prolific", "DELETE"),
+    ("url:prolific-action", "read the study's submissions now"): ("api-prolific-sync", "POST"),
+    ("url:prolific-action", "approve or reject chosen submissions"): ("api-prolific-decide", "POST"),
     ("url:export", "export annotations (audited)"): ("api-annotations", "GET"),
     ("url:export-bonuses", "export the bonus ledger (audited)"): ("api-bonuses", "GET"),
     ("url:quality", "change the quality settings"): ("api-quality", "PATCH"),
@@ -94,6 +103,8 @@ TWINS: dict[tuple[str, str], tuple[str, str]] = {
 # Pages that only show or download: page -> the API operation with its data (None: none needed).
 READS: dict[str, tuple[str | None, str]] = {
     "url:home": (None, "a link to the projects page"),
+    "url:bonuses": ("api-bonus-payments", "each bonus and its payment state; pay per hour: api-pay-rate"),
+    "url:prolific": ("api-prolific-submissions", "the study's submissions; the link itself: api-prolific"),
     "url:projects": ("api-projects", "the projects one may work on"),
     "url:guidelines": ("api-project", "the guidelines are a field of the project"),
     "url:media": ("api-media-file", "staff's media by key; workers get media through their assignment"),
