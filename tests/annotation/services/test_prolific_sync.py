@@ -1,7 +1,9 @@
 """Polling a linked study: a full study on the fake Prolific (arrival by link, consent, the
 qualification passed by one participant and failed by another who is screened out on Prolific,
-work, completion read by a poll, approval), returns and time-outs freeing slots, and Prolific's
+work, completion read by a poll, approval, a bonus paid once), returns and time-outs freeing slots, and Prolific's
 errors failing the job with a clear message."""
+
+from decimal import Decimal
 
 import pytest
 from django.test import Client
@@ -9,12 +11,15 @@ from django.test import Client
 from annotation.models import (
     Assignment,
     AuditEntry,
+    PaymentState,
+    ProjectPay,
     ProlificSubmission,
     ProlificSyncJob,
     Standing,
     WorkerStanding,
 )
-from annotation.services import annotation_submit, assignment_next
+from annotation.services import annotation_submit, assignment_next, bonus_grant
+from annotation.services.bonus_payments import bonuses_pay
 from annotation.services.prolific_decisions import prolific_submission_decide
 from annotation.services.prolific_sync import (
     prolific_polls_due,
@@ -36,7 +41,7 @@ def work(project, worker, labels):
         annotation_submit(assignment=result.assignment, worker=worker, data=answer(label=label))
 
 
-def test_a_full_study_from_the_link_to_the_approval(fake_prolific):
+def test_a_full_study_from_the_link_to_the_paid_bonus(fake_prolific, django_capture_on_commit_callbacks):
     project = linked_project(qualification=1)
     study = project.prolific_study
     good_sid, good = arrive(fake_prolific, project, "pid-good", client=Client())
@@ -68,6 +73,20 @@ def test_a_full_study_from_the_link_to_the_approval(fake_prolific):
     statuses = set(Assignment.objects.filter(project=project, worker=good, purpose="task").values_list("status", flat=True))
     assert statuses == {"approved"}
     assert AuditEntry.objects.filter(action="prolific_approve", target=f"submission {good_sid}").exists()
+
+    # The approved participant's bonus, paid through Prolific's bulk bonus payment, once.
+    ProjectPay.objects.create(project=project, reward_per_item="0.20", currency="GBP")
+    bonus = bonus_grant(project=project, worker=good, amount=Decimal("0.75"), reason="gold answers right",
+                        currency="GBP")
+    with django_capture_on_commit_callbacks(execute=True):
+        job = bonuses_pay(project=project, bonuses=None, actor=None)
+    job.refresh_from_db()
+    assert job.status == "done", job.error
+    bonus.refresh_from_db()
+    assert bonus.payment_state == PaymentState.PAID and bonus.paid_at is not None
+    assert fake_prolific.count("POST", r"bulk-bonus-payments/[^/]+/pay/") == 1
+    assert fake_prolific.submissions[good_sid]["bonus_payments"] == [75]
+    assert fake_prolific.submissions[bad_sid]["bonus_payments"] == []
 
 
 @pytest.mark.parametrize("status", ["RETURNED", "TIMED-OUT"])
