@@ -22,3 +22,5 @@ urlpatterns = [
 
 # A service that is away (the database, met before any view) answers 503, not 500.
 handler500 = "config.unavailable_responses.server_error"
+# An address no route matches answers JSON under /api/, the page elsewhere.
+handler404 = "config.not_found.page_not_found"
