@@ -34,6 +34,8 @@ class FuzzData:
     tokens: dict[str, str] = field(default_factory=dict)
     slugs: list[str] = field(default_factory=list)
     ids: list[int] = field(default_factory=list)
+    # The annotator's assignments and another worker's, for the operations on an assignment.
+    assignment_ids: list[int] = field(default_factory=list)
     item_ids: list[int] = field(default_factory=list)
     worker_ids: list[int] = field(default_factory=list)
     actions: list[str] = field(default_factory=list)
@@ -91,6 +93,7 @@ def fuzz_data_create() -> FuzzData:
 
     data.slugs = [p.slug for p in demo] + [PRIVATE_SLUG]
     data.ids = sorted({*mine, *others, *flags, rule.pk, job.pk, run.pk})
+    data.assignment_ids = sorted({*mine, *others})
     data.item_ids = list(Item.objects.filter(assignments__pk__in=mine + others).values_list("pk", flat=True).distinct())
     data.worker_ids = [annotator.pk, outsider.pk, users["researcher"].pk]
     data.actions = list(ACTION_PERMS)

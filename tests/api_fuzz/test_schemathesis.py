@@ -61,14 +61,16 @@ def without_error_answers(schema: dict) -> list[str]:
 def config_text(data: FuzzData, undescribed: list[str]) -> str:
     """schemathesis.toml: the checks, and where path parameters come from besides the values it
     makes up."""
-    dictionaries = {"slugs": data.slugs, "ids": data.ids, "items": data.item_ids, "workers": data.worker_ids,
-                    "actions": data.actions}
+    dictionaries = {"slugs": data.slugs, "ids": data.ids, "assignments": data.assignment_ids,
+                    "items": data.item_ids, "workers": data.worker_ids, "actions": data.actions}
     lines = []
     for name, values in dictionaries.items():
         lines += [f"[dictionaries.{name}]", f"values = {json.dumps(values)}", ""]
     lines.append("[parameters]")
     lines += [f'"path.{parameter}" = {{ dictionary = "{name}", probability = 0.8 }}'
               for parameter, name in PARAMETER_SOURCES]
+    lines += ["", "[[operations]]", 'include-path-regex = "^/api/assignments/"',
+              'parameters = { "path.id" = { dictionary = "assignments", probability = 0.9 } }']
     lines += ["", "[checks]", "enabled = false", *(f"{check}.enabled = true" for check in CHECKS)]
     if undescribed:
         lines += ["", "[[operations]]", f"include-operation-id = {json.dumps(undescribed)}",
