@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test lint docs migrate demo worker beat bench clean audit pins advisories
+.PHONY: run test fuzz-api lint docs migrate demo worker beat bench clean audit pins advisories
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -71,6 +71,13 @@ run: demo
 
 test: $(VENV)/.dev
 	$(PY) -m pytest
+
+# Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
+# two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a
+# SQLite file (SQLITE_TEST_PATH, set here when neither is given). FUZZ_API_EXAMPLES and
+# FUZZ_API_SEED make a longer or another run.
+fuzz-api: $(VENV)/.dev
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/fuzz.sqlite3) $(PY) -m pytest -m api_fuzz tests/api_fuzz
 
 # mypy's Django plugin loads the settings, which want a secret key unless DEBUG is on: a type
 # check reads them as a local run does. The API's OpenAPI schema must generate with no warning

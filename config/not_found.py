@@ -1,19 +1,21 @@
-"""handler404: an address under /api/ that no route matches (an id that is not a whole number, a
-path the API does not have) answers as the API does for anything it cannot find, JSON
-``404 {"detail": "Not found."}`` (``annotation.api.unseen``), not the site's HTML page: an API
-client, and the OpenAPI schema, meet one shape of 404. Other addresses get the site's page.
+"""handler404: an address that matches no route answers the API's own 404 under /api/.
 
-Django uses it when DEBUG is off; with DEBUG on it shows its own technical page instead."""
+Inside an API view, DRF turns a 404 into ``{"detail": "Not found."}``; an address that no route
+matches (``/api/assignments/abc/submit/``, a slug with characters a slug cannot hold) never
+reaches a view, and Django's handler would answer the HTML page. Programs get the same JSON
+answer as for anything they may not see (``annotation.api.unseen``), pages keep the page.
+"""
 
 from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.views.defaults import page_not_found
+from django.views.defaults import page_not_found as django_page_not_found
 
 from annotation.api.unseen import NOT_FOUND
+from config.unavailable_responses import wants_json
 
 
-def not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if request.path_info.startswith("/api/"):
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if wants_json(request):
         return JsonResponse({"detail": NOT_FOUND}, status=404)
-    return page_not_found(request, exception)
+    return django_page_not_found(request, exception)

@@ -1,17 +1,18 @@
 from csp.decorators import csp_update
 from django.contrib import admin
 from django.urls import include, path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
+from drf_spectacular.views import SpectacularSwaggerSplitView
 
 from annotation.task_types import type_urlpatterns
 from config.health import health
+from config.schema_views import SchemaView
 
 urlpatterns = [
     # For docker-compose and load balancers: no login, no throttle, answers without the session.
     path("health/", health, name="health"),
     path("admin/", admin.site.urls),
     # The API's OpenAPI 3.1 schema and its browsable docs (assets served from here: works offline).
-    path("api/schema/", SpectacularAPIView.as_view(), name="api-schema"),
+    path("api/schema/", SchemaView.as_view(), name="api-schema"),
     # Swagger UI draws its icons as data: SVG images; an image (SVG included) runs no script, so
     # this page alone lets images come from data: too. Its one inline style is moved to a file
     # (templates/drf_spectacular/swagger_ui.html); scripts stay this site's only.
@@ -28,5 +29,5 @@ urlpatterns = [
 
 # A service that is away (the database, met before any view) answers 503, not 500.
 handler500 = "config.unavailable_responses.server_error"
-# An address under /api/ that no route matches answers the API's JSON 404.
-handler404 = "config.not_found.not_found"
+# An address no route matches answers JSON under /api/, the page elsewhere.
+handler404 = "config.not_found.page_not_found"
