@@ -37,6 +37,7 @@ EXCEPTIONS = {
 # Free-text License fields and trove classifiers, as the pinned packages spell them.
 FREE_TEXT = {
     "apache 2.0": "Apache-2.0",
+    "bsd 3-clause or apache-2.0": "BSD-3-Clause OR Apache-2.0",  # uritemplate
     "apache license 2.0": "Apache-2.0",
     "apache-2.0": "Apache-2.0",
     "bsd": "BSD",

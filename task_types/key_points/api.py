@@ -21,6 +21,7 @@ from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
 from annotation.models import Project
+from annotation.uploads import refuse_oversized_upload
 from task_types.key_points.evaluation import evaluation_upload
 from task_types.key_points.models import PredictionEvaluation
 
@@ -66,6 +67,7 @@ class Evaluations(APIView):
                    400: field_errors("No predictions, an unknown `ties`, or the project cannot be scored.")})
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
+        refuse_oversized_upload(request)  # a file dropped for its size: said so, on its field
         upload = request.FILES.get("predictions")
         if upload is not None:
             source, name, size = upload, upload.name or "predictions.json", upload.size or 0

@@ -140,8 +140,21 @@ def kinds_of(model: type[Job]) -> set[str]:
     return {str(v) for v, _ in field.choices} if field is not None and field.choices else {""}
 
 
+# Jobs that talk to a marketplace commit each step on purpose (a bulk payment's id before the pay
+# call, each submission as it is applied), so "nothing half-written" is not their guarantee: a
+# kill -9 between the steps is settled once, and their own tests prove it by killing the process.
+PROBED_ELSEWHERE = {
+    ("BonusPayJob", "pay"): "tests/annotation/services/test_bonus_payment_crashes.py",
+    ("BonusPayJob", "reconcile"): "tests/annotation/services/test_bonus_payment_crashes.py",
+    ("ProlificSyncJob", ""): "tests/annotation/services/test_prolific_sync_crash.py",
+}
+
+
 def test_every_kind_of_job_is_probed():
     probed = {(p.model, p.kind or "") for p in PROBES}
+    for (name, kind), test_file in PROBED_ELSEWHERE.items():
+        assert "SIGKILL" in (ROOT / test_file).read_text(), test_file
+        probed |= {(m, kind) for m in job_models() if m.__name__ == name}
     for model in job_models():
         # An analysis run's kind is a report; the report's code, not the job's lifecycle, differs.
         wanted = {"agreement"} if model is AnalysisRun else kinds_of(model)

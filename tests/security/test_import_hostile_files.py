@@ -150,7 +150,8 @@ NOT_TEXT_IMPORTS = {"MediaUploadForm", "MediaUploadSerializer"}
 COVERED_FORMS = {"ItemImportForm": "items-admin", "CrowdImportForm": "crowd-admin",
                  "ImportForm": "key-points-files-admin", "Track2Form": "track2-admin",
                  "SetsForm": "key-point-sets-admin", "PredictionsForm": "predictions-web",
-                 "ImportSerializer": "items-api"}
+                 "ImportSerializer": "items-api", "CrowdImportIn": "crowd-api",
+                 "PredictionsUpload": "predictions-api"}
 
 
 def _project_commands() -> dict[str, str]:

@@ -188,21 +188,31 @@ def items_admin(ctx: Ctx, files: dict[str, bytes]) -> None:
               {"file": _upload(name, data), "on_duplicate": "reject"})
 
 
-def items_api(ctx: Ctx, files: dict[str, bytes]) -> None:
+def _api_import(ctx: Ctx, files: dict[str, bytes], what: str, **fields: str) -> None:
+    """POST the one file to an API import (``items`` or ``crowd-results``) as staff would."""
     from rest_framework.test import APIClient
 
     client = APIClient()
     client.force_authenticate(ctx.user)
     ((name, data),) = files.items()
     with ctx.capture(execute=True):
-        response = client.post(f"/api/projects/{ctx.project.slug}/items/import/", {"file": _upload(name, data)},
-                               format="multipart")
+        response = client.post(f"/api/projects/{ctx.project.slug}/{what}/import/",
+                               {"file": _upload(name, data), **fields}, format="multipart")
     assert response.status_code in (200, 201, 202, 400), response.status_code
     if response.status_code == 400:
         body = response.json()
         raise Refused("\n".join([body.get("detail", ""), *_error_lines(body.get("errors", [])), json.dumps(body)]))
     if response.status_code == 202:
         _job_outcome(ctx)
+
+
+def items_api(ctx: Ctx, files: dict[str, bytes]) -> None:
+    _api_import(ctx, files, "items")
+
+
+def crowd_api(ctx: Ctx, files: dict[str, bytes]) -> None:
+    ctx.settings.IMPORT_INLINE_MAX_BYTES = 0
+    _api_import(ctx, files, "crowd-results", source="mturk")
 
 
 def items_command(ctx: Ctx, files: dict[str, bytes]) -> None:
@@ -321,6 +331,22 @@ def predictions_web(ctx: Ctx, files: dict[str, bytes]) -> None:
     _evaluation_outcome()
 
 
+def predictions_api(ctx: Ctx, files: dict[str, bytes]) -> None:
+    ctx.settings.IMPORT_INLINE_MAX_BYTES = 0
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    client.force_authenticate(ctx.user)
+    with ctx.capture(execute=True):
+        response = client.post(f"/api/projects/{ctx.project.slug}/key-points/evaluations/",
+                               {"predictions": _upload("predictions.json", files["predictions.json"])},
+                               format="multipart")
+    assert response.status_code in (201, 202, 400), response.status_code
+    if response.status_code == 400:
+        raise Refused(json.dumps(response.json()))
+    _evaluation_outcome()
+
+
 def predictions_command(ctx: Ctx, files: dict[str, bytes]) -> None:
     _command("evaluate_key_points", ctx.project.slug, _write(ctx, files) / "predictions.json")
 
@@ -356,6 +382,7 @@ def _importers() -> Iterator[Importer]:
                            web=how != "import_items")
     crowd = {"results.tsv": CROWD}
     yield Importer("crowd-admin", crowd, "results.tsv", crowd_admin, setup=_pairwise_corpus, web=True)
+    yield Importer("crowd-api", crowd, "results.tsv", crowd_api, setup=_pairwise_corpus, web=True)
     yield Importer("import_crowd", crowd, "results.tsv", crowd_command, setup=_pairwise_corpus)
     kpa = {"arguments.csv": KPA_ARGUMENTS, "key_points.csv": KPA_KEY_POINTS, "labels.csv": KPA_LABELS}
     yield Importer("key-points-files-admin", kpa, "arguments.csv", key_points_admin, task_type="key_points",
@@ -379,6 +406,8 @@ def _importers() -> Iterator[Importer]:
                    task_type="key_point_sets")
     predictions = {"predictions.json": PREDICTIONS}
     yield Importer("predictions-web", predictions, "predictions.json", predictions_web, task_type="key_points",
+                   setup=_labelled_key_points, web=True)
+    yield Importer("predictions-api", predictions, "predictions.json", predictions_api, task_type="key_points",
                    setup=_labelled_key_points, web=True)
     yield Importer("evaluate_key_points", predictions, "predictions.json", predictions_command,
                    task_type="key_points", setup=_labelled_key_points)
