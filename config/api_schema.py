@@ -5,7 +5,7 @@ the page needs no CDN and works offline)."""
 from __future__ import annotations
 
 SPECTACULAR_SETTINGS = {
-    "TITLE": "argcrowd API",
+    "TITLE": "ArgCrowd API",
     "DESCRIPTION": (
         "Projects, items, assignments and answers of the crowd-annotation platform, for annotators' "
         "clients and staff scripts. Authenticate with `Authorization: Token <key>` (POST /api/token/) "

@@ -47,7 +47,7 @@ def test_the_docs_page_renders_every_operation_within_the_policy(live_server, br
 
     assert page.locator(".opblock").count() == _operations()
     assert page.locator(".opblock-tag").count() >= 10
-    assert "argcrowd API" in page.locator(".info .title").inner_text()
+    assert "ArgCrowd API" in page.locator(".info .title").inner_text()
     violations = page.evaluate("window.__csp")
     csp_console = [m for m in console if "Content Security Policy" in m or "Content-Security-Policy" in m]
     assert violations == [] and csp_console == [], (violations, csp_console)
