@@ -18,11 +18,11 @@ from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
+from annotation.api.workers import audit_page
 from annotation.models import WorkerProfile
-from annotation.selectors.audit import audit_entries, audit_row
+from annotation.selectors.audit import audit_entries
 from annotation.services import worker_block, worker_unblock
 
-PER_PAGE_LIMIT = 500
 REASON_LENGTH = 300
 
 
@@ -89,11 +89,4 @@ class SiteAuditList(APIView):
         if not request.user.is_superuser:
             raise PermissionDenied("The whole site's audit log is for superusers.")
         entries = audit_entries(action=request.query_params.get("action", ""))
-        before = request.query_params.get("before", "")
-        if before.isdigit():
-            entries = entries.filter(pk__lt=int(before))
-        limit = request.query_params.get("limit", "100")
-        n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
-        rows = list(entries[:n])
-        return Response({"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
-                         "next_before": rows[-1].pk if len(rows) == n else None})
+        return Response(audit_page(entries=entries, params=request.query_params))

@@ -175,11 +175,17 @@ class AuditList(APIView):
     def get(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         entries = audit_entries(project=project, action=request.query_params.get("action", ""))
-        before = request.query_params.get("before", "")
-        if before.isdigit():
-            entries = entries.filter(pk__lt=int(before))
-        limit = request.query_params.get("limit", "100")
-        n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
-        rows = list(entries[:n])
-        return Response({"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
-                         "next_before": rows[-1].pk if len(rows) == n else None})
+        return Response(audit_page(entries=entries, params=request.query_params))
+
+
+def audit_page(*, entries, params) -> dict:
+    """One page of audit entries, newest first: ``limit`` of them (100, at most PER_PAGE_LIMIT)
+    older than the id ``before``, and the ``next_before`` that asks for the page after."""
+    before = params.get("before", "")
+    if before.isdigit():
+        entries = entries.filter(pk__lt=int(before))
+    limit = params.get("limit", "100")
+    n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
+    rows = list(entries[:n])
+    return {"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
+            "next_before": rows[-1].pk if len(rows) == n else None}
