@@ -28,6 +28,7 @@ import pytest
 import requests
 
 from tests.api_fuzz.fuzz_data import FuzzData, fuzz_data_create
+from tests.conftest import ROOT
 from tests.support.probe_server import SHARED_SETTINGS, start_gunicorns
 
 pytestmark = [pytest.mark.api_fuzz, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -87,7 +88,8 @@ def run_schemathesis(url: str, config: Path, role: str, token: str | None, log_d
                "--no-color", "--report", "junit", "--report-junit-path", str(log_dir / f"junit-{role}.xml")]
     if token is not None:
         command += ["-H", f"Authorization: Token {token}"]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=log_dir)
+    env = {**os.environ, "SCHEMATHESIS_HOOKS": str(ROOT / "tests" / "api_fuzz" / "schemathesis_hooks.py")}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=log_dir, env=env)
     return done.returncode, done.stdout + done.stderr
 
 

@@ -70,3 +70,37 @@ def test_services_queue_a_task_by_its_name_and_an_unknown_name_lists_the_known_o
     assert sent == [(7,)]
     with pytest.raises(KeyError, match=r"'no\.such\.task'; known: .*annotation\.import"):
         task_send("no.such.task")
+
+
+def test_first_sends_from_many_threads_discover_the_tasks_once(monkeypatch):
+    """A web process's threads that send their first job at the same moment: one discovers the
+    tasks modules, the others wait for it and find the task (none gives up and answers 503)."""
+    import threading
+    import time
+
+    from celery import current_app
+
+    from jobs.tasks import task_send
+
+    name = "annotation.refresh_tally"
+    task = current_app.tasks[name]  # the task itself, not the module's proxy that looks it up by name
+    sent, discoveries = [], []
+
+    def slow_discovery(*args, **kwargs):
+        discoveries.append(1)
+        time.sleep(0.05)  # the imports take a while; meanwhile the other threads look
+        current_app.tasks.register(task)
+
+    monkeypatch.setattr(task, "delay", lambda *args: sent.append(args))
+    monkeypatch.setattr(current_app, "autodiscover_tasks", slow_discovery)
+    current_app.tasks.pop(name)
+    try:
+        threads = [threading.Thread(target=task_send, args=(name, n)) for n in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    finally:
+        current_app.tasks.register(task)
+    assert sorted(sent) == [(n,) for n in range(8)]
+    assert len(discoveries) == 1
