@@ -8,7 +8,9 @@ parameters are drawn partly from the ids and slugs that exist, so requests reach
 and the private project the annotator is no member of. The roles run in order of how much they
 may change: the admin, whose actions (blocking a worker, deleting a rule) change what the
 others would see, runs last. A fixed seed and a bounded number of examples per operation make a
-run reproducible and short; ``make fuzz-api`` runs this module alone.
+run reproducible and short; ``make fuzz-api`` runs this module alone. One schemathesis worker:
+with two, Hypothesis's threads describing their filters at once can fail inside CPython 3.11's
+``ast`` ("AST constructor recursion depth mismatch"), an error of the tool, not of the API.
 
 An operation whose schema documents no error answer yet is not held to its status codes (every
 refusal would be undocumented); the test prints which. Failures accepted for now are listed,
@@ -28,7 +30,6 @@ import pytest
 import requests
 
 from tests.api_fuzz.fuzz_data import FuzzData, fuzz_data_create
-from tests.conftest import ROOT
 from tests.support.probe_server import SHARED_SETTINGS, start_gunicorns
 
 pytestmark = [pytest.mark.api_fuzz, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
@@ -82,14 +83,13 @@ def config_text(data: FuzzData, undescribed: list[str]) -> str:
 def run_schemathesis(url: str, config: Path, role: str, token: str | None, log_dir: Path) -> tuple[int, str]:
     command = [str(SCHEMATHESIS), "--config-file", str(config), "run", f"{url}/api/schema/",
                "--max-examples", str(MAX_EXAMPLES), "--seed", str(SEED),
-               "--phases", "examples,coverage,fuzzing", "--workers", "2", "--no-shrink",
+               "--phases", "examples,coverage,fuzzing", "--workers", "1", "--no-shrink",
                "--generation-database", "none", "--baseline", str(ACCEPTED), "--suppress-health-check", "all",
                "--request-timeout", "30",
                "--no-color", "--report", "junit", "--report-junit-path", str(log_dir / f"junit-{role}.xml")]
     if token is not None:
         command += ["-H", f"Authorization: Token {token}"]
-    env = {**os.environ, "SCHEMATHESIS_HOOKS": str(ROOT / "tests" / "api_fuzz" / "schemathesis_hooks.py")}
-    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=log_dir, env=env)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=log_dir)
     return done.returncode, done.stdout + done.stderr
 
 
