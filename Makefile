@@ -77,7 +77,7 @@ test: $(VENV)/.dev
 # SQLite file (SQLITE_TEST_PATH, set here when neither is given). FUZZ_API_EXAMPLES and
 # FUZZ_API_SEED make a longer or another run.
 fuzz-api: $(VENV)/.dev
-	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/fuzz.sqlite3) $(PY) -m pytest -m api_fuzz tests/api_fuzz
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/fuzz.sqlite3) FUZZ_API=1 $(PY) -m pytest -m api_fuzz tests/api_fuzz
 
 # mypy's Django plugin loads the settings, which want a secret key unless DEBUG is on: a type
 # check reads them as a local run does. The API's OpenAPI schema must generate with no warning
