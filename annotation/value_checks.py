@@ -8,11 +8,14 @@ Without it, a record imports on SQLite and fails with a 500 on PostgreSQL (or th
 - non-finite numbers (``NaN``, ``1e400`` read as infinity): not JSON, both refuse them;
 - JSON nested deeper than ``MAX_DEPTH``: no annotation task needs it, and the parsers of
   Python and PostgreSQL give up at different depths.
-Pure: no Django here, so importers and services share it.
+Pure: no Django here, so importers and services share it. ``json_document`` reads a JSON body
+by this rule: the API's parser (``annotation.api.parsers.SafeJSONParser``) and the services that
+must read raw bytes themselves (a signed webhook delivery) call it, so they refuse alike.
 """
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -78,6 +81,42 @@ def field_problems(fields: Mapping[str, Any]) -> dict[str, str]:
             path, message = problem
             problems[str(name)] = message if path == "" else f"{path}: {message}"
     return problems
+
+
+class DocumentRefused(ValueError):
+    """A JSON body that is refused. ``problems`` ({field: message}) is set when the document was
+    read but breaks the rule; it is empty when the body could not be read at all."""
+
+    def __init__(self, message: str, problems: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.problems = dict(problems or {})
+
+
+def _strict_constant(name: str) -> Any:
+    raise ValueError(f"Out of range float values are not JSON compliant: {name!r}")
+
+
+def json_document(body: bytes, *, limit: int | None, encoding: str = "utf-8") -> Any:
+    """The JSON document in ``body``, or DocumentRefused: a body over ``limit`` bytes, one that is
+    not JSON in ``encoding`` (``NaN`` and ``Infinity`` included), one nested too deeply for
+    Python's parser (a RecursionError, caught here), and one that breaks the rule above."""
+    if limit is not None and len(body) > limit:
+        raise DocumentRefused(f"The JSON body is larger than the limit of {limit} bytes.")
+    try:
+        data = json.loads(body.decode(encoding), parse_constant=_strict_constant)
+    except RecursionError:
+        raise DocumentRefused("JSON parse error - the document is nested too deeply.") from None
+    except (ValueError, LookupError) as exc:
+        raise DocumentRefused(f"JSON parse error - {exc}") from None
+    if isinstance(data, Mapping):
+        problems = field_problems(data)
+    else:
+        problem = value_problem(data)
+        problems = {problem[0] or "body": problem[1]} if problem else {}
+    if problems:
+        raise DocumentRefused("The JSON body holds values that cannot be stored: "
+                              + "; ".join(f"{k}: {v}" for k, v in problems.items()), problems)
+    return data
 
 
 def _join(path: str, key: str) -> str:

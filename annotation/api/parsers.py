@@ -3,12 +3,13 @@
 DRF's own parser reads a body of any size into memory and lets a deeply nested document end in
 a RecursionError (a 500); this one refuses both with a 400, and a body that breaks the storage
 rule of ``annotation.value_checks`` (NUL characters, numbers beyond 64 bits, nesting past 32 levels)
-with a 400 naming the field, before any view sees it.
+with a 400 naming the field, before any view sees it. The rule itself is
+``annotation.value_checks.json_document``, which code that must read raw bytes (a signed webhook
+delivery) calls too.
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,28 +18,21 @@ from rest_framework.exceptions import ParseError, ValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.request import Request
 
-from annotation.value_checks import field_problems, value_problem
+from annotation.value_checks import DocumentRefused, json_document
 
 
 class SafeJSONParser(JSONParser):
     def parse(self, stream, media_type=None, parser_context=None):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        # Read one byte past the limit only: a larger body is refused unread.
         body = stream.read(limit + 1) if limit is not None else stream.read()
-        if limit is not None and len(body) > limit:
-            raise ParseError(f"The JSON body is larger than the limit of {limit} bytes.")
+        encoding = (parser_context or {}).get("encoding", settings.DEFAULT_CHARSET)
         try:
-            data = super().parse(io.BytesIO(body), media_type, parser_context)
-        except RecursionError:
-            raise ParseError("JSON parse error - the document is nested too deeply.") from None
-        if isinstance(data, dict):
-            problems = field_problems(data)
-            if problems:
-                raise ValidationError(problems)
-        else:
-            problem = value_problem(data)
-            if problem:
-                raise ValidationError({problem[0] or "body": problem[1]})
-        return data
+            return json_document(body, limit=limit, encoding=encoding)
+        except DocumentRefused as exc:
+            if exc.problems:
+                raise ValidationError(exc.problems) from None
+            raise ParseError(str(exc)) from None
 
 
 def body_fields(request: Request, what: str) -> Mapping[str, Any]:

@@ -7,7 +7,10 @@ workspace's secret (``PROLIFIC_WEBHOOK_SECRET`` here). A delivery is refused whe
 not configured, a header is missing, the timestamp is further than
 PROLIFIC_WEBHOOK_TOLERANCE_SECONDS from now, or the signature does not match. An accepted one is
 recorded by its event id (the ``X-Event-ID`` header; without one, a digest of timestamp and
-body), so a delivery sent again is recognised and changes nothing.
+body), so a delivery sent again is recognised and changes nothing. The signature is checked over
+the raw bytes first; the body is read by the API's rule for JSON bodies
+(``annotation.value_checks.json_document``), and one that does not read (not JSON, nested too
+deeply, values that cannot be stored) is answered 400 when signed, 403 when not: never 500.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from django.utils import timezone
 
 from annotation.models import ProlificStudy, ProlificSubmission, ProlificWebhookEvent
 from annotation.services.prolific_apply import SubmissionUnreadable, prolific_submission_apply
+from annotation.value_checks import DocumentRefused, json_document
 
 SIGNATURE_HEADER = "X-Prolific-Request-Signature"
 TIMESTAMP_HEADER = "X-Prolific-Request-Timestamp"
@@ -46,14 +50,24 @@ def webhook_signature(*, secret: str, timestamp: str, body: bytes) -> str:
     return base64.b64encode(digest).decode()
 
 
-def _signed(*, secret: str, timestamp: str, body: bytes, signature: str, parsed: Any) -> bool:
-    candidates = [body]
-    # Prolific's own example signs the body as Python's json.dumps writes it.
-    if parsed is not None:
-        candidates.append(json.dumps(parsed).encode())
+def _signed(*, secret: str, timestamp: str, body: bytes, signature: str) -> bool:
     given = signature.encode("utf-8", "replace")
-    return any(hmac.compare_digest(webhook_signature(secret=secret, timestamp=timestamp, body=c).encode(), given)
-               for c in candidates)
+    return hmac.compare_digest(webhook_signature(secret=secret, timestamp=timestamp, body=body).encode(), given)
+
+
+def _read(body: bytes) -> Any:
+    """The delivery's document by the API's one rule for JSON bodies (size, depth, storable values)."""
+    return json_document(body, limit=settings.DATA_UPLOAD_MAX_MEMORY_SIZE)
+
+
+def _signed_as_dumped(*, secret: str, timestamp: str, body: bytes, signature: str) -> bool:
+    """Prolific's own example signs the body as Python's json.dumps writes it. That form exists
+    only for a body that reads; one that does not (too deep, not JSON) is simply unsigned."""
+    try:
+        document = _read(body)
+    except DocumentRefused:
+        return False
+    return _signed(secret=secret, timestamp=timestamp, body=json.dumps(document).encode(), signature=signature)
 
 
 def _text(payload: Mapping[str, Any], *names: str) -> str:
@@ -97,12 +111,15 @@ def prolific_webhook_receive(*, body: bytes, headers: Mapping[str, str], now: da
     if abs(now.timestamp() - int(stamp)) > settings.PROLIFIC_WEBHOOK_TOLERANCE_SECONDS:
         return WebhookAnswer(403, "The delivery's timestamp is too far from now: it is refused as stale.")
     sent_at = datetime.fromtimestamp(int(stamp), tz=UTC)
-    try:
-        parsed = json.loads(body)
-    except ValueError:
-        parsed = None
-    if not _signed(secret=secret, timestamp=stamp, body=body, signature=signature, parsed=parsed):
+    # The raw bytes are checked first; only when they do not match is the body read (bounded, by
+    # the same rule) to try the form Prolific's example signs.
+    if not (_signed(secret=secret, timestamp=stamp, body=body, signature=signature)
+            or _signed_as_dumped(secret=secret, timestamp=stamp, body=body, signature=signature)):
         return WebhookAnswer(403, "The delivery's signature does not match.")
+    try:
+        parsed = _read(body)
+    except DocumentRefused as exc:
+        return WebhookAnswer(400, f"The delivery's body cannot be read: {exc}")
     if not isinstance(parsed, dict):
         return WebhookAnswer(400, "The delivery's body is not a JSON object.")
     event_id = (headers.get(EVENT_ID_HEADER, "").strip()[:200]

@@ -5,13 +5,16 @@ fields, as an annotator and as staff. A body that reaches the JSON parser is ref
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.test import Client
 from rest_framework.parsers import JSONParser
 
 from annotation.api.parsers import SafeJSONParser
+from annotation.models import ProlificSubmission, ProlificWebhookEvent
 from annotation.services import annotation_submit, assignment_next
+from annotation.services.prolific_webhook import webhook_signature
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.url_routes import Route, routes
 from tests.task_types.pairwise.factories import answer
@@ -154,3 +157,31 @@ def test_deep_json_text_in_an_imported_field_is_a_row_error(slug, world):
         assert response.status_code in (200, 201, 400), (field.name, response.status_code)
         refused += response.status_code == 400
     assert refused, "at least the id field refuses it"
+
+
+WEBHOOK = "/api/prolific/webhook/"
+
+
+def _deliver(body: bytes, signature: str):
+    """A delivery to Prolific's webhook, anonymous as Prolific's are, with a current timestamp."""
+    stamp = str(int(time.time()))
+    return Client(raise_request_exception=False).post(
+        WEBHOOK, body, content_type="application/json", HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp,
+        HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature(stamp) if callable(signature) else signature)
+
+
+@pytest.mark.parametrize("body", [DEEP_ARRAY, DEEP_OBJECT, '{"event_type": "x", "deep": ' + "[" * 40 + "]" * 40 + "}",
+                                  '{"event_type": "submission.status.change", "resource_id": "a\\u0000b"}'],
+                         ids=["deep array", "deep object", "40 deep field", "NUL"])
+def test_the_webhook_checks_the_signature_before_it_reads_the_body(settings, body):
+    """With a secret set, the webhook reads the raw bytes itself (to check their signature): an
+    unsigned body that Python cannot parse is refused as unsigned (403), a signed one as
+    unreadable (400), and neither is a 500 or stores anything."""
+    settings.PROLIFIC_WEBHOOK_SECRET = secret = "whsec-bodies"
+    raw = body.encode()
+    unsigned = _deliver(raw, "c2lnbmF0dXJl")
+    assert unsigned.status_code == 403 and "signature" in unsigned.json()["detail"]
+    signed = _deliver(raw, lambda stamp: webhook_signature(secret=secret, timestamp=stamp, body=raw))
+    assert signed.status_code == 400, signed.content
+    assert "cannot be read" in signed.json()["detail"]
+    assert not ProlificWebhookEvent.objects.exists() and not ProlificSubmission.objects.exists()
