@@ -17,7 +17,7 @@ from analysis.reports import ParamError, UnknownReport
 from analysis.rules_api import urlpatterns as rules_urlpatterns
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.api.parsers import body_fields
-from annotation.api.schema_errors import conflict, field_errors
+from annotation.api.schema_errors import conflict, field_errors, restart_conflict
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
@@ -95,13 +95,13 @@ class RunCancel(APIView):
 
 
 class RunRestart(APIView):
-    """POST: queue a failed or cancelled run again, or one whose worker died (409 otherwise)."""
+    """POST: queue a failed or cancelled run again, one whose worker died, or one queued past
+    JOB_QUEUED_SECONDS (409 otherwise)."""
 
     permission_classes = [has_perm("analysis.change_analysisrun")]
 
-    @extend_schema(tags=["analysis"], operation_id="analysis_run_restart", summary="Queue a failed or cancelled run again",
-                   request=None, responses={200: AnalysisRunSerializer,
-                                            409: conflict("the run is queued, running or done.")})
+    @extend_schema(tags=["analysis"], operation_id="analysis_run_restart", summary="Queue a failed, cancelled or stuck run again",
+                   request=None, responses={200: AnalysisRunSerializer, 409: restart_conflict("run")})
     def post(self, request: Request, pk: int) -> Response:
         try:
             run = analysis_run_restart(run=get_object_or_404(AnalysisRun, pk=pk), user=request.user)

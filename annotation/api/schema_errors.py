@@ -69,3 +69,13 @@ def field_errors(description: str = "A field of the request is missing or invali
 
 def conflict(description: str) -> OpenApiResponse:
     return error(f"Conflict: {description}")
+
+
+def restart_conflict(what: str, *, also: str = "") -> OpenApiResponse:
+    """The 409 of a restart (``jobs.services.job_restart``): what it refuses, and the two states
+    that look busy but may be restarted."""
+    return conflict(
+        f"the {what} is queued and was sent to the job queue no more than `JOB_QUEUED_SECONDS` ago "
+        f"(default 300 s), is running on a live worker, or is done{also}. A {what} queued for longer "
+        "(its message may be lost), and a running one whose worker sent no heartbeat for "
+        "`JOB_DEAD_SECONDS` (default 45 s), can be restarted.")

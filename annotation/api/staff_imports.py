@@ -1,4 +1,4 @@
-"""API of the import job page's restart button: queue a failed or cancelled import of the
+"""API of the import job page's restart button: queue a failed, cancelled or stuck import of the
 project again (``annotation.services.imports``); cancelling is ``imports/<id>/cancel/``. A job of
 another project is a 404 and is not touched."""
 
@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 
 from annotation.api.lookups import project_or_404
 from annotation.api.refusals import refusals
+from annotation.api.schema_errors import restart_conflict
 from annotation.api.serializers import ImportJobSerializer
 from annotation.api.views import has_perm
 from annotation.models import ImportJob
@@ -22,12 +23,14 @@ from annotation.services.imports import import_job_restart
 
 class ImportJobRestart(APIView):
     """POST: queue the project's import ``pk`` again while its upload is still stored: 202 with
-    the job to poll; 409 when it has not ended in failure or cancellation, or its file is gone."""
+    the job to poll; 409 when it is queued (and not yet past JOB_QUEUED_SECONDS), running on a live
+    worker or done, or when its file is gone."""
 
     permission_classes = [has_perm("annotation.view_importjob"), has_perm("annotation.change_importjob")]
 
     @extend_schema(operation_id="import_job_restart", request=None,
-                   responses={202: ImportJobSerializer, **refusals(404, 409)})
+                   responses={202: ImportJobSerializer, **refusals(404),
+                              409: restart_conflict("import", also=", or its uploaded file is gone")})
     def post(self, request: Request, slug: str, pk: int) -> Response:
         job = ImportJob.objects.filter(project=project_or_404(slug), pk=pk).first()
         if job is None:
