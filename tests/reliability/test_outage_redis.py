@@ -7,6 +7,7 @@ back on it. The database is the suite's (PostgreSQL, or the SQLite file of SQLIT
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 import time
@@ -133,6 +134,21 @@ def test_without_redis_the_api_answers_and_limits_hold_then_all_returns_to_redis
     got = live.session().post(live.url("/api/token/"), json={"username": worker.username, "password": PASSWORD},
                               timeout=15)
     assert note("token", got.status_code) == 200 and got.json()["token"] == token
+
+    # A web login as a browser does it: the form, its CSRF token, the right password, then a page
+    # that needs a session (sessions live in the database, the lockout counts there).
+    browser = live.session()
+    form = browser.get(live.url("/accounts/login/"), timeout=15)
+    assert note("login form", form.status_code) == 200
+    csrf = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', form.text)
+    assert csrf, form.text[-1000:]
+    done = browser.post(live.url("/accounts/login/"), timeout=15, allow_redirects=False,
+                        data={"username": worker.username, "password": PASSWORD, "csrfmiddlewaretoken": csrf[1]},
+                        headers={"Referer": live.url("/accounts/login/")})
+    assert note("login", done.status_code) == 302 and "/accounts/login/" not in done.headers["Location"], done.text
+    home = browser.get(live.url(done.headers["Location"]), timeout=15)
+    assert note("home", home.status_code) == 200 and "/accounts/login/" not in home.url, home.url
+    assert worker.username in home.text
 
     # The login throttle still counts, in each process's memory: 25 logins from one address at
     # 5/min meet 429 at least 5 times, however they spread over the 2 processes and a minute's
