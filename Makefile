@@ -69,8 +69,11 @@ run: demo
 	@echo "Serving on http://$(HOST)/ with a job worker (Ctrl+C stops both)"
 	$(PY) manage.py serve $(HOST)
 
+# The suite on DATABASE_URL, or on SQLITE_TEST_PATH; with neither, on a new SQLite file (as
+# fuzz-api), so that the real-worker tests, whose workers open the test database from another
+# process, run instead of skipping as they would on an in-memory one.
 test: $(VENV)/.dev
-	$(PY) -m pytest
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest
 
 # Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
 # two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a

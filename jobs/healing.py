@@ -1,8 +1,9 @@
 """What the scheduler does for jobs that lost their worker or their message (every 15 s, see
 ``jobs.services`` for the lifecycle): a running job whose worker died goes back to the queue
 while it has attempts left, else fails saying which attempt its worker stopped in; a queued job
-that no worker took for JOB_QUEUED_SECONDS is sent again, up to JOB_MAX_ATTEMPTS times, then
-fails with the reason. Both write guarded by the attempt's token, and send once they commit."""
+that no worker took for JOB_QUEUED_SECONDS is sent again, and once its message is known to be lost
+(see ``jobs_resend``), up to JOB_MAX_ATTEMPTS times, then fails with the reason. Both write guarded
+by the attempt's token, and send once they commit."""
 
 from __future__ import annotations
 
@@ -71,16 +72,43 @@ def jobs_reap(*, model: type[J], now: datetime | None = None, jobs: Iterable[J] 
     return reaped
 
 
-def jobs_resend(*, model: type[J], now: datetime | None = None) -> int:
-    """Queued jobs that no worker took for JOB_QUEUED_SECONDS lost their message: send them
-    again, up to JOB_MAX_ATTEMPTS times, then fail them with the reason. Returns how many were
-    sent again or failed. (``jobs_heal`` calls it only while no job runs on a live worker.)"""
+def message_lost(*, job: Job) -> bool:
+    """Whether a job created after this one was claimed from a message sent after this one's.
+    The job queue is first in, first out, so this one's message would have been taken first:
+    it was lost. (A claim's ``started_at`` is not before the ``queued_at`` of the message it
+    took; a job sent again since, or restarted, has a newer ``queued_at`` and says nothing.)"""
+    return any(
+        other._default_manager.filter(created_at__gt=job.created_at, queued_at__gt=job.queued_at,
+                                      started_at__gte=F("queued_at")).exists()
+        for other in job_models()
+    )
+
+
+def jobs_resend(*, model: type[J], now: datetime | None = None, idle: bool | None = None) -> int:
+    """Queued jobs that no worker took for JOB_QUEUED_SECONDS are sent again; returns how many
+    were sent again or failed. ``idle``: no job runs on a live worker (found out when not given).
+
+    A send counts toward "No job worker took this job" only when the job's message is known to
+    be lost: the workers are idle, or a job sent after it was claimed (``message_lost``). Such a
+    job fails once it was sent JOB_MAX_ATTEMPTS times. Any other stale job may only be waiting
+    its turn behind long jobs: it is sent again without counting, so that a lost message waits
+    no longer than JOB_QUEUED_SECONDS, and a job that waits in a backlog is never failed for it.
+    A second message is harmless: the first claim runs the job, later ones find it running
+    (``JobBusy``) or finished (``job_claim``)."""
     now = now or timezone.now()
     bound, cap = queued_seconds(), max_attempts()
+    if idle is None:
+        idle = not jobs_running_alive(now=now)
     handled = 0
     for job in model._default_manager.filter(status=Status.QUEUED, queued_at__lt=now - timedelta(seconds=bound)):
-        if job.sends < cap:
+        if not (idle or message_lost(job=job)):
             fields: dict[str, Any] = dict(
+                queued_at=now,
+                error=f"Other jobs were running for more than {bound:.0f} s since it was queued; it was sent to "
+                      "the queue again in case its message was lost (it runs once).",
+            )
+        elif job.sends < cap:
+            fields = dict(
                 queued_at=now, sends=F("sends") + 1,
                 error=f"No job worker took it within {bound:.0f} s of being queued; it was sent to the queue again "
                       f"({job.sends + 1} of {cap}).",
@@ -106,6 +134,6 @@ def jobs_heal(*, now: datetime | None = None) -> tuple[int, int]:
     went back to the queue or failed, queued jobs sent again or failed)."""
     now = now or timezone.now()
     reaped = sum(jobs_reap(model=model, now=now) for model in job_models())
-    # Workers busy with a live job take the queued ones in turn: none of those is lost.
-    resent = 0 if jobs_running_alive(now=now) else sum(jobs_resend(model=model, now=now) for model in job_models())
+    idle = not jobs_running_alive(now=now)
+    resent = sum(jobs_resend(model=model, now=now, idle=idle) for model in job_models())
     return reaped, resent

@@ -13,9 +13,10 @@ does every 15 s (``jobs.healing.jobs_heal``):
   crashed by the job itself): it goes back to the queue while it has attempts left, else it fails
   saying which attempt the worker stopped in. A page that looks at it only says so
   (``jobs.selectors.is_dead``); it can be restarted at once.
-- a queued job that no worker took for ``JOB_QUEUED_SECONDS`` while no other job runs lost its
-  message: it is sent again, up to ``JOB_MAX_ATTEMPTS`` times, then fails with the reason. It can
-  be restarted at once.
+- a queued job that no worker took for ``JOB_QUEUED_SECONDS`` is sent again. When its message
+  is known to be lost (no job runs on a live worker, or a job sent after it was claimed), the
+  send counts, and after ``JOB_MAX_ATTEMPTS`` of them it fails with the reason. It can be
+  restarted at once.
 
 A lost database is a transient fault: the attempt goes back to the queue (or, when even that
 write cannot reach the database, is left for the retry and the scheduler) and runs again once

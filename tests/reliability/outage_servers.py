@@ -13,12 +13,35 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
 import requests
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, _worker_unavailable
 
-PG_BIN = Path("/usr/lib/postgresql/15/bin")
+# Where Debian puts each PostgreSQL version's server programs (initdb, pg_ctl), newest first.
+PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"
+
+
+def postgres_bin() -> Path | None:
+    """The folder of PostgreSQL's server programs: what ``pg_config --bindir`` says, else the
+    newest Debian version folder that holds ``initdb``; None when neither has it."""
+    found: list[Path] = []
+    if (pg_config := shutil.which("pg_config")) is not None:
+        done = subprocess.run([pg_config, "--bindir"], capture_output=True, text=True, timeout=10)
+        if done.returncode == 0 and done.stdout.strip():
+            found.append(Path(done.stdout.strip()))
+    versions = sorted(Path("/").glob(PG_BIN_GLOB.lstrip("/")),
+                      key=lambda p: int(p.parent.name) if p.parent.name.isdigit() else 0, reverse=True)
+    found += versions
+    return next((folder for folder in found if (folder / "initdb").exists()), None)
+
+
+def require_redis_server() -> str:
+    """The redis-server program; without it, the test skips, or fails under REQUIRE_WORKER=1
+    (CI), so that an outage test cannot pass there by skipping."""
+    path = shutil.which("redis-server")
+    if path is None:
+        _worker_unavailable("redis-server is not installed: the outage tests start one of their own")
+    return str(path)
 
 
 def free_port() -> int:
@@ -46,8 +69,7 @@ class RedisServer:
     """A redis-server of the test's own, which the test may stop and start again on its port."""
 
     def __init__(self, work: Path) -> None:
-        if shutil.which("redis-server") is None:
-            pytest.skip("redis-server is not installed")
+        require_redis_server()
         self.port, self.work = free_port(), work
         self.proc: subprocess.Popen | None = None
 
@@ -74,19 +96,21 @@ class PostgresCluster:
     root (PostgreSQL refuses to run as root)."""
 
     def __init__(self) -> None:
-        if not (PG_BIN / "initdb").exists():
-            pytest.skip(f"no PostgreSQL server binaries in {PG_BIN}")
+        found = postgres_bin()
+        if found is None:
+            _worker_unavailable(f"no PostgreSQL server programs (initdb) in `pg_config --bindir` or {PG_BIN_GLOB}")
+        self.bin = found
         self.as_user: list[str] = []
         if os.geteuid() == 0:
             if shutil.which("runuser") is None:
-                pytest.skip("running as root and runuser is missing: cannot start a PostgreSQL cluster")
+                _worker_unavailable("running as root and runuser is missing: cannot start a PostgreSQL cluster")
             self.as_user = ["runuser", "-u", "postgres", "--"]
         self.port = free_port()
         self.work = Path(tempfile.mkdtemp(prefix="argcrowd-outage-pg-"))
         self.data = self.work / "data"
         if self.as_user:
             shutil.chown(self.work, user="postgres")
-        self._run(PG_BIN / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
+        self._run(self.bin / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-sync")
 
     def _run(self, *command) -> None:
         done = subprocess.run([*self.as_user, *map(str, command)], capture_output=True, text=True, timeout=60)
@@ -98,11 +122,11 @@ class PostgresCluster:
 
     def start(self) -> None:
         options = f"-p {self.port} -k {self.work} -c listen_addresses=127.0.0.1 -c fsync=off"
-        self._run(PG_BIN / "pg_ctl", "-D", self.data, "-l", self.work / "log", "-w", "-t", "30", "-o", options, "start")
+        self._run(self.bin / "pg_ctl", "-D", self.data, "-l", self.work / "log", "-w", "-t", "30", "-o", options, "start")
 
     def stop(self) -> None:
         # "fast": open connections are cut, as an outage would.
-        self._run(PG_BIN / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "-t", "30", "stop")
+        self._run(self.bin / "pg_ctl", "-D", self.data, "-m", "fast", "-w", "-t", "30", "stop")
 
     def remove(self) -> None:
         if (self.data / "postmaster.pid").exists():

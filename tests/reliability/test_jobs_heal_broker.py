@@ -4,7 +4,6 @@ broker is back. The broker is a redis-server of the test's own on a free port.""
 
 from __future__ import annotations
 
-import shutil
 import socket
 import subprocess
 import time
@@ -15,6 +14,7 @@ from rest_framework.test import APIClient
 
 from analysis.models import AnalysisRun
 from tests.factories import ProjectFactory, UserFactory
+from tests.reliability.outage_servers import require_redis_server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 Status = AnalysisRun.Status
@@ -60,8 +60,7 @@ class OwnRedis:
 @pytest.fixture
 def broker(tmp_path, monkeypatch):
     """Analysis runs are sent to the test's own Redis, through a real Celery producer."""
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+    require_redis_server()
     from analysis import tasks
     from config.celery import app
 

@@ -1,6 +1,6 @@
 """Jobs that heal, on real Celery workers: a job whose work kills its worker is tried at most
 JOB_MAX_ATTEMPTS times and then fails saying so; a queued job whose message was lost is sent
-again by the scheduler and completes, or is restarted at once; a database that goes away in the
+again by the scheduler and completes, also while another job runs, or is restarted at once; a database that goes away in the
 middle of a job sends the attempt back to the queue, and the job completes once it is back."""
 
 from __future__ import annotations
@@ -110,6 +110,23 @@ def test_a_queued_job_whose_message_was_lost_is_sent_again_and_completes(start_w
     assert jobs_heal() == (0, 0)  # not yet stale
     run = wait_for(run, lambda r: r.is_finished, heal=True)
     assert run.status == Status.DONE and run.attempts == 1 and run.result["waited"] == 0.2
+
+
+@override_settings(**FAST, JOB_QUEUED_SECONDS=2)
+def test_a_lost_message_behind_a_long_job_is_sent_again_and_completes(start_worker, annotated_project, reports):
+    """Two workers: one runs a long job, the other is free. A job whose message was lost is sent
+    again after JOB_QUEUED_SECONDS although a job runs, and completes before the long one ends;
+    a job whose first message only waited would run once all the same."""
+    wait, _ = reports
+    start_worker(), start_worker()
+    long = analysis_run_create(project=annotated_project, kind=wait, params={"seconds": 15})
+    wait_for(long, lambda r: r.status == Status.RUNNING)
+    run = analysis_run_create(project=annotated_project, kind=wait, params={"seconds": 0.2}, enqueue=False)
+    run = wait_for(run, lambda r: r.is_finished, timeout=30, heal=True)
+    assert run.status == Status.DONE and run.attempts == 1 and run.sends == 0
+    assert AnalysisRun.objects.get(pk=long.pk).status == Status.RUNNING  # it did not wait for the long job
+    long = wait_for(long, lambda r: r.is_finished, timeout=60, heal=True)
+    assert long.status == Status.DONE and long.attempts == 1
 
 
 @override_settings(**FAST, JOB_QUEUED_SECONDS=2)

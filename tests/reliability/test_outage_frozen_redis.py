@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -19,6 +18,7 @@ import time
 import pytest
 
 from tests.conftest import ROOT
+from tests.reliability.outage_servers import require_redis_server
 
 PROBE = """
 import json, time
@@ -48,8 +48,7 @@ def free_port() -> int:
 
 @pytest.fixture
 def frozen_redis(tmp_path):
-    if shutil.which("redis-server") is None:
-        pytest.skip("redis-server is not installed")
+    require_redis_server()
     port = free_port()
     proc = subprocess.Popen(["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                              "--appendonly", "no", "--dir", str(tmp_path)],

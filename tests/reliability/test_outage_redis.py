@@ -21,7 +21,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation
-from tests.conftest import database_url, is_postgres
+from tests.conftest import _worker_unavailable, database_url, is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.reliability.outage_servers import (
     LiveServer,
@@ -46,7 +46,7 @@ def database_env() -> dict[str, str]:
         return {"DATABASE_URL": database_url()}
     name = str(connection.settings_dict["NAME"])
     if name.startswith(("file:memorydb", ":memory:")):
-        pytest.skip("a live server needs PostgreSQL (DATABASE_URL) or a SQLite file (SQLITE_TEST_PATH)")
+        _worker_unavailable("a live server needs PostgreSQL (DATABASE_URL) or a SQLite file (SQLITE_TEST_PATH)")
     return {"SQLITE_PATH": name}
 
 

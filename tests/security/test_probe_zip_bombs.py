@@ -1,6 +1,6 @@
 """Zip bombs as media uploads: one that says how far it unpacks, and one whose headers lie about
 it. Both are refused with a message naming the file, within bounded memory, and nothing is
-stored. (Gzip bombs: tests/annotation/test_uploads.py; JSON nesting and number bombs:
+stored. (Gzip bombs: tests/security/test_import_gzip_bombs.py; JSON nesting and number bombs:
 tests/annotation/test_hostile_records.py.)"""
 
 from __future__ import annotations

@@ -108,19 +108,6 @@ def test_a_zip_with_a_path_that_climbs_out_is_refused(project, name, media_root)
     assert not MediaFile.objects.exists() and stored_files(media_root) == []
 
 
-def test_html_named_mp3_is_refused_naming_the_file_and_nothing_is_stored(project, media_root):
-    data = zip_of({"a.mp3": audio.mp3_frames(), "b.mp3": audio.HTML, "c.wav": audio.PNG, "d.ogg": b""})
-    with pytest.raises(ImportFailed) as exc:
-        import_zip(project, data)
-    formats = "MP3, WAV, Ogg (Opus, Vorbis, FLAC), FLAC, MP4/M4A or WebM"
-    assert messages(exc) == [
-        f"file: 'b.mp3' is not an audio file ({formats}): it looks like an HTML page",
-        f"file: 'c.wav' is not an audio file ({formats}): it looks like a PNG image",
-        f"file: 'd.ogg' is not an audio file ({formats}): it is empty",
-    ]
-    assert not MediaFile.objects.exists() and stored_files(media_root) == []
-
-
 def test_a_file_over_the_size_limit_is_refused(project, settings, media_root):
     settings.MEDIA_MAX_FILE_MB = 1
     big = audio.wav(frames=600_000)  # 1.2 MB
