@@ -146,6 +146,10 @@ def parse_manifest(data: bytes) -> list[ManifestRow]:
         text = decode(data, max_decompressed=MANIFEST_MAX_BYTES)
     except ImportFailed as exc:
         raise ImportFailed([RowError(e.line, e.field, f"{MANIFEST}: {e.message}") for e in exc.errors]) from None
+    if csv.field_size_limit() < len(text):
+        # As the item importers do: a long field is refused by its line and field below, not by
+        # the csv module's own limit, whatever was read before.
+        csv.field_size_limit(len(text))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip().lower() for h in next(reader)]
