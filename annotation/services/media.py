@@ -170,7 +170,7 @@ def single_file_batch(*, data: IO[bytes], name: str, size: int, key: str | None 
     return MediaBatch([MediaEntry(key=key, source=name, size=size, open=reopen)])
 
 
-def upload_is_zip(upload: IO[bytes]) -> bool:
+def upload_is_zip(*, upload: IO[bytes]) -> bool:
     """Whether an upload is a zip (told by its content, not its name)."""
     upload.seek(0)
     head = upload.read(4)
@@ -182,7 +182,7 @@ def media_import_upload(*, project: Project, upload: UploadedFile, key: str | No
                         on_duplicate: str = "reject") -> MediaImportResult:
     """Import an uploaded zip of audio files, or a single audio file (told apart by content)."""
     name = upload.name or "upload"
-    if upload_is_zip(upload):
+    if upload_is_zip(upload=upload):
         if key:
             raise ImportFailed([RowError(None, "key", "is for a single audio file; a zip names its files in manifest.csv")])
         return media_import_zip(project=project, archive=upload, name=name, on_duplicate=on_duplicate)

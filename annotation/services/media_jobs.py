@@ -59,7 +59,7 @@ def media_upload_import(*, project: Project, upload: UploadedFile, key: str | No
     if on_duplicate not in ON_DUPLICATE:
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'replace'")])
     name = upload.name or "upload"
-    is_zip = upload_is_zip(upload)
+    is_zip = upload_is_zip(upload=upload)
     if is_zip and key:
         raise ImportFailed([RowError(None, "key", "is for a single audio file; a zip names its files in manifest.csv")])
     # Django's upload handlers always give an upload its size.
