@@ -27,6 +27,7 @@ from typing import IO, Protocol
 from django.conf import settings
 
 from annotation.audio import AUDIO_SUFFIXES, KNOWN_FORMATS, SNIFF_BYTES, describe, sniff_audio
+from annotation.import_decoding import decode
 from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
 from annotation.task_types.base import ImportField
 from annotation.uploads import MIB, limit_text
@@ -136,15 +137,19 @@ class ManifestRow:
 
 
 def parse_manifest(data: bytes) -> list[ManifestRow]:
-    """The rows of a manifest (UTF-8 CSV with a header holding ``key`` and ``file``); raises
+    """The rows of a manifest (CSV, UTF-8 or UTF-16 with its BOM, with a header holding ``key`` and ``file``); raises
     ImportFailed naming the line and field of every bad row."""
     if len(data) > MANIFEST_MAX_BYTES:
         raise ImportFailed([RowError(None, None, f"{MANIFEST} is larger than {limit_text(MANIFEST_MAX_BYTES)}")])
     try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ImportFailed([RowError(line, None, f"{MANIFEST} is not valid UTF-8")]) from None
+        # As every imported text file is read: UTF-8, or UTF-16/UTF-32 with a byte-order mark.
+        text = decode(data, max_decompressed=MANIFEST_MAX_BYTES)
+    except ImportFailed as exc:
+        raise ImportFailed([RowError(e.line, e.field, f"{MANIFEST}: {e.message}") for e in exc.errors]) from None
+    if csv.field_size_limit() < len(text):
+        # As the item importers do: a long field is refused by its line and field below, not by
+        # the csv module's own limit, whatever was read before.
+        csv.field_size_limit(len(text))
     reader = csv.reader(io.StringIO(text, newline=""))
     try:
         header = [h.strip().lower() for h in next(reader)]

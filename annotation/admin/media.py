@@ -4,6 +4,7 @@ stored files, where deleting a file deletes its stored copy too."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
 from django.conf import settings
 from django.contrib import admin, messages
@@ -20,7 +21,9 @@ from annotation.media_serving import media_url
 from annotation.media_sources import MANIFEST_FIELDS, max_file_bytes
 from annotation.models import MediaFile, Project
 from annotation.selectors.media import media_files_of, media_items_using
-from annotation.services import MediaInUse, media_files_delete, media_import_upload
+from annotation.services import MediaInUse, media_files_delete
+from annotation.services.media import MediaImportResult
+from annotation.services.media_jobs import media_upload_import
 from annotation.uploads import limit_text, upload_form_is_valid
 
 # Files listed on the upload page; the admin list of media files has them all.
@@ -39,7 +42,8 @@ class ProjectMediaPages:
 
     def media_view(self, request, pk: int):
         """Upload a zip of audio files or one file; the page lists the project's files. Who may
-        add items may add the audio they refer to."""
+        add items may add the audio they refer to. A zip, or a file larger than
+        IMPORT_INLINE_MAX_BYTES, is imported by a job, whose page the upload leads to."""
         if not request.user.has_perm("annotation.add_item"):
             raise PermissionDenied
         project = get_object_or_404(Project, pk=pk)
@@ -49,11 +53,15 @@ class ProjectMediaPages:
         if request.method == "POST" and upload_form_is_valid(request, form):
             data = form.cleaned_data
             try:
-                result = media_import_upload(project=project, upload=data["file"], key=data["key"] or None,
-                                             on_duplicate=data["on_duplicate"])
+                outcome = media_upload_import(project=project, upload=data["file"], key=data["key"] or None,
+                                              on_duplicate=data["on_duplicate"], user=request.user)
             except ImportFailed as exc:
                 errors = exc
             else:
+                if outcome.job is not None:
+                    # A zip or a larger file: its job's page follows the progress.
+                    return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
+                result = cast(MediaImportResult, outcome.result)
                 skipped = f"; {result.skipped} other files left out" if result.skipped else ""
                 messages.success(request, f"Stored {data['file'].name}: {result.created} new, "
                                           f"{result.replaced} replaced audio files{skipped}.")
@@ -65,6 +73,7 @@ class ProjectMediaPages:
             changelist=reverse("admin:annotation_mediafile_changelist") + f"?project__id__exact={project.pk}",
             suffixes=AUDIO_SUFFIXES, formats=KNOWN_FORMATS, max_file=limit_text(max_file_bytes()),
             max_total=limit_text(settings.IMPORT_MAX_DECOMPRESSED_BYTES), max_members=settings.MEDIA_MAX_ZIP_MEMBERS,
+            inline_max=settings.IMPORT_INLINE_MAX_BYTES,
         )
 
 

@@ -233,7 +233,8 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
 # Where "Import another file" leads from an import job's page; a task type's own files go back to
 # the project, whose page lists the type's import tools.
 _AGAIN: dict[str, str] = {ImportJob.Kind.ITEMS: "admin:annotation_project_import",
-                          ImportJob.Kind.CROWD: "admin:annotation_project_crowd"}
+                          ImportJob.Kind.CROWD: "admin:annotation_project_crowd",
+                          ImportJob.Kind.MEDIA: "admin:annotation_project_media"}
 
 
 def _counts(result: dict | None) -> str:
@@ -243,6 +244,9 @@ def _counts(result: dict | None) -> str:
     if "annotations" in result:
         return (f"{count_of(result['annotations'], 'annotation', 'annotations')}; items {result['items_created']} new, "
                 f"{result['items_existing']} existing; workers {result['workers_created']} new, {result['workers_existing']} known")
+    if "replaced" in result:
+        skipped = f"; {result['skipped']} other files left out" if result.get("skipped") else ""
+        return f"{result['created']} new, {result['replaced']} replaced audio files{skipped}"
     counts = f"{result['created']} new, {result['updated']} updated, {result['unchanged']} unchanged items"
     # A build that may be run again keeps the items the project has (TaskType.files_imports).
     return counts + (f", {result['existing']} already in the project" if "existing" in result else "")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import cast
+
 from django.http import Http404
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from rest_framework import generics, serializers, status
@@ -10,15 +12,17 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.project_tools import job_accepted
 from annotation.api.schema_errors import RowErrors, error
-from annotation.api.schema_staff import MediaInUseOut, MediaUploadOut
+from annotation.api.schema_staff import ImportAcceptedOut, MediaInUseOut, MediaUploadOut
 from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
 from annotation.media_serving import media_url
 from annotation.models import MediaFile
 from annotation.selectors.media import media_file_for, media_files_of
-from annotation.services import MediaInUse, media_files_delete, media_import_upload
-from annotation.services.media import ON_DUPLICATE
+from annotation.services import MediaInUse, media_files_delete
+from annotation.services.media import ON_DUPLICATE, MediaImportResult
+from annotation.services.media_jobs import media_upload_import
 from annotation.uploads import refuse_oversized_upload
 
 
@@ -44,7 +48,11 @@ class MediaUploadSerializer(serializers.Serializer):
     post=extend_schema(
         tags=["media"], operation_id="media_upload", summary="Upload audio files (a zip, or one file)",
         request={"multipart/form-data": MediaUploadSerializer, "application/x-www-form-urlencoded": MediaUploadSerializer},
-        responses={201: MediaUploadOut,
+        responses={201: OpenApiResponse(MediaUploadOut, "A single small audio file (up to IMPORT_INLINE_MAX_BYTES), "
+                                                        "stored at once: the counts."),
+                   202: OpenApiResponse(ImportAcceptedOut, "A zip, or a larger file: the import job that stores the "
+                                                           "files, to poll (also in `Location`). A refused upload "
+                                                           "ends the job failed with every error by line and field."),
                    400: error("Nothing was stored: every bad file with its line and field, or the field at fault.",
                               RowErrors)}),
 )
@@ -52,7 +60,10 @@ class MediaFiles(generics.ListAPIView):
     """GET (staff): the project's audio files, paginated. POST: multipart ``file``, a zip of
     audio files (by its manifest.csv, or keyed by file name) or one audio file with an optional
     ``key``; ``on_duplicate`` reject (default) or replace. Nothing is stored unless every file is
-    audio within the limits: 201 with the counts, or 400 listing line, field and message."""
+    audio within the limits. A single file up to IMPORT_INLINE_MAX_BYTES is stored at once: 201
+    with the counts, or 400 listing line, field and message. A zip or a larger file is stored by
+    an import job: 202 with the job to poll (its result has the counts, or its errors the lines
+    and fields); options at fault are still refused at once with 400."""
 
     serializer_class = MediaFileSerializer
     parser_classes = [MultiPartParser, FormParser]
@@ -71,13 +82,16 @@ class MediaFiles(generics.ListAPIView):
         form.is_valid(raise_exception=True)
         data = form.validated_data
         try:
-            result = media_import_upload(project=project, upload=data["file"], key=data.get("key") or None,
-                                         on_duplicate=data["on_duplicate"])
+            outcome = media_upload_import(project=project, upload=data["file"], key=data.get("key") or None,
+                                          on_duplicate=data["on_duplicate"], user=request.user)
         except ImportFailed as exc:
             return Response(
                 {"detail": "Nothing was stored.", "errors": [e.as_dict() for e in exc.errors], "error_count": exc.total},
                 status=status.HTTP_400_BAD_REQUEST,
             )
+        if outcome.job is not None:
+            return job_accepted(request, outcome.job)
+        result = cast(MediaImportResult, outcome.result)
         return Response({"created": result.created, "replaced": result.replaced, "skipped": result.skipped},
                         status=status.HTTP_201_CREATED)
 

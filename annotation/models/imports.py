@@ -15,6 +15,8 @@ class ImportJob(Job):
         CROWD = "crowd", "Crowd results"
         # A task type's own files (annotation.task_types.base.FilesImport) as items.
         FILES = "files", "Task-type files"
+        # Audio files (a zip, or one file too large to store inside the request).
+        MEDIA = "media", "Audio files"
 
     project = models.ForeignKey("annotation.Project", on_delete=models.CASCADE, related_name="import_jobs")
     kind = models.CharField(max_length=10, choices=Kind.choices)

@@ -45,6 +45,7 @@ from annotation.services.crowd_results import (
     parse_crowd_rows,
 )
 from annotation.services.items import ImportResult
+from annotation.services.media_jobs import MediaAttempt, media_job_work
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FilesImport
 from annotation.value_checks import scrubbed
@@ -177,6 +178,8 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     Raises ImportFailed for a refused inline import or bad options."""
     if kind == Kind.FILES:
         raise ImportFailed([RowError(None, "kind", "a task type's own files are imported by files_import_upload")])
+    if kind == Kind.MEDIA:
+        raise ImportFailed([RowError(None, "kind", "audio files are imported by media_upload_import")])
     options = _clean_options(kind, options)
     detect_format(upload.name or "", options.get("format"))  # refuse an unknown format at once
     # Django's upload handlers always give an upload its size.
@@ -279,12 +282,21 @@ def _parse_files(project: Project, stored: IO[bytes] | None, options: Mapping[st
 def import_job_execute(*, job_id: int) -> ImportJob | None:
     """Run a queued import job; returns None if it was finished already. Raises JobBusy when a
     live worker runs it, TransientFault after putting it back in the queue (its upload kept)."""
-    return job_execute(model=ImportJob, pk=job_id, work=_import_stored, failure="Nothing was imported: ",
-                       cleanup=lambda job: job_upload_forget(job=job))
+    # The audio files a media job's attempt copies to the storage: gone unless recorded.
+    kept = MediaAttempt()
+
+    def cleanup(job: ImportJob) -> None:
+        kept.discard_unrecorded(job=job)
+        job_upload_forget(job=job)
+
+    return job_execute(model=ImportJob, pk=job_id, work=lambda job, attempt: _import_stored(job, attempt, kept),
+                       failure="Nothing was imported: ", cleanup=cleanup)
 
 
-def _import_stored(job: ImportJob, attempt: Attempt) -> JobOutcome:
+def _import_stored(job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> JobOutcome:
     """Parse the stored upload now and write its rows with the job's outcome."""
+    if job.kind == Kind.MEDIA:
+        return media_job_work(job=job, attempt=attempt, kept=kept)
     attempt.progress(0.01, "reading the file")
     try:
         # The stored file is read as a stream: a gzip file unpacks chunk by chunk, up to its cap.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import logging
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -61,40 +61,79 @@ def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "re
     """Store and record the files of ``batch``, all or nothing. ``on_duplicate``: ``reject``
     refuses the import if a key already exists in the project; ``replace`` gives such keys the
     new file. Raises ImportFailed naming the manifest line and field, or the file."""
+    stored: list[str] = []
+    try:
+        files = media_batch_store(project=project, batch=batch, on_duplicate=on_duplicate, stored=stored)
+        return media_batch_record(project=project, files=files, on_duplicate=on_duplicate, skipped=batch.skipped)
+    except BaseException:
+        media_stored_discard(names=stored)
+        raise
+
+
+@dataclass(frozen=True)
+class StoredMedia:
+    """A checked file copied to the storage, not yet recorded."""
+
+    item: CheckedEntry
+    name: str
+    size: int
+    sha256: str
+    duration: float | None
+
+
+def media_batch_store(*, project: Project, batch: MediaBatch, on_duplicate: str, stored: list[str],
+                      progress: Callable[[int, int], None] | None = None) -> list[StoredMedia]:
+    """The first half of an import: check every file of ``batch``, then copy each to the
+    storage under a generated name, which is added to ``stored`` as soon as it exists (the
+    caller deletes those if the import goes no further). ``progress(done, total)`` is told after
+    each file. Raises ImportFailed naming the manifest line and field, or the file."""
     if on_duplicate not in ON_DUPLICATE:
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'replace'")])
     checked = batch_check(batch)
     if on_duplicate == "reject":
-        # Checked before copying anything, and again under the lock below.
+        # Checked before copying anything, and again under the lock when they are recorded.
         _refuse_existing(project, checked)
-    stored: list[str] = []
-    try:
-        files = [(item, _store(project, item, stored)) for item in checked]
-        with transaction.atomic():
-            # Lock the project row: the rows of two imports into one project are written one
-            # after the other, and the second sees the keys the first wrote.
-            Project.objects.select_for_update().filter(pk=project.pk).first()
-            existing = _existing(project, [item.entry.key for item in checked])
-            if existing and on_duplicate == "reject":
-                _refuse_existing(project, checked)
-            new, replaced, old_names = [], [], []
-            for item, (name, size, sha256, duration) in files:
-                row = existing.get(item.entry.key)
-                if row is None:
-                    new.append(MediaFile(project=project, key=item.entry.key, file=name, content_type=item.content_type,
-                                         size=size, sha256=sha256, duration=duration))
-                    continue
-                old_names.append(_stored_name(row))
-                row.file, row.content_type, row.size, row.sha256 = name, item.content_type, size, sha256
-                row.duration = duration
-                replaced.append(row)
-            MediaFile.objects.bulk_create(new, batch_size=500)
-            MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256", "duration"], batch_size=500)
-            transaction.on_commit(lambda: _delete_stored(old_names))
-    except BaseException:
-        _delete_stored(stored)
-        raise
-    return MediaImportResult(created=len(new), replaced=len(replaced), skipped=batch.skipped)
+    files = []
+    for done, item in enumerate(checked, start=1):
+        files.append(StoredMedia(item, *_store(project, item, stored)))
+        if progress is not None:
+            progress(done, len(checked))
+    return files
+
+
+def media_batch_record(*, project: Project, files: Sequence[StoredMedia], on_duplicate: str,
+                       skipped: int = 0) -> MediaImportResult:
+    """The second half: record the stored files in one short transaction (the database's write
+    lock is not held while they are copied). A replaced file's old copy is deleted once this has
+    committed. Raises ImportFailed when a key appeared meanwhile and ``on_duplicate`` is reject."""
+    with transaction.atomic():
+        # Lock the project row: the rows of two imports into one project are written one
+        # after the other, and the second sees the keys the first wrote.
+        Project.objects.select_for_update().filter(pk=project.pk).first()
+        existing = _existing(project, [f.item.entry.key for f in files])
+        if existing and on_duplicate == "reject":
+            _refuse_existing(project, [f.item for f in files])
+        new, replaced, old_names = [], [], []
+        for f in files:
+            row = existing.get(f.item.entry.key)
+            if row is None:
+                new.append(MediaFile(project=project, key=f.item.entry.key, file=f.name,
+                                     content_type=f.item.content_type, size=f.size, sha256=f.sha256,
+                                     duration=f.duration))
+                continue
+            old_names.append(_stored_name(row))
+            row.file, row.content_type, row.size, row.sha256 = f.name, f.item.content_type, f.size, f.sha256
+            row.duration = f.duration
+            replaced.append(row)
+        MediaFile.objects.bulk_create(new, batch_size=500)
+        MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256", "duration"], batch_size=500)
+        transaction.on_commit(lambda: media_stored_discard(names=old_names))
+    return MediaImportResult(created=len(new), replaced=len(replaced), skipped=skipped)
+
+
+def media_stored_discard(*, names: Iterable[str]) -> None:
+    """Delete stored copies (of a refused import, or replaced files); a failure is logged."""
+    _delete_stored(names)
 
 
 def media_import_zip(*, project: Project, archive: IO[bytes], name: str, on_duplicate: str = "reject") -> MediaImportResult:
@@ -111,6 +150,13 @@ def media_import_folder(*, project: Project, folder: Path, on_duplicate: str = "
 def media_import_file(*, project: Project, data: IO[bytes], name: str, size: int, key: str | None = None,
                       on_duplicate: str = "reject") -> MediaImportResult:
     """Import one audio file (a seekable binary stream) under ``key``, by default its name."""
+    batch = single_file_batch(data=data, name=name, size=size, key=key)
+    return media_import(project=project, batch=batch, on_duplicate=on_duplicate)
+
+
+def single_file_batch(*, data: IO[bytes], name: str, size: int, key: str | None = None) -> MediaBatch:
+    """One audio file (a seekable binary stream) as a batch, under ``key`` or by default its
+    name; raises ImportFailed for a key that cannot be one."""
     key = name if key is None else key.strip()
     problem = key_problem(key)
     if problem:
@@ -121,18 +167,22 @@ def media_import_file(*, project: Project, data: IO[bytes], name: str, size: int
         data.seek(0)
         return nullcontext(data)
 
-    entry = MediaEntry(key=key, source=name, size=size, open=reopen)
-    return media_import(project=project, batch=MediaBatch([entry]), on_duplicate=on_duplicate)
+    return MediaBatch([MediaEntry(key=key, source=name, size=size, open=reopen)])
+
+
+def upload_is_zip(*, upload: IO[bytes]) -> bool:
+    """Whether an upload is a zip (told by its content, not its name)."""
+    upload.seek(0)
+    head = upload.read(4)
+    upload.seek(0)
+    return head in ZIP_MAGIC
 
 
 def media_import_upload(*, project: Project, upload: UploadedFile, key: str | None = None,
                         on_duplicate: str = "reject") -> MediaImportResult:
     """Import an uploaded zip of audio files, or a single audio file (told apart by content)."""
     name = upload.name or "upload"
-    upload.seek(0)
-    is_zip = upload.read(4) in ZIP_MAGIC
-    upload.seek(0)
-    if is_zip:
+    if upload_is_zip(upload=upload):
         if key:
             raise ImportFailed([RowError(None, "key", "is for a single audio file; a zip names its files in manifest.csv")])
         return media_import_zip(project=project, archive=upload, name=name, on_duplicate=on_duplicate)

@@ -86,7 +86,7 @@ HTML = b"<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(4) + b"IHDR" + bytes(17)
 
 
-def zip_of(files: dict[str, bytes], *, manifest: str | None = None) -> bytes:
+def zip_of(files: dict[str, bytes], *, manifest: str | bytes | None = None) -> bytes:
     """A zip of ``files`` (path inside the zip: content), with ``manifest.csv`` if given."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as zf:

@@ -141,7 +141,7 @@ def _error_lines(errors: list[dict[str, Any]]) -> list[str]:
     """Stored or answered row errors in words, as the job's page writes them."""
     lines = []
     for e in errors:
-        where = e.get("where") or " ".join(f"{k} {e[k]}" for k in ("line", "record", "pair") if k in e) or "file"
+        where = e.get("where") or " ".join(f"{k} {e[k]}" for k in ("line", "record", "pair") if e.get(k) is not None) or "file"
         lines.append(f"{where}, field '{e['field']}': {e['message']}" if e.get("field") else f"{where}: {e['message']}")
     return lines
 
@@ -421,4 +421,12 @@ def _importers() -> Iterator[Importer]:
                    size_limit=(media_sources, "MANIFEST_MAX_BYTES"))
 
 
-IMPORTERS = list(_importers())
+def _all_importers() -> list[Importer]:
+    # The API twins of the tool pages and the audio uploads live in their own module, which
+    # builds on the helpers above.
+    from tests.support.hostile_uploads import upload_importers
+
+    return [*_importers(), *upload_importers()]
+
+
+IMPORTERS = _all_importers()

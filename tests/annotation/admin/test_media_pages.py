@@ -8,7 +8,7 @@ from django.core.management import CommandError, call_command
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import MediaFile
+from annotation.models import ImportJob, MediaFile
 from annotation.task_types import task_types
 from annotation.uploads import MIB
 from tests.factories import ProjectFactory, UserFactory
@@ -38,7 +38,8 @@ def api(user):
 # --- admin -----------------------------------------------------------------------------------
 
 
-def test_the_project_page_links_the_upload_page_which_lists_the_files(client, project):
+def test_the_project_page_links_the_upload_page_which_lists_the_files(client, project,
+                                                                      django_capture_on_commit_callbacks):
     client.force_login(UserFactory(role="admin"))
     page_url = reverse("admin:annotation_project_media", args=[project.pk])
     assert page_url in client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
@@ -46,24 +47,61 @@ def test_the_project_page_links_the_upload_page_which_lists_the_files(client, pr
     assert page.status_code == 200
     assert "0 audio files in this project" in page.content.decode() and "Columns of manifest.csv" in page.content.decode()
 
-    response = client.post(page_url, {"file": SimpleUploadedFile("clips.zip", CLIPS), "on_duplicate": "reject"}, follow=True)
-    text = response.content.decode()
-    assert "Stored clips.zip: 2 new, 0 replaced audio files." in text
+    # A zip is stored by an import job: the upload leads to the job's page.
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(page_url, {"file": SimpleUploadedFile("clips.zip", CLIPS), "on_duplicate": "reject"})
+    job = ImportJob.objects.get(project=project)
+    assert response.status_code == 302
+    assert response["Location"] == reverse("admin:annotation_project_import_job", args=[project.pk, job.pk])
+    assert job.kind == ImportJob.Kind.MEDIA and job.status == ImportJob.Status.DONE and job.stored_name == ""
+    text = client.get(response["Location"]).content.decode()
+    assert "Imported clips.zip: 2 new, 0 replaced audio files." in text
+    text = client.get(page_url).content.decode()
     assert "2 audio files in this project" in text
     assert reverse("media", kwargs={"slug": project.slug, "key": "speech_81_pro.mp3"}) in text
     assert set(project.media_files.values_list("key", flat=True)) == {"speech_81_pro.mp3", "speech_82_con.wav"}
 
 
-def test_the_upload_page_lists_every_problem_and_stores_nothing(client, project, media_root):
+def test_the_upload_page_queues_a_zip_and_stores_nothing_in_the_request(client, project, media_root, monkeypatch):
+    """The request only keeps the upload: no worker takes this job, and no audio file is stored."""
+    from jobs import services
+
+    sent: list[int] = []
+    monkeypatch.setattr(services, "job_send", lambda *, job: sent.append(job.pk))
+    client.force_login(UserFactory(role="admin"))
+    with_members = zip_of({f"{n}.wav": audio.wav() for n in range(3)})
+    client.post(reverse("admin:annotation_project_media", args=[project.pk]),
+                {"file": SimpleUploadedFile("clips.zip", with_members), "on_duplicate": "reject"})
+    job = ImportJob.objects.get(project=project)
+    assert job.status == ImportJob.Status.QUEUED and job.size == len(with_members) and job.options["zip"] is True
+    assert not MediaFile.objects.exists() and stored_files(media_root) == [job.stored_name]
+
+
+def test_the_upload_page_lists_every_problem_and_stores_nothing(client, project, media_root,
+                                                                django_capture_on_commit_callbacks):
     client.force_login(UserFactory(role="admin"))
     bad = zip_of({"s81.mp3": audio.HTML}, manifest="key,file\nspeech_81_pro.mp3,s81.mp3\nspeech_82,missing.wav\n")
-    response = client.post(reverse("admin:annotation_project_media", args=[project.pk]),
-                           {"file": SimpleUploadedFile("clips.zip", bad), "on_duplicate": "reject"})
+    with django_capture_on_commit_callbacks(execute=True):
+        response = client.post(reverse("admin:annotation_project_media", args=[project.pk]),
+                               {"file": SimpleUploadedFile("clips.zip", bad), "on_duplicate": "reject"})
+    response = client.get(response["Location"])
     text = response.content.decode()
     assert response.status_code == 200
-    assert "Nothing was written. 1 problem" in text
-    assert "line 3, field &#x27;file&#x27;: no file &#x27;missing.wav&#x27; in the zip or folder" in text
+    # "Import another file" leads back to the upload page.
+    assert reverse("admin:annotation_project_media", args=[project.pk]) in text
+    assert "Nothing was stored: 1 problem in the upload." in text
+    assert "line 3, field 'file': no file &#x27;missing.wav&#x27; in the zip or folder" in text
+    assert ImportJob.objects.get(project=project).status == ImportJob.Status.FAILED
     assert not MediaFile.objects.exists() and stored_files(media_root) == []
+
+
+def test_a_utf16_manifest_is_read_in_its_encoding(client, project, django_capture_on_commit_callbacks):
+    client.force_login(UserFactory(role="admin"))
+    archive = zip_of({"s81.mp3": audio.mp3_frames()}, manifest="key,file\nspeech_81_pro.mp3,s81.mp3\n".encode("utf-16"))
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("admin:annotation_project_media", args=[project.pk]),
+                    {"file": SimpleUploadedFile("clips.zip", archive), "on_duplicate": "reject"})
+    assert list(project.media_files.values_list("key", flat=True)) == ["speech_81_pro.mp3"]
 
 
 def test_a_single_file_with_a_key_and_replacing_it(client, project):
@@ -93,8 +131,9 @@ def test_the_upload_page_reports_an_upload_over_the_limit_on_its_field(client, p
 def test_deleting_a_file_in_the_admin_deletes_its_stored_copy(client, project, media_root,
                                                               django_capture_on_commit_callbacks):
     client.force_login(UserFactory(role="admin"))
-    client.post(reverse("admin:annotation_project_media", args=[project.pk]),
-                {"file": SimpleUploadedFile("clips.zip", CLIPS), "on_duplicate": "reject"})
+    with django_capture_on_commit_callbacks(execute=True):
+        client.post(reverse("admin:annotation_project_media", args=[project.pk]),
+                    {"file": SimpleUploadedFile("clips.zip", CLIPS), "on_duplicate": "reject"})
     media = MediaFile.objects.get(key="speech_82_con.wav")
     with django_capture_on_commit_callbacks(execute=True):
         response = client.post(reverse("admin:annotation_mediafile_delete", args=[media.pk]), {"post": "yes"})
@@ -106,11 +145,17 @@ def test_deleting_a_file_in_the_admin_deletes_its_stored_copy(client, project, m
 # --- API -------------------------------------------------------------------------------------
 
 
-def test_the_api_takes_a_zip_and_lists_the_files_for_staff(project):
+def test_the_api_takes_a_zip_as_a_job_and_lists_the_files_for_staff(project, django_capture_on_commit_callbacks):
     url = f"/api/projects/{project.slug}/media/"
-    response = api(UserFactory(role="admin")).post(url, {"file": SimpleUploadedFile("clips.zip", CLIPS)}, format="multipart")
-    assert response.status_code == 201
-    assert response.json() == {"created": 2, "replaced": 0, "skipped": 0}
+    admin = api(UserFactory(role="admin"))
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(url, {"file": SimpleUploadedFile("clips.zip", CLIPS)}, format="multipart")
+    job = ImportJob.objects.get(project=project)
+    assert response.status_code == 202 and response["Location"] == f"/api/imports/{job.pk}/"
+    body = response.json()
+    assert body["id"] == job.pk and body["kind"] == "media" and body["url"] == f"http://testserver/api/imports/{job.pk}/"
+    polled = admin.get(body["url"]).json()
+    assert polled["status"] == "done" and polled["result"] == {"created": 2, "replaced": 0, "skipped": 0}
     listed = api(UserFactory(role="researcher")).get(url).json()["results"]
     assert [(f["key"], f["content_type"], f["size"]) for f in listed] == [
         ("speech_81_pro.mp3", "audio/mpeg", len(audio.mp3_frames())), ("speech_82_con.wav", "audio/wav", len(audio.wav()))]
@@ -133,6 +178,25 @@ def test_the_api_takes_one_file_with_a_key_and_refuses_what_is_not_audio(project
                                  "on_duplicate": "replace"}, format="multipart")
     assert response.status_code == 201 and response.json()["replaced"] == 1
     assert project.media_files.count() == 1
+
+
+def test_the_api_refuses_a_bad_manifest_row_in_its_job_by_line_and_field(project, media_root,
+                                                                         django_capture_on_commit_callbacks):
+    admin = api(UserFactory(role="admin"))
+    bad = zip_of({"s81.mp3": audio.mp3_frames()}, manifest="key,file\nspeech_81_pro.mp3,s81.mp3\n../up.mp3,s81.mp3\n")
+    with django_capture_on_commit_callbacks(execute=True):
+        response = admin.post(f"/api/projects/{project.slug}/media/", {"file": SimpleUploadedFile("c.zip", bad)},
+                              format="multipart")
+    assert response.status_code == 202
+    polled = admin.get(response.json()["url"]).json()
+    assert polled["status"] == "failed" and polled["error_count"] == 1
+    assert polled["errors"][0]["line"] == 3 and polled["errors"][0]["field"] == "key"
+    assert not MediaFile.objects.exists() and stored_files(media_root) == []
+    # Options at fault are refused at once, before anything is stored.
+    response = admin.post(f"/api/projects/{project.slug}/media/", {"file": SimpleUploadedFile("c.zip", CLIPS),
+                                                                  "key": "k.wav"}, format="multipart")
+    assert response.status_code == 400 and response.json()["errors"][0]["field"] == "key"
+    assert ImportJob.objects.count() == 1
 
 
 def test_the_api_needs_permissions(project):
