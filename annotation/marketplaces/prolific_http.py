@@ -60,7 +60,7 @@ def prolific_call(*, method: str, path: str, body: Any = None, params: dict[str,
         raw = error.read()
         try:
             detail = json.loads(raw) if raw else None
-        except ValueError:
+        except (ValueError, RecursionError):
             detail = raw[:500].decode(errors="replace")
         raise MarketplaceError(f"Prolific answered {error.code} to {method.upper()} {path}",
                                status=error.code, detail=detail) from None
@@ -71,6 +71,6 @@ def prolific_call(*, method: str, path: str, body: Any = None, params: dict[str,
         return None
     try:
         return json.loads(raw)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past Python's parser
         raise MarketplaceError(f"Prolific answered {method.upper()} {path} with a body that is not JSON",
                                status=200) from None

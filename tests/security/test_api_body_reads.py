@@ -73,9 +73,11 @@ ALLOWED: list[tuple[str, str, str]] = [
     ("annotation.services.projects:project_change", "json.loads",
      "json.dumps of options a task type's form cleaned, read back as plain JSON values"),
     ("annotation.marketplaces.prolific_http:prolific_call", "json.loads",
-     "the body of an error answer of Prolific's API (called with the workspace's token over HTTPS), not a request to this server"),
+     "the body of an error answer of Prolific's API, not a request to this server; garbage and "
+     "too-deep bodies are caught (tests/security/test_marketplace_answers.py)"),
     ("annotation.marketplaces.prolific_http:prolific_call", "json.loads",
-     "the body of an answer of Prolific's API (called with the workspace's token over HTTPS), not a request to this server"),
+     "the body of an answer of Prolific's API, not a request to this server; garbage and too-deep "
+     "bodies are a MarketplaceError (tests/security/test_marketplace_answers.py)"),
 ]
 
 
