@@ -98,3 +98,23 @@ def test_an_item_page_with_a_progress_bar_draws_it_by_class(client):
     client.force_login(worker)
     page = client.get(f"/projects/{project.slug}/annotate/").content.decode()
     assert 'role="progressbar"' in page and 'class="pct-0"' in page and "style=" not in page
+
+
+def test_the_api_answers_json_even_to_a_browser(client):
+    """DRF's browsable API styles its pages with style attributes the policy blocks: the API
+    answers JSON alone, whatever the request asks for and in every mode; its pages are /api/docs/."""
+    assert settings.REST_FRAMEWORK["DEFAULT_RENDERER_CLASSES"] == ["rest_framework.renderers.JSONRenderer"]
+    ProjectFactory(name="Seen", open_to_all=True)
+    client.force_login(UserFactory())
+    browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+    for path in ("/api/projects/", "/api/task-types/", "/api/projects/?format=api"):
+        response = client.get(path, HTTP_ACCEPT=browser)
+        if "format=api" in path:
+            # No renderer answers to the browsable format: DRF's 404, as JSON.
+            assert response.status_code == 404 and response["Content-Type"] == "application/json", path
+            continue
+        assert response.status_code == 200 and response["Content-Type"] == "application/json", path
+        assert b"<html" not in response.content and response.json()
+    # A client that takes HTML alone is told that the API has none.
+    refused = client.get("/api/projects/", HTTP_ACCEPT="text/html")
+    assert refused.status_code == 406 and refused["Content-Type"] == "application/json"
