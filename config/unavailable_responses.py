@@ -113,8 +113,8 @@ def api_exception_handler(exc: Exception, context: dict) -> HttpResponse | None:
         if request is not None:
             _log(request, unavailable, exc)
         seconds = max(1, int(unavailable.retry_after))
-        # A plain JSON response, not DRF's Response: its renderer could be the browsable API,
-        # which looks up the user in the database that may be away.
+        # A plain JSON response, not DRF's Response: no content negotiation or renderer runs, so
+        # nothing on the way out can touch the database that may be away.
         response = JsonResponse({"detail": unavailable.detail, "retry_after": seconds}, status=503)
         response["Retry-After"] = str(seconds)
         response["Cache-Control"] = "no-store"
