@@ -13,6 +13,8 @@ up deletes the copies it made; only files whose rows committed stay.
 from __future__ import annotations
 
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from typing import IO, cast
 
@@ -123,21 +125,12 @@ def _refused(exc: ImportFailed) -> JobFailed:
                      errors=[e.as_dict() for e in exc.errors], error_count=exc.total)
 
 
-def media_job_work(*, job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> JobOutcome:
-    """One attempt at a media job: check every file, copy each to the storage (progress 2–95%,
-    which also stops a cancelled job), and record them with the job's outcome."""
-    on_duplicate = job.options.get("on_duplicate", "reject")
-    attempt.progress(0.01, "reading the upload")
+@contextmanager
+def _discarded_on_failure(kept: MediaAttempt) -> Iterator[None]:
+    """The attempt's stored copies are deleted when what runs inside fails; a refusal becomes the
+    job's failure with its row and field."""
     try:
-        with default_storage.open(job.stored_name, "rb") as upload:
-            batch = _batch(job, upload)
-            attempt.progress(0.02, "checking the files")
-
-            def stored(done: int, total: int) -> None:
-                attempt.progress(0.02 + 0.93 * done / total, f"{done:,} of {total:,} files stored")
-
-            files = media_batch_store(project=job.project, batch=batch, on_duplicate=on_duplicate,
-                                      stored=kept.names, progress=stored)
+        yield
     except ImportFailed as exc:
         kept.discard()
         raise _refused(exc) from exc
@@ -145,16 +138,26 @@ def media_job_work(*, job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> J
         kept.discard()
         raise
 
+
+def media_job_work(*, job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> JobOutcome:
+    """One attempt at a media job: check every file, copy each to the storage (progress 2–95%,
+    which also stops a cancelled job), and record them with the job's outcome."""
+    on_duplicate = job.options.get("on_duplicate", "reject")
+    attempt.progress(0.01, "reading the upload")
+    with _discarded_on_failure(kept), default_storage.open(job.stored_name, "rb") as upload:
+        batch = _batch(job, upload)
+        attempt.progress(0.02, "checking the files")
+
+        def stored(done: int, total: int) -> None:
+            attempt.progress(0.02 + 0.93 * done / total, f"{done:,} of {total:,} files stored")
+
+        files = media_batch_store(project=job.project, batch=batch, on_duplicate=on_duplicate,
+                                  stored=kept.names, progress=stored)
+
     def write() -> dict[str, object]:
-        try:
+        with _discarded_on_failure(kept):
             result = media_batch_record(project=job.project, files=files, on_duplicate=on_duplicate,
                                         skipped=batch.skipped)
-        except ImportFailed as exc:
-            kept.discard()
-            raise _refused(exc) from exc
-        except BaseException:
-            kept.discard()
-            raise
         return {"result": asdict(result)}
 
     return JobOutcome(write=write)

@@ -281,14 +281,19 @@ def track2_command(ctx: Ctx, files: dict[str, bytes], command: str = "track2_bui
              folder / "key_points.csv", "--predictions", folder / "predictions.json", "--system", "sys")
 
 
-def key_point_sets_admin(ctx: Ctx, files: dict[str, bytes]) -> None:
+def key_point_sets_fields(files: dict[str, bytes]) -> dict[str, Any]:
+    """The key-point sets build's form (page and API): two systems from the same (hostile) files."""
     sent = _track2_files(files)
-    _post_job(ctx, f"/admin/annotation/project/{ctx.project.pk}/key-point-sets/", {
+    return {
         "arguments": _upload("arguments.csv", sent["arguments.csv"]),
         **{f"name_{n}": f"s{n}" for n in (1, 2)},
         **{f"key_points_{n}": _upload("key_points.csv", sent["key_points.csv"]) for n in (1, 2)},
         **{f"predictions_{n}": _upload("predictions.json", sent["predictions.json"]) for n in (1, 2)},
-        "seed": 0, "min_score": 0, "counts": "topic"})
+        "seed": 0, "min_score": 0, "counts": "topic"}
+
+
+def key_point_sets_admin(ctx: Ctx, files: dict[str, bytes]) -> None:
+    _post_job(ctx, f"/admin/annotation/project/{ctx.project.pk}/key-point-sets/", key_point_sets_fields(files))
 
 
 def key_point_sets_command(ctx: Ctx, files: dict[str, bytes]) -> None:

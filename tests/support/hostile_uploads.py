@@ -24,6 +24,7 @@ from tests.support.hostile_importers import (
     _post_job,
     _track2_files,
     _upload,
+    key_point_sets_fields,
 )
 from tests.support.importer_files import KPA_ARGUMENTS, KPA_KEY_POINTS, KPA_LABELS
 
@@ -66,13 +67,7 @@ def track2_score_api(ctx: Ctx, files: dict[str, bytes]) -> None:
 
 
 def key_point_sets_api(ctx: Ctx, files: dict[str, bytes]) -> None:
-    sent = _track2_files(files)
-    _api_post(ctx, f"/api/projects/{ctx.project.slug}/key-point-sets/build/", {
-        "arguments": _upload("arguments.csv", sent["arguments.csv"]),
-        **{f"name_{n}": f"s{n}" for n in (1, 2)},
-        **{f"key_points_{n}": _upload("key_points.csv", sent["key_points.csv"]) for n in (1, 2)},
-        **{f"predictions_{n}": _upload("predictions.json", sent["predictions.json"]) for n in (1, 2)},
-        "seed": 0, "min_score": 0, "counts": "topic"})
+    _api_post(ctx, f"/api/projects/{ctx.project.slug}/key-point-sets/build/", key_point_sets_fields(files))
 
 
 def _media_zip(ctx: Ctx, files: dict[str, bytes]) -> Any:
