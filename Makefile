@@ -69,8 +69,11 @@ run: demo
 	@echo "Serving on http://$(HOST)/ with a job worker (Ctrl+C stops both)"
 	$(PY) manage.py serve $(HOST)
 
+# The suite runs in TEST_WORKERS processes side by side (pytest-xdist), each with its own test
+# database, job queue, cache prefix and folders; TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS)
 
 # Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
 # two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a

@@ -323,8 +323,9 @@ if REDIS_URL:
     # A Redis that accepts connections but does not answer (frozen, swapping) must not hold a
     # request that queues a job, or the health probe, past these seconds.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 3}
-    CACHES = {"default": {"BACKEND": "config.cache.FallbackRedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX":
-                          "argcrowd", "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2}}}
+    CACHES = {"default": {"BACKEND": "config.cache.FallbackRedisCache", "LOCATION": REDIS_URL,
+                          "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "argcrowd"),
+                          "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2}}}
 else:
     CELERY_BROKER_URL = "filesystem://"
     _embedded = embedded_job_settings(VAR_DIR)
