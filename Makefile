@@ -71,9 +71,12 @@ run: demo
 
 # The suite on DATABASE_URL, or on SQLITE_TEST_PATH; with neither, on a new SQLite file (as
 # fuzz-api), so that the real-worker tests, whose workers open the test database from another
-# process, run instead of skipping as they would on an in-memory one.
+# process, run instead of skipping as they would on an in-memory one. It runs in TEST_WORKERS
+# processes side by side (pytest-xdist), each with its own test database, job queue, cache prefix
+# and folders; TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= 2
 test: $(VENV)/.dev
-	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS)
 
 # Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
 # two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a

@@ -59,7 +59,13 @@ def job_environment():
     # on the machine may delete those while this one's workers still use it.
     var_dir = Path(tempfile.mkdtemp(prefix="argcrowd-test-var-"))
     overrides = {"MEDIA_ROOT": str(var_dir / "media"), "VAR_DIR": var_dir}
-    if not settings.REDIS_URL:
+    if settings.REDIS_URL:
+        # Sessions running side by side (pytest -n) share one Redis: each keeps its keys (live job
+        # state, heartbeats by job id) under a prefix of its own, and so do the processes it starts.
+        prefix = f"argcrowd-test-{os.getpid()}"
+        os.environ["CACHE_KEY_PREFIX"] = prefix
+        overrides["CACHES"] = {"default": {**settings.CACHES["default"], "KEY_PREFIX": prefix}}
+    else:
         embedded = embedded_job_settings(var_dir)
         overrides["CACHES"] = embedded["CACHES"]
         app.conf.broker_transport_options = embedded["CELERY_BROKER_TRANSPORT_OPTIONS"]
