@@ -25,7 +25,7 @@ from django.test import override_settings
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create
-from annotation.models import Annotation, ImportJob, Item
+from annotation.models import Annotation, ImportJob, Item, MediaFile
 from jobs.healing import jobs_heal
 from jobs.models import Job, JobStatus
 from jobs.selectors import job_models
@@ -89,6 +89,18 @@ def _files_job() -> Job:
     return files_import_upload(project=project, name="corpus", files=files, options={})
 
 
+def _media_job() -> Job:
+    """A zip of audio files with its manifest, as *Upload audio* and the media API queue it."""
+    from annotation.services.media_jobs import media_upload_import
+    from tests.support import audio
+
+    clips = audio.zip_of({"a.wav": audio.wav(), "b.mp3": audio.mp3_frames()},
+                         manifest="key,file\nclip_a.wav,a.wav\nclip_b.mp3,b.mp3\n")
+    job = media_upload_import(project=ProjectFactory(), upload=SimpleUploadedFile("clips.zip", clips)).job
+    assert job is not None
+    return job
+
+
 def _analysis_job() -> Job:
     from annotation.services import annotation_submit, assignment_next
     from tests.task_types.pairwise.factories import answer
@@ -126,6 +138,8 @@ PROBES = [
           lambda job: Annotation.objects.filter(assignment__project_id=job.project_id).count(), lambda job, n: n == 12),
     Probe(ImportJob, ImportJob.Kind.FILES, _files_job,
           lambda job: Item.objects.filter(project_id=job.project_id).count(), lambda job, n: n == 3),
+    Probe(ImportJob, ImportJob.Kind.MEDIA, _media_job,
+          lambda job: MediaFile.objects.filter(project_id=job.project_id).count(), lambda job, n: n == 2),
     Probe(AnalysisRun, "agreement", _analysis_job, _result, lambda job, r: r["figures"]["n_workers"] == 2),
 ]
 with contextlib.suppress(ImportError):  # the key-points type may not be installed
