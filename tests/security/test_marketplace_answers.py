@@ -27,7 +27,7 @@ class Answers(BaseHTTPRequestHandler):
         self.wfile.write(body)
 
     def log_message(self, *args) -> None:
-        pass
+        """Quiet: the test reads the answers, not the server's log."""
 
 
 @pytest.fixture

@@ -99,8 +99,7 @@ class Visitor:
         self.page.wait_for_load_state("load")
         # Where htmx loads a part on arrival, or polls every second, let it ask once.
         if self.page.locator("[hx-trigger*='every 1s']").count():
-            with self.page.expect_request(lambda r: r.headers.get("hx-request") == "true", timeout=5_000):
-                pass
+            self.page.wait_for_event("request", lambda r: r.headers.get("hx-request") == "true", timeout=5_000)
             self.page.wait_for_load_state("networkidle")
         elif self.page.locator("[hx-trigger*='load']").count():
             self.page.wait_for_load_state("networkidle")
