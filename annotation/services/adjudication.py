@@ -3,8 +3,9 @@
 One decision per item (``Adjudication``); a later one replaces it, and the audit log keeps
 every one (action ``adjudicate``, with the answer, the reason and the decision it replaced).
 The decided answer holds the task type's gold fields and is validated as a known answer is
-(``TaskType.clean_gold``). For a gold question the decision may also become its gold answer;
-answers already scored against the old gold answer keep their scores (they are not re-scored).
+(``TaskType.clean_gold``). For a gold question the decision may also become its gold answer:
+every answer already given to it is then scored again against the corrected answer and the
+workers' gold counts are counted again (``annotation.services.gold_counts``).
 """
 
 from __future__ import annotations
