@@ -265,6 +265,9 @@ class PairwiseConvincingness(TaskType):
         return Example(records=records, answer=answer, form=list(answer.items()),
                        invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"label": label} for label in LABELS]
+
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.pairwise.admin import admin_urls
 
