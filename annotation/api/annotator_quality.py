@@ -60,10 +60,14 @@ def feedback_data(outcome: SubmitResult) -> dict[str, Any] | None:
         return {"round": round_data(shown.round_results)}
     task = get_task_type(outcome.assignment.project.task_type)
     result = shown.result
+    # The texts in the words of the item as served (its options in their drawn order); the
+    # answers themselves name options by id, as ever.
+    order = outcome.assignment.shown_order
     data: dict[str, Any] = {"right": result.right, "score": result.score, "method": result.method,
-                            "your_answer_text": task.label_display(outcome.annotation.answer)}
+                            "your_answer_text": task.label_display_as_shown(outcome.annotation.answer, order=order)}
     if shown.expected_shown:
-        data.update(expected=result.expected, expected_text=task.label_display(result.expected), why=shown.explanation)
+        data.update(expected=result.expected, expected_text=task.label_display_as_shown(result.expected, order=order),
+                    why=shown.explanation)
     return data
 
 

@@ -373,6 +373,12 @@ class TaskType(ABC):
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return str(answer)
 
+    def label_display_as_shown(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str:
+        """``label_display`` in the words of the page the worker answered on, whose options were
+        in the drawn ``order`` (``Assignment.shown_order``): what feedback beside the item says.
+        The same as ``label_display`` unless a type's labels name places on the page."""
+        return self.label_display(answer)
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Columns of the item frame that reports need besides the item id. A set-valued type
         may give ``options``, {option id: text}, which the agreement report shows by its options."""

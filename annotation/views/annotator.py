@@ -188,10 +188,10 @@ def _feedback_context(request: AuthenticatedRequest, project: Project, *, notice
     button: feedback is read beside the item it is about, not above the next one. None when
     no feedback waits; the next item is handed out only after Continue."""
     kept = feedback_take(request, project)
-    if kept is None:
+    if kept is None or not isinstance(kept.get("assignment"), int):
         return None
     a = (Assignment.objects.select_related("item", "annotation")
-         .filter(pk=kept.get("assignment"), project=project, worker=request.user).first())
+         .filter(pk=kept["assignment"], project=project, worker=request.user).first())
     annotation = getattr(a, "annotation", None) if a is not None else None
     if a is None or annotation is None:
         return None

@@ -39,13 +39,16 @@ def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: Subm
         return
     task = get_task_type(project.task_type)
     result = shown.result
+    # In the words of the page the item was answered on (its options in their drawn order).
+    order = outcome.assignment.shown_order
     kept: dict[str, Any] = {
         "project": project.slug, "assignment": outcome.assignment.pk, "right": result.right,
-        "given": task.label_display(outcome.annotation.answer), "expected_shown": shown.expected_shown,
+        "given": task.label_display_as_shown(outcome.annotation.answer, order=order),
+        "expected_shown": shown.expected_shown,
         "training": outcome.assignment.purpose == Purpose.TRAINING,
     }
     if shown.expected_shown:
-        kept.update(expected=task.label_display(result.expected), why=shown.explanation)
+        kept.update(expected=task.label_display_as_shown(result.expected, order=order), why=shown.explanation)
     if shown.round_results:
         kept["round"] = {"right": sum(shown.round_results), "items": len(shown.round_results),
                          "results": list(shown.round_results)}
