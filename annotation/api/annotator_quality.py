@@ -50,15 +50,29 @@ def next_quality(request: AuthenticatedApiRequest, project: Project, result: Nex
 
 def feedback_data(outcome: SubmitResult) -> dict[str, Any] | None:
     """What the page shows after a training item, or after a gold question when the project
-    gives feedback: the answer and the expected one (as fields and as text), and why."""
+    gives feedback: whether the answer was right, with the expected one (as fields and as
+    text) and why where the project shows them; under feedback after the round, only on the
+    round's last answer, each of its items right or not."""
     shown = outcome.feedback
     if shown is None:
         return None
+    if shown.round_results:
+        return {"round": round_data(shown.round_results)}
     task = get_task_type(outcome.assignment.project.task_type)
     result = shown.result
-    return {"right": result.right, "score": result.score, "method": result.method, "expected": result.expected,
-            "your_answer_text": task.label_display(outcome.annotation.answer),
-            "expected_text": task.label_display(result.expected), "why": shown.explanation}
+    # The texts in the words of the item as served (its options in their drawn order); the
+    # answers themselves name options by id, as ever.
+    order = outcome.assignment.shown_order
+    data: dict[str, Any] = {"right": result.right, "score": result.score, "method": result.method,
+                            "your_answer_text": task.label_display_as_shown(outcome.annotation.answer, order=order)}
+    if shown.expected_shown:
+        data.update(expected=result.expected, expected_text=task.label_display_as_shown(result.expected, order=order),
+                    why=shown.explanation)
+    return data
+
+
+def round_data(results: tuple[bool, ...]) -> dict[str, Any]:
+    return {"right": sum(results), "items": len(results), "results": list(results)}
 
 
 class QualificationRetry(APIView):

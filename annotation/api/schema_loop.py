@@ -98,14 +98,24 @@ class AnnotationOut(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+class RoundResultOut(serializers.Serializer):
+    right = serializers.IntegerField()
+    items = serializers.IntegerField()
+    results = serializers.ListField(child=serializers.BooleanField(),
+                                    help_text="Each item of the round right or not, in the order settled.")
+
+
 class FeedbackOut(serializers.Serializer):
-    right = serializers.BooleanField()
-    score = serializers.FloatField()
-    method = serializers.CharField()
-    expected = serializers.JSONField()
-    your_answer_text = serializers.CharField(allow_blank=True)
-    expected_text = serializers.CharField(allow_blank=True)
-    why = serializers.CharField(allow_blank=True)
+    right = serializers.BooleanField(required=False, help_text="Absent only in `round`-only feedback.")
+    score = serializers.FloatField(required=False)
+    method = serializers.CharField(required=False)
+    your_answer_text = serializers.CharField(required=False, allow_blank=True)
+    expected = serializers.JSONField(required=False, help_text="After a gold question, and after a training item "
+                                                               "when the project's training feedback is after_each.")
+    expected_text = serializers.CharField(required=False, allow_blank=True)
+    why = serializers.CharField(required=False, allow_blank=True)
+    round = RoundResultOut(required=False, help_text="Training feedback after_round: on the round's last answer "
+                                                     "only, and then alone.")
 
 
 class SubmitOut(AnnotationOut):

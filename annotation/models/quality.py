@@ -75,11 +75,22 @@ class QualityPolicy(models.Model):
         EXACT = "exact", "Exact score"
         WITHIN_ONE = "within_one", "Within one point"
 
+    class TrainingFeedback(models.TextChoices):
+        AFTER_EACH = "after_each", "After each item: right or not, the expected answer and why"
+        RIGHT_WRONG = "right_wrong", "After each item: only whether it was right"
+        AFTER_ROUND = "after_round", "After the round: which items were right, without the expected answers"
+
     project = models.OneToOneField("annotation.Project", on_delete=models.CASCADE, related_name="quality")
     gold_rate = models.FloatField(
         default=0.0, validators=[MinValueValidator(0), MaxValueValidator(0.5)], help_text="Share of the items handed out that are gold questions (0 to 0.5); 0: none.")
     gold_feedback = models.BooleanField(
         default=False, help_text="After a gold question, show the worker the expected answer and its explanation.")
+    # Right/wrong after each item by default: a worker still learns where they misread the
+    # guidelines, while no expected answer leaves the round for another account to copy (a new
+    # project's choice; policies made before this setting keep showing the expected answers).
+    training_feedback = models.CharField(
+        max_length=12, choices=TrainingFeedback.choices, default=TrainingFeedback.RIGHT_WRONG,
+        help_text="What a worker is told about their answers in a training round (qualification or re-calibration).")
     set_overlap = models.CharField(max_length=10, choices=SetOverlap.choices, default=SetOverlap.JACCARD,
                                    help_text="How a set-valued answer is compared with the gold set.")
     set_pass = models.FloatField(default=0.5, validators=[MinValueValidator(0), MaxValueValidator(1)], help_text="Overlap (0 to 1) from which a set-valued answer is right.")
@@ -100,7 +111,7 @@ class QualityPolicy(models.Model):
         default=False, help_text="Gold exports take an adjudicated item's decision instead of its aggregate.")
 
     # The settings a staff member may change, in the order forms and the API show them.
-    SETTINGS = ("gold_rate", "gold_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
+    SETTINGS = ("gold_rate", "gold_feedback", "training_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
                 "qualification_pass", "qualification_attempts", "screened_out_code", "screened_out_url",
                 "prefer_adjudicated")
 

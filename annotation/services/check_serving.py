@@ -10,18 +10,22 @@ Nothing here tells the worker what an item is; the purpose is stored with the as
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, Subquery
+from django.db.models import Exists, F, OuterRef, Subquery
 
 from annotation.models import (
     Assignment,
+    CheckResult,
+    GoldAnswer,
     Item,
     ItemKind,
     Project,
+    Purpose,
     QualityPolicy,
     Standing,
     TrainingRound,
@@ -31,7 +35,8 @@ from annotation.services.prolific_queue import prolific_sync_soon
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
-# Where in the project's positions a gold question is looked for (``engine._gold_pick``).
+# Where in the project's positions a gold question is looked for (``engine._gold_pick``), and
+# which of the worker's training items left comes next (``training_pick``).
 place = random.SystemRandom().random
 
 
@@ -79,6 +84,59 @@ def training_left(*, project: Project, worker: User) -> int:
     """Training items of the project this worker never had."""
     never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker_id=worker.pk))
     return Item.objects.filter(never_had, project=project, kind=ItemKind.TRAINING).count()
+
+
+def training_pick(*, project: Project, worker: User) -> Item | None:
+    """The worker's next training item, drawn at random (``place``) from the project's training
+    items they never had, locked as it is read (``SKIP LOCKED`` on PostgreSQL).
+
+    Drawn per worker, so that one account's round tells another little about its own: with a
+    pool of n items and rounds of k, two workers share k·k/n items on average instead of all k.
+    An item a worker had in an earlier round is never drawn again (one assignment per item and
+    worker), so each further round is of items they have not seen."""
+    never_had = ~Exists(Assignment.objects.filter(item_id=OuterRef("pk"), worker_id=worker.pk))
+    pool = Item.objects.filter(never_had, project=project, kind=ItemKind.TRAINING, n_active__lt=F("redundancy"))
+    ids = list(pool.order_by("position", "id").values_list("pk", flat=True))
+    if not ids:
+        return None
+    chosen = ids[min(int(place() * len(ids)), len(ids) - 1)]
+    locked = pool.select_for_update(skip_locked=True, of=("self",))
+    # Another request holds the drawn row (PostgreSQL only): any other left will do.
+    return locked.filter(pk=chosen).first() or locked.order_by("position", "id").first()
+
+
+# How a training item in an open round can be left without an answer (``CheckResult.method``).
+UNANSWERED = ("skipped", "flagged", "expired")
+
+
+def round_count_unanswered(*, assignment_ids: Sequence[int], how: str, now: datetime) -> int:
+    """Count the training items among ``assignment_ids`` that were just skipped, flagged or
+    left to expire (``how``) as answered and wrong in their worker's open round, with a check
+    result that says how; the round closes when all its items are settled. Otherwise skipping
+    the hard items of a round would replace them with easier ones for free. Returns the items
+    counted; task and gold assignments are left alone."""
+    if how not in UNANSWERED:
+        raise ValueError(f"unknown way to leave an item unanswered {how!r}; known: {', '.join(UNANSWERED)}")
+    rows = list(Assignment.objects.filter(pk__in=list(assignment_ids), purpose=Purpose.TRAINING,
+                                          check_result__isnull=True)
+                .order_by("pk").values_list("pk", "project_id", "worker_id", "item_id", "assigned_at"))
+    counted = 0
+    for pk, project_id, worker_id, item_id, assigned_at in rows:
+        r = (TrainingRound.objects.select_for_update()
+             .filter(project_id=project_id, worker_id=worker_id, finished_at__isnull=True,
+                     started_at__lte=assigned_at).first())
+        if r is None:
+            continue
+        expected = GoldAnswer.objects.filter(item_id=item_id).values_list("answer", flat=True).first()
+        CheckResult.objects.create(assignment_id=pk, project_id=project_id, worker_id=worker_id,
+                                   purpose=Purpose.TRAINING, round=r, score=0.0, right=False, method=how,
+                                   expected=expected if expected is not None else {}, scored_at=now)
+        r.answered += 1
+        r.save(update_fields=["answered"])
+        if r.answered >= r.items:
+            round_finish(training_round=r, now=now)
+        counted += 1
+    return counted
 
 
 def qualification_taken(*, project: Project, worker: User) -> list[TrainingRound]:

@@ -41,14 +41,23 @@ from annotation.task_types.gold import CleanGold
 @dataclass(frozen=True)
 class CheckOutcome:
     result: CheckResult
-    # Whether the worker is shown the result: always after a training item, after a gold
-    # question only when the project gives gold feedback.
+    # Whether the worker is shown anything now: after a gold question when the project gives
+    # gold feedback; after a training item as its ``training_feedback`` says (after each item,
+    # or once the round closes).
     feedback: bool
+    # Empty unless the expected answer is shown (``expected_shown``).
     explanation: str = ""
+    # Whether the feedback names the expected answer and why: after a gold question, and after a
+    # training item under "after_each"; otherwise only whether it was right.
+    expected_shown: bool = True
+    # Under "after_round", on the answer that closed the round: each of its items right or not,
+    # in the order they were settled (skipped, flagged and expired ones as not right).
+    round_results: tuple[bool, ...] = ()
 
 
-# The policy's fields a check reads: whether to show feedback, and how to score.
-_POLICY_FIELDS = ("gold_feedback", "set_overlap", "set_pass", "rubric")
+# The policy's fields a check reads: what feedback to show, and how to score.
+_POLICY_FIELDS = ("gold_feedback", "training_feedback", "set_overlap", "set_pass", "rubric")
+Feedback = QualityPolicy.TrainingFeedback
 
 
 def check_score(*, assignment: Assignment, annotation: Annotation, task: TaskType, now: datetime) -> CheckOutcome | None:
@@ -80,8 +89,15 @@ def check_score(*, assignment: Assignment, annotation: Annotation, task: TaskTyp
         training_round_count(training_round=training_round, right=scored.right, now=now)
     if assignment.purpose == Purpose.GOLD:
         gold_answer_count(project=project, worker_id=assignment.worker_id, right=scored.right, now=now)
-    show = assignment.purpose == Purpose.TRAINING or policy.gold_feedback
-    return CheckOutcome(result=result, feedback=show, explanation=explanation)
+        return CheckOutcome(result=result, feedback=policy.gold_feedback, explanation=explanation)
+    how = policy.training_feedback
+    if how == Feedback.AFTER_ROUND:
+        closed = training_round is not None and training_round.finished_at is not None
+        settled = (tuple(CheckResult.objects.filter(round=training_round).order_by("scored_at", "pk")
+                         .values_list("right", flat=True)) if closed else ())
+        return CheckOutcome(result=result, feedback=closed, expected_shown=False, round_results=settled)
+    full = how == Feedback.AFTER_EACH
+    return CheckOutcome(result=result, feedback=True, explanation=explanation if full else "", expected_shown=full)
 
 
 def gold_answer_count(*, project: Project, worker_id: int, right: bool, now: datetime) -> None:

@@ -93,7 +93,10 @@ def leases_expire(*, project: Project | None = None, now: datetime | None = None
         rows = list(
             stale.order_by("pk").select_for_update(skip_locked=True).only("id", "item_id", "status")[:limit]
         )
-        return set_status(assignments=rows, new=Status.EXPIRED, now=now)
+        expired = set_status(assignments=rows, new=Status.EXPIRED, now=now)
+        # A training item left to expire counts as a wrong answer in its round.
+        check_serving.round_count_unanswered(assignment_ids=[a.pk for a in rows], how="expired", now=now)
+        return expired
 
 
 @dataclass(frozen=True)
@@ -176,6 +179,11 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             return NextResult(open_one, resumed=True, round=_round_of(open_one, quality))
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
         set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
+        if check_serving.round_count_unanswered(assignment_ids=[open_one.pk], how="expired", now=now):
+            # It counted as a wrong answer in the worker's round, which may have closed with it.
+            quality = worker_quality(project=project, worker=worker, now=now)
+            if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+                return NextResult(None, reason=str(quality.standing.state))
     if project.max_items_per_worker is not None:
         done = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES)
                 .exclude(purpose=Purpose.TRAINING).count())
@@ -253,8 +261,8 @@ _ORDER: dict[str, tuple[str, ...]] = {
     Project.Order.SPREAD: ("n_active", "position", "id"),
     Project.Order.RANDOM: ("?",),
 }
-# Training items come as staff put them; gold questions from a random place (``_gold_pick``).
-_CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.TRAINING: ("position", "id")}
+# Gold questions come from a random place (``_gold_pick``), training items drawn per worker
+# (``check_serving.training_pick``).
 _PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
 
 
@@ -281,14 +289,15 @@ def _gold_pick(*, project: Project, worker: User) -> Item | None:
 def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKind.REAL) -> Assignment | None:
     """Pick an item of ``kind`` with a free slot that this worker never had, take its slot and
     open the assignment (a real item in the project's order, a gold question at random, a
-    training item in position order). On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
+    training item drawn per worker). On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
     requests pick different items; SQLite serialises writers. The slot is taken only while one
     is free (a conditional update on the locked row), so no item is ever over-filled."""
     if kind == ItemKind.GOLD:
         item = _gold_pick(project=project, worker=worker)
+    elif kind == ItemKind.TRAINING:
+        item = check_serving.training_pick(project=project, worker=worker)
     else:
-        order = _ORDER[project.assignment_order] if kind == ItemKind.REAL else _CHECK_ORDER[kind]
-        item = _claimable(project=project, worker=worker, kind=kind).order_by(*order).first()
+        item = _claimable(project=project, worker=worker, kind=kind).order_by(*_ORDER[project.assignment_order]).first()
     if item is None:
         return None
     if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
@@ -313,7 +322,10 @@ def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:
         if a.worker_id != worker.pk:
             raise WorkflowError("This assignment belongs to someone else.")
         if a.status == Status.ASSIGNED:
-            set_status(assignments=[a], new=Status.RETURNED, now=timezone.now())
+            now = timezone.now()
+            set_status(assignments=[a], new=Status.RETURNED, now=now)
+            # A skipped training item counts as a wrong answer in its round.
+            check_serving.round_count_unanswered(assignment_ids=[a.pk], how="skipped", now=now)
         elif a.status not in (Status.RETURNED, Status.EXPIRED):
             raise WorkflowError("This item was already submitted.")
     return a

@@ -18,6 +18,7 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag, ItemKind
 from annotation.services.audit import audit_record
+from annotation.services.check_serving import round_count_unanswered
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
 from annotation.services.gold_counts import gold_counts_recount, gold_item_workers
@@ -69,6 +70,9 @@ def item_flag(*, assignment: Assignment, worker: User, problem: str, reason: str
         if a.status != Status.ASSIGNED:
             raise WorkflowError("This item is no longer yours to report: it was answered, skipped or its time ran out.")
         set_status(assignments=[a], new=Status.RETURNED, now=now)
+        # A flagged training item counts as a wrong answer in its round (the flag still goes
+        # to staff, who may withdraw the item).
+        round_count_unanswered(assignment_ids=[a.pk], how="flagged", now=now)
         return ItemFlag.objects.create(assignment=a, project_id=a.project_id, item_id=a.item_id, worker=worker,
                                        problem=problem, reason=reason, created_at=now)
 

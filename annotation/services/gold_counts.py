@@ -59,7 +59,7 @@ def gold_item_rescore(*, item: Item) -> int:
     changed, workers = 0, set()
     now = timezone.now()
     for result in (CheckResult.objects.select_for_update(of=("self",)).select_related("assignment__annotation")
-                   .filter(assignment__item=item)):
+                   .filter(assignment__item=item, assignment__annotation__isnull=False)):
         workers.add(result.worker_id)
         score = task.score_gold(answer=result.assignment.annotation.answer, gold=known, policy=policy)
         if (result.score, result.right, result.expected) != (score.score, score.right, known.answer):

@@ -18,6 +18,7 @@ from annotation.models import (
     Assignment,
     Item,
     Project,
+    Purpose,
     RefusedAnswer,
     WorkerProfile,
     WorkerStanding,
@@ -170,6 +171,12 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             raise WorkflowError("You skipped this item, so it can no longer be answered.")
         if worker_blocked:
             raise WorkflowError("Your account is blocked; submissions are not accepted.")
+        if a.purpose == Purpose.TRAINING and (a.status == Status.EXPIRED or now >= a.expires_at):
+            # A training item's time is part of the test: once it ran out the item counts as
+            # not answered (``check_serving.round_count_unanswered``), and a late answer, which
+            # could come after the expected answer was learnt elsewhere, is neither stored nor scored.
+            raise WorkflowError("The time for this training item ran out, so it counts as not answered; "
+                                "your answer was not stored.")
         task = get_task_type(a.project.task_type)
         clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task=task, assignment=a, now=now))
         # What is stored obeys one rule on both databases (annotation.value_checks): an answer that

@@ -312,6 +312,13 @@ class TaskType(ABC):
         kinds = {f.name: f.kind for f in self.answer_fields if f.name in self.gold_fields}
         return clean_gold_fields(data, kinds=kinds, choices=lambda name: self.gold_choices(payload, name))
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        """Known answers the first record of ``example()`` may have, on the gold fields and as
+        an import gives them (a set field's exclusive None as ``["none"]``, which a type with
+        one must list). Each, sent as a worker's answer (with the example answer's other
+        fields), scores 1: a test over the registry submits every one. None by default."""
+        return []
+
     def score_gold(self, *, answer: Mapping[str, Any], gold: CleanGold, policy: GoldPolicy) -> GoldScore:
         """Score a worker's answer against a known answer (``annotation.task_types.gold``):
         exact for one choice, set overlap for several, exact or within one for an ordinal score."""
@@ -365,6 +372,12 @@ class TaskType(ABC):
 
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return str(answer)
+
+    def label_display_as_shown(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str:
+        """``label_display`` in the words of the page the worker answered on, whose options were
+        in the drawn ``order`` (``Assignment.shown_order``): what feedback beside the item says.
+        The same as ``label_display`` unless a type's labels name places on the page."""
+        return self.label_display(answer)
 
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Columns of the item frame that reports need besides the item id. A set-valued type

@@ -12,6 +12,11 @@ Which fields are compared, and how, is the task type's (``TaskType.gold_fields``
   are recorded;
 - a gold answer may accept other answers (a pairwise gold pair that takes a tie): any of them
   scores 1.
+
+A known answer holds an exclusive "None" as the option ``["none"]`` (as it is imported), while a
+stored answer holds it as an empty set with ``"none": true`` (as the types' ``clean_answer``
+store it); scoring reads the answer in the known answer's form (``in_gold_form``), so a None
+answer to a None gold scores 1 and a None answer to any other gold shares no option with it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from annotation.task_types.answers import choices_problem
+from annotation.task_types.answers import NONE, choices_problem
 from annotation.task_types.records import FieldError
 
 SetOverlap = Literal["jaccard", "masi"]
@@ -100,11 +105,25 @@ def score_value(kind: str, given: Any, expected: Any, *, policy: GoldPolicy, ord
     return GoldScore(1.0 if same else 0.0, same, "exact")
 
 
+def in_gold_form(answer: Mapping[str, Any], *, kinds: Mapping[str, str]) -> dict[str, Any]:
+    """``answer`` with each set field as a known answer holds it: a stored None (no option,
+    ``"none": true``) becomes ``["none"]``; an answer already in that form is kept."""
+    shaped = dict(answer)
+    for name, kind in kinds.items():
+        if kind == "choices":
+            chosen = [str(v) for v in answer.get(name) or ()]
+            if not chosen and answer.get("none") is True:
+                chosen = [NONE]
+            shaped[name] = chosen
+    return shaped
+
+
 def score_answer(answer: Mapping[str, Any], gold: CleanGold, *, kinds: Mapping[str, str], policy: GoldPolicy,
                  ordinal: bool = False) -> GoldScore:
     """Score ``answer`` on the fields in ``kinds`` ({field: "choice" | "choices"}): against the
     expected answer, and against each accepted one (any exact match scores 1). Several fields:
-    the mean score, right when every field is."""
+    the mean score, right when every field is. A stored None counts as the option ``"none"``."""
+    answer = in_gold_form(answer, kinds=kinds)
     for alternative in gold.accept:
         if all(_same(answer.get(f), alternative.get(f), kind) for f, kind in kinds.items()):
             return GoldScore(1.0, True, "accepted alternative", {"accepted": dict(alternative)})

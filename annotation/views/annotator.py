@@ -52,7 +52,7 @@ from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
-from annotation.views.annotator_quality import feedback_keep, quality_context
+from annotation.views.annotator_quality import feedback_keep, feedback_take, quality_context
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
@@ -174,8 +174,34 @@ def after_action(request: AuthenticatedRequest, project: Project, notice: str, k
         messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,
                                        "error": messages.ERROR}.get(kind, messages.INFO), notice)
         return redirect("annotate", slug=project.slug)
+    answered = _feedback_context(request, project, notice=notice, notice_kind=kind)
+    if answered is not None:
+        return _render_task(request, answered)
     result = assignment_next(project=project, worker=request.user)
     return _render_task(request, _task_context(request, project, result, notice=notice, notice_kind=kind))
+
+
+def _feedback_context(request: AuthenticatedRequest, project: Project, *, notice: str = "",
+                      notice_kind: str = "info") -> dict | None:
+    """The item the worker just answered, as they answered it, with what they are told about
+    it (a training item, or a gold question where the project gives feedback) and a Continue
+    button: feedback is read beside the item it is about, not above the next one. None when
+    no feedback waits; the next item is handed out only after Continue."""
+    kept = feedback_take(request, project)
+    if kept is None or not isinstance(kept.get("assignment"), int):
+        return None
+    a = (Assignment.objects.select_related("item", "annotation")
+         .filter(pk=kept["assignment"], project=project, worker=request.user).first())
+    annotation = getattr(a, "annotation", None) if a is not None else None
+    if a is None or annotation is None:
+        return None
+    return {
+        "project": project, "task": get_task_type(project.task_type), "result": NextResult(a),
+        "progress": worker_progress(project=project, worker=request.user),
+        "notice": notice, "notice_kind": notice_kind, "errors": {}, "assignment": a,
+        "values": {**annotation.answer, "reason": annotation.reason}, "answered": annotation, "feedback": kept,
+        **presentation(project=project, worker=request.user, item=a.item, assignment=a),
+    }
 
 
 @never_cache
@@ -192,6 +218,9 @@ def annotate(request: AuthenticatedRequest, slug: str) -> HttpResponse:
                                           **presentation(project=project, worker=None, item=sample, staff=True)})
     if consent_pending(project=project, worker=request.user, session=request.session):
         return redirect("welcome", slug=project.slug)
+    answered = _feedback_context(request, project)
+    if answered is not None:
+        return _render_task(request, answered)
     result = assignment_next(project=project, worker=request.user)
     return _render_task(request, _task_context(request, project, result))
 

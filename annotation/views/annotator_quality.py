@@ -2,8 +2,9 @@
 (when the project gives it), the training round's note on the task area, the pages of a worker
 who gets no items (blocked, screened out, a failed qualification), and "Try again".
 
-Feedback is kept in the session between the answer and the next page, so that it shows above
-the next item whether the page was sent by htmx or reloaded."""
+Feedback is kept in the session between the answer and the next page, which shows it with the
+item it is about (as the worker answered it) and a Continue button, whether the page was sent
+by htmx or reloaded; the next item comes only after Continue."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from annotation.models import Project, Purpose, TrainingRound
+from annotation.models import Project, Purpose, QualityPolicy, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.annotator_quality import stop_facts
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
@@ -38,25 +39,41 @@ def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: Subm
         return
     task = get_task_type(project.task_type)
     result = shown.result
-    request.session[FEEDBACK] = {
-        "project": project.slug, "right": result.right, "given": task.label_display(outcome.annotation.answer),
-        "expected": task.label_display(result.expected), "why": shown.explanation,
+    # In the words of the page the item was answered on (its options in their drawn order).
+    order = outcome.assignment.shown_order
+    kept: dict[str, Any] = {
+        "project": project.slug, "assignment": outcome.assignment.pk, "right": result.right,
+        "given": task.label_display_as_shown(outcome.annotation.answer, order=order),
+        "expected_shown": shown.expected_shown,
         "training": outcome.assignment.purpose == Purpose.TRAINING,
     }
+    if shown.expected_shown:
+        kept.update(expected=task.label_display_as_shown(result.expected, order=order), why=shown.explanation)
+    if shown.round_results:
+        kept["round"] = {"right": sum(shown.round_results), "items": len(shown.round_results),
+                         "results": list(shown.round_results)}
+    request.session[FEEDBACK] = kept
+
+
+def feedback_take(request: AuthenticatedRequest, project: Project) -> dict[str, Any] | None:
+    """The feedback waiting for the worker in this project, taken from the session: shown once."""
+    kept = request.session.get(FEEDBACK)
+    if kept and kept.get("project") == project.slug:
+        return dict(request.session.pop(FEEDBACK))
+    return None
 
 
 def quality_context(request: AuthenticatedRequest, project: Project, result: NextResult) -> dict[str, Any]:
-    """The feedback waiting for the worker, the training round's note, and why no item came."""
+    """The training round's note, and why no item came."""
     ctx: dict[str, Any] = {}
-    kept = request.session.get(FEEDBACK)
-    if kept and kept.get("project") == project.slug:
-        ctx["feedback"] = request.session.pop(FEEDBACK)
     training_round = result.round
     if result.assignment is not None and training_round is not None:
+        how = (QualityPolicy.objects.filter(project_id=project.pk).values_list("training_feedback", flat=True)
+               .first() or QualityPolicy.TrainingFeedback.RIGHT_WRONG)
         ctx["training_round"] = {
             "qualification": training_round.kind == TrainingRound.Kind.QUALIFICATION,
             "position": min(training_round.answered + 1, training_round.items), "items": training_round.items,
-            "note": training_round.note,
+            "note": training_round.note, "feedback": how,
         }
     if result.assignment is None and result.reason in STOPS:
         facts = stop_facts(project=project, worker=request.user)

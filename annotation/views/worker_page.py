@@ -10,6 +10,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project
 from annotation.selectors.prolific import worker_submission
+from annotation.selectors.shared_devices import accounts_sharing_device
 from annotation.selectors.worker_page import project_worker, worker_crowd_figures, worker_page
 from annotation.services.worker_actions import (
     ACTION_PERMS,
@@ -46,6 +47,7 @@ def worker_detail(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
         "project": project, "task": get_task_type(project.task_type), "page": figures, "worker": worker,
         "allowed": allowed, "crowd": crowd,
         "prolific_submission": worker_submission(project=project, worker_id=worker.pk),
+        "shared_browser": accounts_sharing_device(project=project, worker=worker),
     })
 
 

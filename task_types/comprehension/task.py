@@ -260,6 +260,9 @@ class Comprehension(TaskType):
         return Example(records=records, answer={"titles": ["t1"]}, form=[("titles", "t1")],
                        invalid={"titles": ["t1", "none"]}, invalid_field="titles", options={"mode": "reading"})
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"titles": ["t1"]}, {"titles": ["t1", "t3"]}, {"titles": [NONE]}]
+
     def demo(self, ctx: DemoContext) -> None:
         demo_projects(self, ctx)
 

@@ -332,6 +332,9 @@ class CounterSpeech(TaskType):
                        form=[("choice", "c1"), ("reasons", "quote"), ("reasons", "main_issue")],
                        invalid={"choice": "c1", "reasons": ["other"], "reason": ""}, invalid_field="reason")
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"choice": "c1"}, {"choice": "c2"}]
+
     def files_imports(self) -> dict[str, FilesImport]:
         # Imported lazily: services reach the ORM, which the type's module must not at load time.
         from task_types.counter_speech.services import questions_files_read

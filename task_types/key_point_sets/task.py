@@ -196,6 +196,9 @@ class KeyPointSets(TaskType):
         return Example(records=records, answer={"choice": "a"}, form=[("choice", "a")],
                        invalid={"choice": "z"}, invalid_field="choice")
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"choice": "a"}, {"choice": "b"}]
+
     def files_imports(self) -> dict[str, FilesImport]:
         from task_types.key_point_sets.build import sets_files_read
         from task_types.key_point_sets.sets_tool import SLOTS

@@ -236,6 +236,9 @@ class KeyPoints(TaskType):
         return Example(records=records, answer={"key_points": ["kp_4_1"]}, form=[("key_points", "kp_4_1")],
                        invalid={"key_points": ["kp_4_1", NONE]}, invalid_field="key_points")
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"key_points": ["kp_4_1"]}, {"key_points": ["kp_4_1", "kp_4_3"]}, {"key_points": [NONE]}]
+
     # --- the type's own pages, commands and demo --------------------------------------------------
 
     def files_imports(self) -> dict[str, FilesImport]:

@@ -240,6 +240,15 @@ class PairwiseConvincingness(TaskType):
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return LABELS.get(answer.get("label", ""), str(answer))
 
+    def label_display_as_shown(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str:
+        # The labels' words name places (A1 is the argument shown left): with the sides drawn the
+        # other way round, the item's arg2 stood left, so its "a2" read "A1 is more convincing".
+        sides = list((order or {}).get("sides") or ())
+        label = str(answer.get("label", ""))
+        if sides == ["a2", "a1"] and label in ("a1", "a2"):
+            label = "a1" if label == "a2" else "a2"
+        return LABELS.get(label, str(answer))
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
                 "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}
@@ -264,6 +273,9 @@ class PairwiseConvincingness(TaskType):
         answer = {"label": "a1", "standpoint": "none", "reason": reason}
         return Example(records=records, answer=answer, form=list(answer.items()),
                        invalid={"label": "a1", "standpoint": "none", "reason": "too short"}, invalid_field="reason")
+
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"label": label} for label in LABELS]
 
     def admin_urls(self, model_admin: Any) -> list[Any]:
         from task_types.pairwise.admin import admin_urls

@@ -245,6 +245,9 @@ class ResponseScoring(TaskType):
         return Example(records=records, answer={"score": "3", "comment": ""}, form=[("score", "3")],
                        invalid={"score": "5"}, invalid_field="score", options={"presentation": "reading"})
 
+    def example_gold(self) -> list[dict[str, Any]]:
+        return [{"score": value} for value, _ in sorted(RUBRIC)]
+
     def demo(self, ctx: DemoContext) -> None:
         from task_types.response_scoring.demo import demo_project
 

@@ -96,3 +96,35 @@ def test_the_api_refuses_numbers_no_database_stores_naming_the_field():
     response = api.post(f"/api/assignments/{a.pk}/submit/", {**answer(), "signals": {"pasted": 2**70}}, format="json")
     assert response.status_code == 400 and "signals" in response.json()
     assert not Annotation.objects.filter(assignment=a).exists()
+
+
+@pytest.mark.parametrize("device, kept", [
+    ("5f0c6c1e-6b7a-4d55-9d3e-2f1f0e9a1b2c", True),
+    ("abcd1234", True),
+    ("short", False),
+    ("x" * 65, False),
+    ("<script>alert(1)</script>", False),
+    ("5f0c6c1e 6b7a", False),
+    (12345678, False),
+])
+def test_a_device_id_is_kept_only_in_the_form_the_page_makes(device, kept):
+    assert signals_clean({"device": device}) == ({"device": device} if kept else {})
+    assert signals_from_form({"client_device": device}) == ({"device": device} if kept else {})
+
+
+@pytest.mark.django_db
+def test_the_page_and_the_api_store_the_device_id_with_the_answer(client):
+    project = ProjectFactory(redundancy=2)
+    ItemFactory(project=project)
+    web, api_user = UserFactory(), UserFactory()
+    client.force_login(web)
+    a = assignment_next(project=project, worker=web).assignment
+    client.post(reverse("submit", args=[project.slug, a.pk]), {**answer(), "client_device": "device-0001"})
+    assert Annotation.objects.get(assignment=a).client["signals"] == {"device": "device-0001"}
+    c = APIClient()
+    c.force_authenticate(api_user)
+    b = assignment_next(project=project, worker=api_user).assignment
+    sent = c.post(reverse("api-submit", args=[b.pk]), {**answer(), "signals": {"device": "device-0001"}},
+                  format="json")
+    assert sent.status_code == 201
+    assert Annotation.objects.get(assignment=b).client["signals"] == {"device": "device-0001"}

@@ -2,7 +2,9 @@
 // project's staff (docs/quality/worker-page.md): characters pasted into the item's text fields,
 // the time the page was hidden and how often the window lost focus while the item was on screen,
 // and whether the browser says it is driven by automation (navigator.webdriver). They are counted
-// per item, like its time (metrics.js), and go with the answer as hidden fields made here.
+// per item, like its time (metrics.js), and go with the answer as hidden fields made here. With
+// them goes the browser's device id: a random id kept in local storage, the same for every
+// account that answers from this browser profile, so that staff see accounts sharing one.
 (function () {
   "use strict";
 
@@ -10,7 +12,22 @@
   const metrics = page.metrics;
   if (!metrics) return;
 
-  const FIELDS = ["client_pasted", "client_hidden_ms", "client_blurs", "client_webdriver"];
+  const FIELDS = ["client_pasted", "client_hidden_ms", "client_blurs", "client_webdriver", "client_device"];
+  const DEVICE_KEY = "argcrowd-device";
+
+  function deviceId() {
+    // Storage may be off (a private window, a blocked site): then no id is sent.
+    try {
+      let id = window.localStorage.getItem(DEVICE_KEY);
+      if (!id && window.crypto && window.crypto.randomUUID) {
+        id = window.crypto.randomUUID();
+        window.localStorage.setItem(DEVICE_KEY, id);
+      }
+      return id || "";
+    } catch (error) {
+      return "";
+    }
+  }
   const counts = new Map();
   let sentKey = null;
   let hiddenSince = document.hidden ? performance.now() : null;
@@ -82,5 +99,6 @@
     field(form, FIELDS[1]).value = String(Math.round(c.hiddenMs));
     field(form, FIELDS[2]).value = String(c.blurs);
     field(form, FIELDS[3]).value = navigator.webdriver === true ? "1" : "0";
+    field(form, FIELDS[4]).value = deviceId();
   };
 })();

@@ -126,7 +126,9 @@ def test_a_worker_stopped_in_the_project_gets_nothing_and_their_open_item_goes_b
     assert assignment_next(project=project, worker=UserFactory()).assignment.item_id == held.item_id
 
 
-def test_the_qualification_opens_on_the_first_request_and_serves_training_items_in_order():
+def test_the_qualification_opens_on_the_first_request_and_serves_a_drawn_training_item(monkeypatch):
+    # The draw picks among the training items the worker never had, in position order: 0 is the first.
+    monkeypatch.setattr(serving, "place", lambda: 0.0)
     project = ProjectFactory()
     quality_policy(project, qualification_items=2, gold_rate=0.5)
     training = [check_item(project, kind=ItemKind.TRAINING) for _ in range(3)]

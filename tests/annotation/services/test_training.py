@@ -23,9 +23,10 @@ pytestmark = pytest.mark.django_db
 RIGHT, WRONG = "a1", "a2"  # the worked example's gold label is a1
 
 
-def qualifying_project(k=2, attempts=2, training=6, pass_mark=0.5):
+def qualifying_project(k=2, attempts=2, training=6, pass_mark=0.5, feedback="after_each"):
     project = ProjectFactory()
-    quality_policy(project, qualification_items=k, qualification_attempts=attempts, qualification_pass=pass_mark)
+    quality_policy(project, qualification_items=k, qualification_attempts=attempts, qualification_pass=pass_mark,
+                   training_feedback=feedback)
     for _ in range(training):
         check_item(project, kind=ItemKind.TRAINING, answer={"label": RIGHT})
     real = ItemFactory(project=project)

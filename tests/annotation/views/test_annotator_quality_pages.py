@@ -29,7 +29,8 @@ RIGHT, WRONG = "a1", "a2"
 @pytest.fixture
 def qualifying():
     project = ProjectFactory()
-    quality_policy(project, qualification_items=2, qualification_attempts=2, qualification_pass=1.0)
+    quality_policy(project, qualification_items=2, qualification_attempts=2, qualification_pass=1.0,
+                   training_feedback="after_each")
     for n in range(4):
         check_item(project, kind=ItemKind.TRAINING, answer={"label": RIGHT}, explanation=f"Training reason {n}.")
     ItemFactory(project=project)
@@ -51,22 +52,39 @@ def submit(client, project, assignment, label, **extra):
     return client.post(reverse("submit", args=[project.slug, assignment.pk]), answer(label=label), **extra)
 
 
-def test_the_qualification_shows_its_place_and_feedback_after_each_item_on_both_paths(client, annotator, qualifying):
+def why(assignment):
+    return assignment.item.gold_answer.explanation
+
+
+def test_the_qualification_shows_feedback_with_the_item_it_is_about_on_both_paths(client, annotator, qualifying):
     page = annotate(client, qualifying)
     body = page.content.decode()
     assert "Qualification: item 1 of 2." in body and 'data-testid="feedback"' not in body
+    assert "you see the expected answer after each" in body
     first = page.context["assignment"]
-    # htmx: the feedback above the next item, in the fragment.
-    swapped = submit(client, qualifying, first, WRONG, **HTMX).content.decode()
-    assert swapped.lstrip().startswith('<div id="task-area"')
-    assert "Not quite." in swapped and "Training reason 0." in swapped and "Qualification: item 2 of 2." in swapped
-    assert swapped.index('data-testid="feedback"') < swapped.index('id="task-form"')
-    # Reloaded: the feedback waits in the session for the next page, and shows once.
-    second = annotate(client, qualifying).context["assignment"]
+    # htmx: the item just answered, shown as answered (no form to send again), its feedback
+    # below it and Continue after that; the next item is not handed out yet.
+    response = submit(client, qualifying, first, WRONG, **HTMX)
+    swapped = response.content.decode()
+    assert swapped.lstrip().startswith('<div id="task-area"') and response.context["assignment"].pk == first.pk
+    assert "Not quite." in swapped and why(first) in swapped and 'data-testid="feedback-expected"' in swapped
+    assert 'id="task-form"' not in swapped and "Qualification: item 2 of 2." not in swapped
+    assert (swapped.index('data-testid="answered-item"') < swapped.index('data-testid="feedback"')
+            < swapped.index('data-testid="continue"'))
+    assert qualifying.assignments.filter(worker=annotator).count() == 1
+    # Continue: the next item, the feedback gone.
+    following = annotate(client, qualifying)
+    assert "Qualification: item 2 of 2." in following.content.decode()
+    assert 'data-testid="feedback"' not in following.content.decode()
+    second = following.context["assignment"]
+    assert second.pk != first.pk
+    # Reloaded: the feedback waits in the session for the next page, shown once with its item.
     redirected = submit(client, qualifying, second, RIGHT)
     assert redirected.status_code == 302
-    failed = client.get(redirected.url).content.decode()
-    assert "Right." in failed and "Training reason 1." in failed
+    shown = client.get(redirected.url)
+    assert shown.context["assignment"].pk == second.pk
+    assert "Right." in shown.content.decode() and why(second) in shown.content.decode()
+    failed = annotate(client, qualifying).content.decode()
     assert "You did not pass the qualification this time" in failed and "1 attempt left" in failed
     assert 'data-testid="try-again"' in failed and "You answered 1 of 2 right; 100% were needed." in failed
     assert "Right." not in annotate(client, qualifying).content.decode()
@@ -81,6 +99,7 @@ def test_try_again_opens_another_round_and_none_left_screens_out_with_the_market
     for _ in range(2):  # two attempts, both failed
         for _ in range(2):
             submit(client, qualifying, annotate(client, qualifying).context["assignment"], WRONG)
+            assert 'data-testid="continue"' in annotate(client, qualifying).content.decode()  # the feedback
         retry = client.post(reverse("qualification-retry", args=[qualifying.slug]))
         assert retry.status_code == 302
     page = annotate(client, qualifying).content.decode()
@@ -135,7 +154,8 @@ def test_the_api_marks_training_gives_feedback_and_retries(qualifying):
     assert nxt["training"] == {"kind": "qualification", "round": 1, "item": 1, "of": 2, "note": ""}
     sent = c.post(reverse("api-submit", args=[nxt["assignment"]["id"]]), answer(label=WRONG), format="json").json()
     assert sent["feedback"]["right"] is False and sent["feedback"]["expected"] == {"label": RIGHT}
-    assert sent["feedback"]["why"] == "Training reason 0." and sent["feedback"]["expected_text"]
+    served = qualifying.assignments.get(pk=nxt["assignment"]["id"])
+    assert sent["feedback"]["why"] == why(served) and sent["feedback"]["expected_text"]
     nxt = c.post(reverse("api-next", args=[qualifying.slug])).json()
     c.post(reverse("api-submit", args=[nxt["assignment"]["id"]]), answer(label=WRONG), format="json")
     failed = c.post(reverse("api-next", args=[qualifying.slug])).json()

@@ -24,12 +24,13 @@ def test_admin_sees_the_counts_and_saves_the_settings_with_an_audit_entry(client
     assert "1</b>gold questions" in html and "4</b>gold answers, 25% right" in html
     assert worker.username in html and "gold accuracy" in html
     saved = client.post(f"/projects/{project.slug}/quality/", {
-        "gold_rate": "0.1", "gold_feedback": "on", "set_overlap": "masi", "set_pass": "0.5", "rubric": "within_one",
+        "gold_rate": "0.1", "gold_feedback": "on", "training_feedback": "after_round", "set_overlap": "masi", "set_pass": "0.5", "rubric": "within_one",
         "qualification_items": "5", "qualification_pass": "0.8", "qualification_attempts": "2",
         "screened_out_code": "SCREENED", "screened_out_url": "", "prefer_adjudicated": ""})
     assert saved.status_code == 302
     policy = QualityPolicy.objects.get(project=project)
     assert (policy.gold_rate, policy.gold_feedback, policy.set_overlap, policy.qualification_items) == (0.1, True, "masi", 5)
+    assert policy.training_feedback == "after_round"
     entry = AuditEntry.objects.get(project=project, action="settings")
     assert entry.actor == admin and entry.details["changed"]["gold_rate"] == [0.0, 0.1]
 
@@ -152,3 +153,19 @@ def test_api_promotes_unanimous_items_in_one_project_only():
     researcher = APIClient()
     researcher.force_authenticate(UserFactory(role="researcher"))
     assert researcher.post(f"/api/projects/{other.slug}/gold/promote/", {}, format="json").status_code == 403
+
+
+def test_the_training_feedback_is_a_setting_of_the_page_and_the_api_and_a_bad_one_is_named(client):
+    project = ProjectFactory()
+    admin = UserFactory(role="admin")
+    client.force_login(admin)
+    page = client.get(f"/projects/{project.slug}/quality/").content.decode()
+    assert 'name="training_feedback"' in page and "After each item: only whether it was right" in page
+    c = APIClient()
+    c.force_authenticate(admin)
+    assert c.get(f"/api/projects/{project.slug}/quality/").json()["settings"]["training_feedback"] == "right_wrong"
+    patched = c.patch(f"/api/projects/{project.slug}/quality/", {"training_feedback": "after_each"}, format="json")
+    assert patched.status_code == 200 and patched.json()["settings"]["training_feedback"] == "after_each"
+    bad = c.patch(f"/api/projects/{project.slug}/quality/", {"training_feedback": "never"}, format="json")
+    assert bad.status_code == 400 and "training_feedback" in bad.json()
+    assert QualityPolicy.objects.get(project=project).training_feedback == "after_each"
