@@ -101,7 +101,8 @@ class NextResult:
     assignment: Assignment | None
     resumed: bool = False
     # Why there is no assignment: "done", "quota", "blocked" (the account, or in this project),
-    # "screened_out" (failed the qualification), "qualification_failed" (may try again),
+    # "screened_out" (failed the qualification), "review" (paused until staff decide),
+    # "qualification_failed" (may try again),
     # "left_study" (returned or timed out on the marketplace, or rejected there),
     # "no_training" (a round is due but no training item is left for the worker), "inactive",
     # "not_member".
@@ -176,6 +177,9 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             return NextResult(open_one, resumed=True, round=_round_of(open_one, quality))
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
         set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
+    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work:
+        # Sent to review: the item on the worker's screen may be finished, no new one until staff decide.
+        return NextResult(None, reason="review")
     if project.max_items_per_worker is not None:
         done = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES)
                 .exclude(purpose=Purpose.TRAINING).count())
