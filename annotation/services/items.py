@@ -18,8 +18,8 @@ from annotation.importers import (
 )
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
-from annotation.services.errors import WorkflowError
 from annotation.services.blocked_answers import item_slots_refresh
+from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
 from annotation.task_types import get_task_type
 

@@ -14,7 +14,15 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project, Purpose, Standing, WorkerStanding
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Item,
+    Project,
+    Purpose,
+    Standing,
+    WorkerStanding,
+)
 from annotation.services.audit import audit_record
 from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for

@@ -74,3 +74,18 @@ def test_the_project_list_says_nothing_of_review_when_the_project_does_not_pause
     client.force_login(worker)
     _send_to_review(project, worker)
     assert "Paused:" not in client.get(reverse("projects")).content.decode()
+
+
+def test_unblock_on_the_worker_page_ends_the_review(client, project):
+    worker = UserFactory()
+    _send_to_review(project, worker)
+    assert assignment_next(project=project, worker=worker).reason == "review"
+    staff = UserFactory(role="admin")
+    client.force_login(staff)
+    url = reverse("quality-worker-action", args=[project.slug, worker.pk, "unblock"])
+    assert client.post(url, {"note": "looked fine"}).status_code == 302
+    assert assignment_next(project=project, worker=worker).assignment is not None
+    refused = APIClient()
+    refused.force_authenticate(staff)
+    again = refused.post(reverse("api-worker-action", args=[project.slug, worker.pk, "unblock"]), {}, format="json")
+    assert again.status_code == 409 and "neither blocked nor to review" in str(again.json())
