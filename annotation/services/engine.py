@@ -177,8 +177,9 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             return NextResult(open_one, resumed=True, round=_round_of(open_one, quality))
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
         set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
-    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work:
-        # Sent to review: the item on the worker's screen may be finished, no new one until staff decide.
+    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
+        # Sent to review: the item on the worker's screen may be finished, no new one until staff
+        # decide (a training round staff sent them to is such a decision: its items still come).
         return NextResult(None, reason="review")
     if project.max_items_per_worker is not None:
         done = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES)

@@ -7,12 +7,13 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, QualityRule, Standing
+from annotation.models import Assignment, ItemKind, Purpose, QualityRule, Standing, TrainingRound
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.rules import rule_decide
 from annotation.services.standing import standing_set
+from annotation.services.training import training_round_start
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.quality_factories import quality_policy
+from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
@@ -89,3 +90,26 @@ def test_unblock_on_the_worker_page_ends_the_review(client, project):
     refused.force_authenticate(staff)
     again = refused.post(reverse("api-worker-action", args=[project.slug, worker.pk, "unblock"]), {}, format="json")
     assert again.status_code == 409 and "neither blocked nor to review" in str(again.json())
+
+
+def test_a_training_round_staff_send_a_paused_worker_to_still_serves_its_items(project):
+    for _ in range(2):
+        check_item(project, kind=ItemKind.TRAINING, answer={"label": "a1"})
+    worker = UserFactory()
+    _send_to_review(project, worker)
+    training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.RECALIBRATION,
+                         actor=UserFactory(role="admin"))
+    served = assignment_next(project=project, worker=worker).assignment
+    assert served is not None and served.purpose == Purpose.TRAINING
+
+
+def test_both_options_are_quality_settings_in_the_api_and_on_by_default(project):
+    admin = APIClient()
+    admin.force_authenticate(UserFactory(role="admin"))
+    url = reverse("api-quality", args=[project.slug])
+    settings = admin.get(url).json()["settings"]
+    assert settings["review_pauses_work"] is True and settings["blocked_answers_excluded"] is True
+    changed = admin.patch(url, {"review_pauses_work": False}, format="json")
+    assert changed.status_code == 200 and changed.json()["settings"]["review_pauses_work"] is False
+    refused = admin.patch(url, {"blocked_answers_excluded": "perhaps"}, format="json")
+    assert refused.status_code == 400 and set(refused.json()) == {"blocked_answers_excluded"}
