@@ -24,3 +24,6 @@ def test_the_overview_says_the_exports_leave_blocked_workers_out(client):
     page = client.get(url).content.decode()
     assert 'data-testid="blocked-excluded"' in page and "1 worker blocked" in page
     assert f"/projects/{project.slug}/export/annotations.csv?include_blocked=1" in page
+    export = reverse("export", args=[project.slug, "csv"])
+    assert "cheater" not in b"".join(client.get(export).streaming_content).decode()
+    assert "cheater,,,blocked," in b"".join(client.get(export, {"include_blocked": "1"}).streaming_content).decode()
