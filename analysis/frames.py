@@ -48,7 +48,8 @@ class AnnotationFrame:
 
 def annotations_queryset(*, project: Project, counted_only: bool = True):
     """The project's annotations that are data (``annotation.selectors.counted``): never a gold
-    or training answer, nor an answer to a withdrawn item; ``counted_only``: submitted or approved."""
+    or training answer, nor an answer to a withdrawn item, nor (while the project says so) one of a
+    worker blocked in it; ``counted_only``: submitted or approved."""
     qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__"), assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
