@@ -22,8 +22,17 @@ from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
-from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
-from annotation.selectors.counted import answers_as_data
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Item,
+    ItemKind,
+    Project,
+    Purpose,
+    Standing,
+    WorkerStanding,
+)
+from annotation.selectors.counted import answers_as_data, blocked_answers_excluded
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
@@ -39,7 +48,8 @@ class AnnotationFrame:
 
 def annotations_queryset(*, project: Project, counted_only: bool = True):
     """The project's annotations that are data (``annotation.selectors.counted``): never a gold
-    or training answer, nor an answer to a withdrawn item; ``counted_only``: submitted or approved."""
+    or training answer, nor an answer to a withdrawn item, nor (while the project says so) one of a
+    worker blocked in it; ``counted_only``: submitted or approved."""
     qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__"), assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
@@ -163,13 +173,16 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     status = Assignment.Status
     counted = "AND status IN (%(submitted)s, %(approved)s)" if counted_only else ""
     # Answers that are data (``annotation.selectors.counted``): tasks, not to withdrawn items
-    # (few: the subquery reads them once, through the index on the items' kind).
+    # (few: the subquery reads them once, through the index on the items' kind), not by a worker
+    # blocked in the project while the project leaves their answers out.
     assignments_sql = f"""
         SELECT string_agg(int8send(id), ''), string_agg(int8send(item_id), ''), string_agg(int8send(worker_id), ''),
                string_agg(COALESCE(timestamptz_send(submitted_at), %(no_time)s), '')
         FROM {Assignment._meta.db_table}
         WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted} AND purpose = %(task)s
           AND item_id NOT IN (SELECT id FROM {Item._meta.db_table} WHERE project_id = %(project)s AND kind = %(withdrawn)s)
+          AND worker_id NOT IN (SELECT worker_id FROM {WorkerStanding._meta.db_table}
+                                WHERE project_id = %(project)s AND state = %(blocked)s AND %(exclude_blocked)s)
     """
     keys = "".join(f", string_agg(COALESCE(answer ->> %(key{n})s, %(null)s), %(sep)s)"
                    for n in range(len(task.answer_columns)))
@@ -183,6 +196,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     # pandas' NaT, so that every column keeps one value per row.
     base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
             "task": Purpose.TASK, "withdrawn": ItemKind.WITHDRAWN,
+            "blocked": Standing.BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
             "sep": _SEP, "null": _NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 

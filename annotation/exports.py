@@ -23,10 +23,10 @@ from django.db.models import JSONField, Model, TextField
 from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
-from annotation.models import Annotation, Assignment, Item, Project
+from annotation.models import Annotation, Assignment, Item, Project, Standing
 from annotation.selectors.adjudication import adjudicated_answers
 from annotation.selectors.bonuses import bonuses_of
-from annotation.selectors.counted import answers_as_data
+from annotation.selectors.counted import answers_as_data, excluded_workers, standings_by_worker
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext, TaskType
@@ -36,8 +36,10 @@ from annotation.task_types.base import ExportContext, TaskType
 # order the worker saw the item's options in, as compact JSON ({part: [option ids]}; the import
 # order where none was drawn), empty for a type that shows no options in a drawn order.
 # ``adjudicated`` is the item's decided answer (``Adjudication``) as compact JSON, empty when none.
+# ``standing`` is the worker's standing in the project when the export is made (active, review,
+# blocked, …): a blocked worker's answers are in an export only on request (``include_blocked``).
 COMMON_COLUMNS = (
-    "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "status",
+    "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "standing", "status",
     "accepted_at", "submitted_at", "seconds", "version", "revised_at", "shown_order", "adjudicated",
 )
 # Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
@@ -46,6 +48,9 @@ BONUS_COLUMNS = (
     "worker", "worker_source", "worker_external_id", "assignment", "item", "amount", "currency", "reason",
     "created_at", "paid_at",
 )
+# The response header that tells a client how many blocked workers' answers the download leaves
+# out (the download page says it in words; ``include_blocked=1`` adds them).
+EXCLUDED_HEADER = "X-Blocked-Workers-Excluded"
 FORMATS = {"csv": "text/csv", "json": "application/json", "jsonl": "application/x-ndjson"}
 # Annotations read per round trip (PostgreSQL: per FETCH of the server-side cursor).
 CHUNK_ROWS = 2000
@@ -101,13 +106,15 @@ def _as_text(path: str) -> Cast:
     return Cast(path, output_field=TextField())
 
 
-def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tuple]:
+def _annotation_values(*, project: Project, counted_only: bool, include_blocked: bool = False) -> Iterator[tuple]:
     """The export's raw values, one tuple per annotation in submission order: item pk, item id,
-    payload, gold, assignment, worker name, source, external id, status, accepted, submitted,
-    seconds, version, revised, answer, reason, client, shown order (JSON and times as text).
-    Only answers that are data (``annotation.selectors.counted``): never a gold or training
-    answer, nor an answer to a withdrawn item, with or without ``counted_only``."""
-    qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__"), assignment__project=project)
+    payload, gold, assignment, worker id, worker name, source, external id, status, accepted,
+    submitted, seconds, version, revised, answer, reason, client, shown order (JSON and times as
+    text). Only answers that are data (``annotation.selectors.counted``): never a gold or training
+    answer, nor an answer to a withdrawn item, with or without ``counted_only``; a blocked
+    worker's only with ``include_blocked`` (or when the project keeps them)."""
+    qs = Annotation.objects.filter(answers_as_data(project=project, prefix="assignment__",
+                                                   include_blocked=include_blocked), assignment__project=project)
     if counted_only:
         qs = qs.filter(assignment__status__in=Assignment.COUNTED_STATUSES)
     username = get_user_model().USERNAME_FIELD
@@ -115,7 +122,7 @@ def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tupl
         qs.order_by("assignment__submitted_at", "pk")
         .values_list(
             "assignment__item_id", "assignment__item__external_id", _as_text("assignment__item__payload"),
-            _as_text("assignment__item__gold"), "assignment_id", f"assignment__worker__{username}",
+            _as_text("assignment__item__gold"), "assignment_id", "assignment__worker_id", f"assignment__worker__{username}",
             "assignment__worker__profile__source", "assignment__worker__profile__external_id", "assignment__status",
             _as_text("assignment__assigned_at"), _as_text("assignment__submitted_at"), "seconds", "version",
             _as_text("revised_at"), _as_text("answer"), "reason", _as_text("client"),
@@ -125,9 +132,10 @@ def _annotation_values(*, project: Project, counted_only: bool) -> Iterator[tupl
     )
 
 
-def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[dict]:
+def annotation_rows(*, project: Project, counted_only: bool = True, include_blocked: bool = False) -> Iterator[dict]:
     """One dict per annotation, in submission order. ``counted_only`` leaves out rejected work and
-    late answers that did not count."""
+    late answers that did not count; ``include_blocked`` adds the answers of workers blocked in
+    the project, which leave the data while the project says so (to audit them)."""
     task = get_task_type(project.task_type)
     export_row = task.export_row
     payload_of, gold_of = _json_reader(Item, "payload"), _json_reader(Item, "gold")
@@ -135,6 +143,8 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     slug = project.slug
     # Decisions are few: read once for the project, not per row.
     adjudicated = adjudicated_answers(project=project)
+    # Standings too (a worker without one was never judged: active).
+    standings = standings_by_worker(project=project)
     # An item's payload is decoded once for the answers to it that come close together: the
     # contexts of this chunk's items and the previous chunk's are kept, no more.
     contexts: dict[int, ExportContext] = {}
@@ -142,9 +152,10 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
     answers: dict[str, Any] = {}
     # Orders repeat too (a pair has two): each distinct one is written out once.
     orders: dict[Any, str] = {}
-    for n, (item_pk, item, payload, gold, assignment, worker, source, external_id, status, accepted, submitted,
-            seconds, version, revised, answer, reason, client, shown) in enumerate(
-                _annotation_values(project=project, counted_only=counted_only), start=1):
+    for n, (item_pk, item, payload, gold, assignment, worker_id, worker, source, external_id, status, accepted,
+            submitted, seconds, version, revised, answer, reason, client, shown) in enumerate(
+                _annotation_values(project=project, counted_only=counted_only, include_blocked=include_blocked),
+                start=1):
         if n % CHUNK_ROWS == 0:
             contexts, previous = {}, contexts
         ctx = contexts.get(item_pk)
@@ -154,7 +165,8 @@ def annotation_rows(*, project: Project, counted_only: bool = True) -> Iterator[
         row = {
             "project": slug, "item": item, "assignment": assignment, "worker": worker,
             # No profile: the left join gives NULL for both.
-            "worker_source": source or "", "worker_external_id": external_id or "", "status": status,
+            "worker_source": source or "", "worker_external_id": external_id or "",
+            "standing": standings.get(worker_id, Standing.ACTIVE.value), "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "version": version, "revised_at": iso_time(revised),
             "shown_order": "", "adjudicated": adjudicated.get(item_pk, ""),
@@ -244,13 +256,16 @@ def stream(rows: Iterable[dict], *, fmt: str, columns: list[str]) -> Iterator[st
         raise ValueError(f"unknown export format {fmt!r}; known formats: {', '.join(FORMATS)}")
 
 
-def export_response(*, project: Project, fmt: str, counted_only: bool = True) -> StreamingHttpResponse:
-    """A streamed download of the project's raw annotations; ``fmt`` must be one of FORMATS."""
-    rows = annotation_rows(project=project, counted_only=counted_only)
+def export_response(*, project: Project, fmt: str, counted_only: bool = True,
+                    include_blocked: bool = False) -> StreamingHttpResponse:
+    """A streamed download of the project's raw annotations; ``fmt`` must be one of FORMATS.
+    ``EXCLUDED_HEADER`` says how many blocked workers' answers it leaves out (0: none)."""
+    rows = annotation_rows(project=project, counted_only=counted_only, include_blocked=include_blocked)
     response = StreamingHttpResponse(
         stream(rows, fmt=fmt, columns=export_columns(project)), content_type=f"{FORMATS[fmt]}; charset=utf-8"
     )
     response["Content-Disposition"] = f'attachment; filename="{project.slug}-annotations.{fmt}"'
+    response[EXCLUDED_HEADER] = "0" if include_blocked else str(excluded_workers(project=project))
     return response
 
 

@@ -12,7 +12,7 @@ from rest_framework import serializers
 from annotation.api.schema_errors import field_errors
 from annotation.models import Assignment, ItemFlag
 
-NEXT_REASONS = ["consent", "done", "quota", "blocked", "screened_out", "qualification_failed", "no_training",
+NEXT_REASONS = ["consent", "done", "quota", "blocked", "review", "screened_out", "qualification_failed", "no_training",
                 "inactive", "not_member"]
 
 

@@ -30,7 +30,8 @@ class QualitySummary(serializers.Serializer):
 
 
 class QualityOut(serializers.Serializer):
-    settings = free("Every quality setting by name (defaults until changed).")
+    settings = free("Every quality setting by name (defaults until changed), among them what review and "
+                    "blocking do: review_pauses_work and blocked_answers_excluded (both true by default).")
     summary = QualitySummary()
 
 

@@ -158,6 +158,11 @@ EXPORT_SCHEMA = extend_schema(
                          description="The download's format."),
         OpenApiParameter("all", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
                          description="`1` adds rejected and uncounted late answers; any other value is ignored."),
+        OpenApiParameter("include_blocked", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
+                         enum=["0", "1", "true", "false"],
+                         description="`1` adds the answers of workers blocked in the project, which leave the "
+                                     "data while the project's option says so; the response header "
+                                     "`X-Blocked-Workers-Excluded` says how many workers' answers are left out."),
     ],
     responses={
         (200, "application/json"): OpenApiResponse(
@@ -165,6 +170,6 @@ EXPORT_SCHEMA = extend_schema(
             "One object per annotation, with the task type's export columns."),
         (200, "text/csv"): OpenApiResponse({"type": "string"}, "A header row, then one row per annotation."),
         (200, "application/x-ndjson"): OpenApiResponse({"type": "string"}, "One JSON object per line."),
-        400: field_errors("`fmt` names no known format."),
+        400: field_errors("`fmt` names no known format, or `include_blocked` is no yes or no."),
     },
 )

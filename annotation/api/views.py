@@ -289,7 +289,7 @@ class AssignmentSubmit(APIView):
 
 class AnnotationExport(APIView):
     """Raw annotations as ``?fmt=csv|json|jsonl`` (default json); ``?all=1`` adds rejected and
-    uncounted late answers."""
+    uncounted late answers; ``?include_blocked=1`` the answers of workers blocked in the project."""
 
     permission_classes = [has_perm("annotation.export_annotations")]
 
@@ -300,9 +300,14 @@ class AnnotationExport(APIView):
         if fmt not in FORMATS:
             raise ValidationError({"fmt": f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}"})
         counted_only = request.query_params.get("all") != "1"
+        flag = request.query_params.get("include_blocked", "0")
+        if flag not in ("0", "1", "true", "false"):
+            raise ValidationError({"include_blocked": f"{flag!r} is not a yes or no; use 1 or 0"})
+        include_blocked = flag in ("1", "true")
         audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
-                     details={"format": fmt, "all": not counted_only, "via": "api"})
-        return export_response(project=project, fmt=fmt, counted_only=counted_only)
+                     details={"format": fmt, "all": not counted_only, "include_blocked": include_blocked,
+                              "via": "api"})
+        return export_response(project=project, fmt=fmt, counted_only=counted_only, include_blocked=include_blocked)
 
 
 class BonusList(APIView):

@@ -109,11 +109,21 @@ class QualityPolicy(models.Model):
                   "({code} is the screened-out code). Empty: the panel's own, if it has one (Prolific's).")
     prefer_adjudicated = models.BooleanField(
         default=False, help_text="Gold exports take an adjudicated item's decision instead of its aggregate.")
+    # What a standing decision does to serving and to the data (docs/quality/review-and-blocking.md).
+    review_pauses_work = models.BooleanField(
+        default=True, help_text="A worker sent to review gets no new items until staff decide (the item on their "
+                                "screen may be finished).")
+    blocked_answers_excluded = models.BooleanField(
+        default=True, help_text="A worker blocked in the project has their answers left out of exports, agreement, "
+                                "MACE and the queues at once (back on unblock); their items are opened for one more "
+                                "answer each.")
 
     # The settings a staff member may change, in the order forms and the API show them.
     SETTINGS = ("gold_rate", "gold_feedback", "training_feedback", "set_overlap", "set_pass", "rubric", "qualification_items",
                 "qualification_pass", "qualification_attempts", "screened_out_code", "screened_out_url",
-                "prefer_adjudicated")
+                "prefer_adjudicated",
+                # What review and blocking do.
+                "review_pauses_work", "blocked_answers_excluded")
 
     class Meta:
         verbose_name_plural = "quality policies"

@@ -2,6 +2,9 @@
 
 An item is contested for any of three reasons, each shown with its figures:
 
+Answers of workers blocked in the project are left out of all three while the project leaves
+their answers out of the data (``annotation.selectors.counted``).
+
 - ``split``: a real item with at least two counted answers whose most frequent answer (compared
   on the task type's gold fields, set answers as sets) holds no more than ``split_share`` of them
   (by default 0.5: no strict majority);
@@ -38,6 +41,7 @@ from annotation.models import (
     Purpose,
     QualityPolicy,
 )
+from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
 from annotation.task_types.base import NONE, TaskType
 
@@ -119,6 +123,7 @@ def _split_items(project: Project, task: TaskType, share: float, item: Item | No
     votes: dict[int, Counter] = defaultdict(Counter)
     counted = Annotation.objects.filter(assignment__project=project, assignment__status__in=Assignment.COUNTED_STATUSES,
                                         assignment__purpose=Purpose.TASK, assignment__item__kind=ItemKind.REAL)
+    counted = counted.exclude(assignment__worker_id__in=excluded_worker_ids(project=project))
     if item is not None:
         counted = counted.filter(assignment__item=item)
     for item_id, answer in counted.values_list("assignment__item_id", "answer").iterator(chunk_size=5000):
@@ -147,6 +152,8 @@ def _posterior_items(project: Project, below: float,
 
 def _gold_items(project: Project, item: Item | None = None) -> dict[int, Contest]:
     scored = CheckResult.objects.filter(project=project, purpose=Purpose.GOLD, assignment__item__kind=ItemKind.GOLD)
+    # A blocked worker's wrong answers dispute no gold answer while their answers are out of the data.
+    scored = scored.exclude(worker_id__in=excluded_worker_ids(project=project))
     if item is not None:
         scored = scored.filter(assignment__item=item)
     rows = (scored.values("assignment__item_id").annotate(n=Count("pk"), right=Count("pk", filter=Q(right=True)))
@@ -263,9 +270,11 @@ def _fields_text(task: TaskType, answer: Mapping[str, Any]) -> str:
 
 
 def item_answers(*, item: Item) -> list[AnswerRow]:
-    """The item's counted answers in submission order, numbered, without who gave them."""
+    """The item's counted answers in submission order, numbered, without who gave them (never
+    those of a worker whose answers left the data by a block)."""
     task = get_task_type(item.project.task_type)
     rows = (Annotation.objects.filter(assignment__item=item, assignment__status__in=Assignment.COUNTED_STATUSES)
+            .exclude(assignment__worker_id__in=excluded_worker_ids(project=item.project))
             .order_by("assignment__submitted_at", "pk")
             .values_list("answer", "reason", "seconds", "assignment__check_result__right"))
     return [AnswerRow(n, task.label_display(answer), _fields_text(task, answer), reason, seconds, right)

@@ -1,4 +1,5 @@
-"""Items workers flagged as broken, for staff: one row per item, items with open flags first."""
+"""Items workers flagged as broken, for staff: one row per item, items with open flags first.
+The flags of a worker whose answers left the data by a block are left out with them."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q
 
 from annotation.models import Item, ItemFlag, Project
+from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
 
 PER_PAGE = 50
@@ -30,13 +32,17 @@ class FlaggedItem:
 
 def open_flag_count(*, project: Project) -> int:
     """Items with at least one open flag."""
-    return ItemFlag.objects.filter(project=project, resolved_at__isnull=True).values("item_id").distinct().count()
+    return (_flags(project).filter(resolved_at__isnull=True).values("item_id").distinct().count())
+
+
+def _flags(project: Project):
+    return ItemFlag.objects.filter(project=project).exclude(worker_id__in=excluded_worker_ids(project=project))
 
 
 def flagged_items(*, project: Project, page: Any = 1, per_page: int = PER_PAGE) -> tuple[Page, list[FlaggedItem]]:
     """One page of the project's flagged items: those with open flags first, then the latest
     flagged; each with its counts and every flag (problem, reason, when, how it was resolved)."""
-    counts = (ItemFlag.objects.filter(project=project).values("item_id")
+    counts = (_flags(project).values("item_id")
               .annotate(open=Count("pk", filter=Q(resolved_at__isnull=True)), total=Count("pk"), last_at=Max("created_at"))
               .order_by("-open", "-last_at", "item_id"))
     current = Paginator(counts, per_page).get_page(page)
@@ -48,6 +54,6 @@ def flagged_items(*, project: Project, page: Any = 1, per_page: int = PER_PAGE) 
                                       task.item_summary(items[c["item_id"]].payload, length=SUMMARY_LENGTH),
                                       c["open"], c["total"], c["last_at"])
             for c in found}
-    for flag in ItemFlag.objects.filter(item_id__in=ids).order_by("-created_at", "-pk"):
+    for flag in _flags(project).filter(item_id__in=ids).order_by("-created_at", "-pk"):
         rows[flag.item_id].flags.append(flag)
     return current, [rows[i] for i in ids]

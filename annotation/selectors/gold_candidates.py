@@ -10,6 +10,7 @@ from typing import Any
 from django.db.models import Count
 
 from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
+from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError, TaskType
 
@@ -41,8 +42,10 @@ def unanimous_items(*, project: Project, min_answers: int, limit: int | None = N
     task = get_task_type(project.task_type)
     if not task.gold_fields:  # a type without gold questions has none to promote
         return []
+    # A blocked worker's answers make no item unanimous while they are out of the data.
+    excluded = excluded_worker_ids(project=project)
     counted = Assignment.objects.filter(project=project, purpose=Purpose.TASK, status__in=Assignment.COUNTED_STATUSES,
-                                        item__kind=ItemKind.REAL)
+                                        item__kind=ItemKind.REAL).exclude(worker_id__in=excluded)
     enough = list(counted.values("item_id").annotate(n=Count("pk")).filter(n__gte=min_answers)
                   .order_by("item__position", "item_id").values_list("item_id", flat=True))
     found: list[tuple[Item, dict, dict]] = []
@@ -51,7 +54,7 @@ def unanimous_items(*, project: Project, min_answers: int, limit: int | None = N
         votes: dict[int, list[tuple[str, tuple]]] = defaultdict(list)
         for item_id, worker, answer in (Annotation.objects.filter(
                 assignment__item_id__in=chunk, assignment__purpose=Purpose.TASK,
-                assignment__status__in=Assignment.COUNTED_STATUSES)
+                assignment__status__in=Assignment.COUNTED_STATUSES).exclude(assignment__worker_id__in=excluded)
                 .order_by("pk").values_list("assignment__item_id", "assignment__worker__username", "answer")):
             votes[item_id].append((worker, _gold_value(task, answer or {})))
         items = Item.objects.in_bulk(chunk)

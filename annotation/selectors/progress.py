@@ -121,6 +121,8 @@ class WorkerStatus:
 STANDING_NOTES: dict[str, str] = {
     Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
     Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
+    # Shown only while the project pauses work under review (``QualityPolicy.review_pauses_work``).
+    Standing.REVIEW: "Paused: the researchers are reviewing your answers before you take more items.",
     Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",
 }
 
@@ -134,6 +136,8 @@ def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     if state is None:  # before their first item: qualifying when the project asks for it
         qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
         state = Standing.QUALIFYING if qualification else Standing.ACTIVE
+    elif state == Standing.REVIEW and QualityPolicy.objects.filter(project=project, review_pauses_work=False).exists():
+        state = Standing.ACTIVE  # at work as before: the project does not pause it
     # With gold questions mixed in, the project's answers are not shown to workers: a gold
     # answer leaves them as they are, so watching them would tell which items were gold.
     shows_project = not Item.objects.filter(project=project, kind=ItemKind.GOLD).exists()

@@ -104,7 +104,8 @@ class NextResult:
     assignment: Assignment | None
     resumed: bool = False
     # Why there is no assignment: "done", "quota", "blocked" (the account, or in this project),
-    # "screened_out" (failed the qualification), "qualification_failed" (may try again),
+    # "screened_out" (failed the qualification), "review" (paused until staff decide),
+    # "qualification_failed" (may try again),
     # "left_study" (returned or timed out on the marketplace, or rejected there),
     # "no_training" (a round is due but no training item is left for the worker), "inactive",
     # "not_member".
@@ -184,6 +185,10 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             quality = worker_quality(project=project, worker=worker, now=now)
             if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
                 return NextResult(None, reason=str(quality.standing.state))
+    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
+        # Sent to review: the item on the worker's screen may be finished, no new one until staff
+        # decide (a training round staff sent them to is such a decision: its items still come).
+        return NextResult(None, reason="review")
     if project.max_items_per_worker is not None:
         done = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES)
                 .exclude(purpose=Purpose.TRAINING).count())

@@ -18,6 +18,7 @@ from annotation.importers import (
 )
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
+from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
 from annotation.task_types import get_task_type
@@ -193,7 +194,9 @@ def project_set_redundancy(*, project: Project, redundancy: int) -> None:
         items = Item.objects.filter(project=project).exclude(kind__in=CHECK_KINDS)
         items.filter(n_active__lte=redundancy).update(redundancy=redundancy)
         items.filter(n_active__gt=redundancy).update(redundancy=F("n_active"))
-    project.redundancy = redundancy
+        project.redundancy = redundancy
+        # Items answered by a worker whose answers left the data keep their extra slot.
+        item_slots_refresh(project=project)
 
 
 def items_remove_unused(*, project: Project, keep: Sequence[str]) -> tuple[int, int]:

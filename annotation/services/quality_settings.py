@@ -13,6 +13,7 @@ from django.db import transaction
 from annotation.models import Project, QualityPolicy
 from annotation.panels import panel_setup, template_check
 from annotation.services.audit import audit_record
+from annotation.services.blocked_answers import blocked_answers_policy_changed
 
 SETTINGS = QualityPolicy.SETTINGS
 
@@ -39,5 +40,8 @@ def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor:
         if changed:
             audit_record(actor=actor, project=project, action="settings", target="quality policy",
                          details={"changed": changed})
+        # What review and blocking do, applied to the workers already in those states.
+        if "blocked_answers_excluded" in changed:
+            blocked_answers_policy_changed(project=project, excluded=policy.blocked_answers_excluded, actor=actor)
     return policy
 

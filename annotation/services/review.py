@@ -14,8 +14,17 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project, Purpose
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Item,
+    Project,
+    Purpose,
+    Standing,
+    WorkerStanding,
+)
 from annotation.services.audit import audit_record
+from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
@@ -64,6 +73,11 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "", 
         if a.purpose == Purpose.GOLD:
             # A rejected gold answer counts for or against the worker no more (and again once approved).
             gold_counts_recount(project=a.project, worker_ids=[a.worker_id])
+        if a.purpose == Purpose.TASK and WorkerStanding.objects.filter(
+                project_id=a.project_id, worker_id=a.worker_id, state=Standing.BLOCKED).exists():
+            # A blocked worker's answer holds a slot beside the extra one its block opened: the
+            # item's N follows the slot (``annotation.services.blocked_answers``).
+            item_slots_refresh(project=a.project, item_ids=[a.item_id])
         a.review_note = note
         if audit:
             audit_record(actor=reviewer, action=_verdict(approve), project=a.project, target=f"assignment {a.pk}",

@@ -2,7 +2,14 @@
 the project's quality policy: read and changed here only.
 
 Blocking in a project returns the worker's open assignment there to the pool at once (the
-slot goes to someone else); a blocked worker gets no items and no submission is accepted.
+slot goes to someone else); a blocked worker gets no items and no submission is accepted. While
+the project leaves blocked workers' answers out (``QualityPolicy.blocked_answers_excluded``, the
+default), a block takes the worker's answers out of the data and an unblock brings them back
+(``annotation.services.blocked_answers``), each with an audit entry, whoever decided.
+
+A worker sent to review keeps their open assignment (the item on their screen may be finished)
+and, while the project pauses work under review (``QualityPolicy.review_pauses_work``, the
+default), gets no new item until staff decide (the engine refuses it).
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from django.utils import timezone
 from annotation.models import Assignment, Project, QualityPolicy, Standing, WorkerStanding
 from annotation.selectors.quality import policy_for
 from annotation.services.audit import audit_record
+from annotation.services.blocked_answers import blocked_answers_move
 from annotation.services.engine import set_status
 from annotation.task_types.gold import GoldPolicy
 
@@ -70,4 +78,8 @@ def standing_set(*, project: Project, worker: User, state: str, reason: str = ""
         if audit and before != state:
             audit_record(actor=actor, project=project, action=f"standing:{state}", target=f"worker {worker.username}",
                          details={"from": before, "to": state, "reason": reason, "returned_items": returned})
+        if Standing.BLOCKED in (before, state) and before != state and policy_for(project=project).blocked_answers_excluded:
+            # Recorded whoever decided (a rule's decision too): the data changed.
+            blocked_answers_move(project=project, worker=worker, excluded=state == Standing.BLOCKED, actor=actor,
+                                 reason=reason)
     return standing

@@ -58,10 +58,11 @@ def _text(data: Mapping[str, Any], name: str, length: int) -> str:
 
 def _unblocked_state(*, project: Project, worker: User) -> str:
     """Where unblocking leads: back to work, or back to the qualification when the project asks
-    for one that the worker has not passed (unblocking is no way round it)."""
+    for one that the worker has not passed (unblocking is no way round it). Unblocking a worker
+    sent to review is the staff's decision that ends the review (and its pause)."""
     standing = WorkerStanding.objects.filter(project=project, worker=worker).first()
-    if standing is None or standing.state != Standing.BLOCKED:
-        raise ActionRefused("action", "this worker is not blocked in this project", status=409)
+    if standing is None or standing.state not in (Standing.BLOCKED, Standing.REVIEW):
+        raise ActionRefused("action", "this worker is neither blocked nor to review in this project", status=409)
     if policy_for(project=project).qualification_items and not TrainingRound.objects.filter(
             project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION, passed=True).exists():
         return Standing.QUALIFYING

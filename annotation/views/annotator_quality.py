@@ -1,6 +1,6 @@
 """The annotator's side of quality control: feedback after a training item or a gold question
 (when the project gives it), the training round's note on the task area, the pages of a worker
-who gets no items (blocked, screened out, a failed qualification), and "Try again".
+who gets no items (blocked, paused for review, screened out, a failed qualification), and "Try again".
 
 Feedback is kept in the session between the answer and the next page, which shows it with the
 item it is about (as the worker answered it) and a Continue button, whether the page was sent
@@ -29,7 +29,7 @@ from annotation.views.request_types import AuthenticatedRequest
 
 FEEDBACK = "check_feedback"
 # Reasons for no item that the quality page explains.
-STOPS = ("blocked", "screened_out", "qualification_failed", "no_training", "left_study")
+STOPS = ("blocked", "review", "screened_out", "qualification_failed", "no_training", "left_study")
 
 
 def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: SubmitResult) -> None:

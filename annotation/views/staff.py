@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, render
 from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
+from annotation.selectors.counted import excluded_workers
 from annotation.selectors.flags import open_flag_count
 from annotation.selectors.pay_rate import project_pay_rate
 from annotation.selectors.progress import project_progress
@@ -71,6 +72,7 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         "item_states": ITEM_STATES,
         "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),
+        "blocked_excluded": excluded_workers(project=project),
         "bonus_totals": bonus_totals(project=project),
         "open_flags": open_flag_count(project=project),
         "pay_rate": project_pay_rate(project=project),
@@ -84,9 +86,10 @@ def export(request: AuthenticatedRequest, slug: str, fmt: str) -> StreamingHttpR
     if fmt not in FORMATS:
         raise Http404(f"unknown export format {fmt!r}")
     counted_only = request.GET.get("all") != "1"
+    include_blocked = request.GET.get("include_blocked") == "1"
     audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
-                 details={"format": fmt, "all": not counted_only, "via": "page"})
-    return export_response(project=project, fmt=fmt, counted_only=counted_only)
+                 details={"format": fmt, "all": not counted_only, "include_blocked": include_blocked, "via": "page"})
+    return export_response(project=project, fmt=fmt, counted_only=counted_only, include_blocked=include_blocked)
 
 
 @permission_required("annotation.export_annotations")

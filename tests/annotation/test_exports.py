@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from annotation import exports
 from annotation.exports import FORMATS, export_columns, iso_time
-from annotation.models import Annotation, Assignment, Item, WorkerProfile
+from annotation.models import Annotation, Assignment, Item, WorkerProfile, WorkerStanding
 from annotation.services import annotation_submit, assignment_next, items_import_file
 from annotation.services.adjudication import item_adjudicate
 from annotation.spreadsheet import safe_cell
@@ -55,6 +55,8 @@ def _reference_rows(project, *, counted_only: bool) -> list[dict]:
             "worker": assignment.worker.username,
             "worker_source": profile.source if profile else "",
             "worker_external_id": profile.external_id or "" if profile else "",
+            "standing": WorkerStanding.objects.filter(project=project, worker=assignment.worker)
+            .values_list("state", flat=True).first() or "active",
             "status": assignment.status, "accepted_at": assignment.assigned_at.isoformat(),
             "submitted_at": assignment.submitted_at.isoformat() if assignment.submitted_at else "",
             "seconds": annotation.seconds, "version": annotation.version,
@@ -114,6 +116,8 @@ def _answered_project(slug: str):
             annotation_submit(assignment=assignment, worker=worker, data=example.answer,
                               client={"elapsed_ms": 1500 + 250 * n, "note": 'mentions "metrics" in a value'})
     WorkerProfile.objects.filter(user=workers[-1]).delete()
+    # One worker is in review (their answers stay data): the standing column says so.
+    WorkerStanding.objects.filter(project=project, worker=workers[2]).update(state="review")
 
     annotations = list(Annotation.objects.filter(assignment__project=project).order_by("pk"))
     assert len(annotations) == 15 and all("refused" in a.client for a in annotations[:3])
@@ -167,6 +171,7 @@ def test_every_format_is_the_plain_rendering_byte_for_byte(slug, chunks, client)
         expected_rows = _reference_rows(project, counted_only=counted_only)
         statuses = {row["status"] for row in expected_rows}
         assert statuses == ({"submitted", "approved"} if counted_only else {"submitted", "approved", "rejected", "expired"})
+        assert {row["standing"] for row in expected_rows} == {"active", "review"}
         # One item's rows carry its adjudicated answer, the others' an empty cell.
         assert {bool(row["adjudicated"]) for row in expected_rows} == {True, False}
         query = {} if counted_only else {"all": "1"}

@@ -81,7 +81,7 @@ def test_each_action(setup):
     assert r.status_code == 200 and Bonus.objects.get().amount == Decimal("3.00")
     assert staff.post(f"{url}/nonsense/", {}, format="json").status_code == 404
     assert list(AuditEntry.objects.order_by("pk").values_list("action", flat=True)) == [
-        "approve", "reject", "standing:blocked", "standing:active", "bonus"]
+        "approve", "reject", "standing:blocked", "answers_excluded", "standing:active", "answers_restored", "bonus"]
     assert set(AuditEntry.objects.values_list("actor", flat=True)) == {staff_user.pk}
 
 

@@ -171,7 +171,7 @@ def test_block_and_unblock_in_the_project(setup, staff):
     staff.post(reverse("quality-worker-action", args=[project.slug, me.pk, "unblock"]))
     assert WorkerStanding.objects.get(project=project, worker=me).state == Standing.ACTIVE
     assert list(AuditEntry.objects.filter(project=project).order_by("pk").values_list("action", flat=True)) == [
-        "standing:blocked", "standing:active"]
+        "standing:blocked", "answers_excluded", "standing:active", "answers_restored"]
 
 
 def test_approve_and_reject_need_a_note_and_keep_it(setup, staff):
