@@ -70,7 +70,7 @@ def import_notes(*, project: Project, parsed: Sequence[ParsedItem], unit: str = 
             notes.append(
                 f"{len(plain)} real item{'s' if len(plain) != 1 else ''} carr{'y' if len(plain) != 1 else 'ies'} "
                 f"a `{column}` value: it is kept with the item for the analyses and exports, and "
-                f"{'they stay' if len(plain) != 1 else 'it stays'} a real item. A gold question needs "
+                f"{'they stay real items' if len(plain) != 1 else 'it stays a real item'}. A gold question needs "
                 "item_kind gold and a gold_answer.")
     return tuple(notes)
 
