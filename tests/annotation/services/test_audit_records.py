@@ -155,3 +155,17 @@ def test_the_entries_answer_with_the_stored_name_in_the_api(client):
     client.force_login(root)
     rows = client.get(f"/api/projects/{project.slug}/audit/").json()["entries"]
     assert [(r["action"], r["actor"]) for r in rows] == [("project_create", name)]
+
+
+def test_an_account_deleted_through_the_api_is_recorded_and_keeps_its_name(client):
+    root = UserFactory(role="admin")
+    root.is_superuser = True
+    root.save()
+    victim = user_create(username="leaver", role="researcher", actor=root)
+    client.force_login(root)
+    assert client.delete(f"/api/workers/{victim.pk}/").status_code == 204
+    made, gone = entry("account_create"), entry("account_delete")
+    assert (gone.actor, gone.target) == (root, "user leaver") and made.target == "user leaver"
+    assert client.delete(f"/api/workers/{victim.pk}/").status_code == 404
+    client.force_login(UserFactory(role="researcher"))
+    assert client.delete(f"/api/workers/{root.pk}/").status_code == 403
