@@ -44,7 +44,13 @@ from annotation.selectors.flags import flagged_items
 from annotation.services import WorkflowError
 from annotation.services.adjudication import AdjudicationInvalid, item_adjudicate
 from annotation.services.errors import NotYours
-from annotation.services.flags import FlagInvalid, item_flag, item_flags_dismiss, item_withdraw, item_withdrawal_undo
+from annotation.services.flags import (
+    FlagInvalid,
+    item_flag,
+    item_flags_dismiss,
+    item_withdraw,
+    item_withdrawal_undo,
+)
 
 
 def _when(value) -> str | None:
