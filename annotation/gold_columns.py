@@ -22,7 +22,8 @@ EXPLANATION_MAX_LENGTH = 5000
 # The columns as the import page lists them beside the task type's own.
 CHECK_FIELD_DOCS = (
     ImportField("item_kind", False, "real (or empty), gold (a gold question, mixed in among real items) or "
-                "training (served in training rounds)."),
+                "training (served in training rounds); gold and training need gold_answer. This column, not a "
+                "task type's own known-answer column, makes a gold question."),
     ImportField("gold_answer", False, "For gold and training items: the known answer as a JSON object of the "
                 "task type's scored fields, optionally with \"accept\": [other answers also right]."),
     ImportField("gold_explanation", False, "For gold and training items: text shown to the worker with the feedback."),

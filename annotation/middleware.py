@@ -14,6 +14,9 @@ class PasswordChangeRequiredMiddleware:
             profile = getattr(user, "profile", None)
             if profile is not None and profile.must_change_password:
                 allowed = (reverse("password_change"), reverse("logout"), reverse("password_change_done"))
-                if request.path not in allowed and not request.path.startswith("/static/"):
+                # The API answers such an account itself, with a 403 that says why
+                # (``annotation.api.authentication``): a client cannot follow a redirect to a form.
+                api = request.path.startswith("/api/")
+                if request.path not in allowed and not request.path.startswith("/static/") and not api:
                     return redirect("password_change")
         return self.get_response(request)

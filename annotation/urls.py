@@ -47,6 +47,8 @@ urlpatterns = [
          name="flag-withdraw"),
     path("projects/<slug:slug>/quality/flags/<int:item_id>/dismiss/", adjudication.flag_resolve, {"action": "dismiss"},
          name="flag-dismiss"),
+    path("projects/<slug:slug>/quality/flags/<int:item_id>/undo/", adjudication.flag_resolve, {"action": "undo"},
+         name="flag-withdraw-undo"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
     path("projects/<slug:slug>/bonuses/", bonuses.bonuses_page, name="bonuses"),
     path("projects/<slug:slug>/bonuses/pay/", bonuses.bonuses_pay_view, name="bonuses-pay"),

@@ -236,8 +236,9 @@ MEDIA_MAX_ZIP_MEMBERS = env_int("MEDIA_MAX_ZIP_MEMBERS", 10_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.SessionAuthentication",
-        "rest_framework.authentication.TokenAuthentication",
+        # DRF's session and token authentication, refusing an account's one-time password.
+        "annotation.api.authentication.SessionAuthentication",
+        "annotation.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],  # see docs/security.md

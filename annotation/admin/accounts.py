@@ -10,6 +10,7 @@ from django.utils.translation import ngettext
 
 from annotation.models import Invite, WorkerProfile
 from annotation.services import worker_block, worker_unblock
+from annotation.services.accounts import account_created_record, account_delete
 
 
 @admin.register(Invite)
@@ -39,6 +40,19 @@ class UserAdmin(BaseUserAdmin):
     list_filter = ["profile__role", "profile__blocked", "is_staff"]
     actions = ["block", "unblock"]
     list_select_related = ["profile"]
+
+    def save_related(self, request, form, formsets, change):
+        # After the inlines: the new account's profile (its role) is saved by then.
+        super().save_related(request, form, formsets, change)
+        if not change:
+            account_created_record(user=form.instance, actor=request.user, via="admin")
+
+    def delete_model(self, request, obj):
+        account_delete(user=obj, actor=request.user)
+
+    def delete_queryset(self, request, queryset):
+        for user in queryset:
+            account_delete(user=user, actor=request.user)
 
     @admin.display(description="role")
     def role(self, obj):

@@ -10,13 +10,13 @@ from annotation.models import AuditEntry
 
 @admin.register(AuditEntry)
 class AuditEntryAdmin(admin.ModelAdmin):
-    list_display = ["at", "actor", "project", "action", "target"]
+    list_display = ["at", "actor_name", "project", "action", "target"]
     list_filter = ["project", "action", ("actor", admin.RelatedOnlyFieldListFilter)]
-    search_fields = ["target", "action", "actor__username"]
+    search_fields = ["target", "action", "actor_name"]
     list_select_related = ["actor", "project"]
     date_hierarchy = "at"
-    readonly_fields = ["at", "actor", "project", "action", "target", "details"]
-    fields = ["at", "actor", "project", "action", "target", "details"]
+    readonly_fields = ["at", "actor", "actor_name", "project", "action", "target", "details"]
+    fields = ["at", "actor", "actor_name", "project", "action", "target", "details"]
     change_list_template = "admin/annotation/auditentry/change_list.html"
     show_facets = admin.ShowFacets.NEVER
 

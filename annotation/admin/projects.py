@@ -9,7 +9,7 @@ import json
 
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
-from django.db import models
+from django.db import models, transaction
 from django.http import Http404
 from django.shortcuts import get_object_or_404, redirect
 from django.template.response import TemplateResponse
@@ -32,7 +32,7 @@ from annotation.panels import panel_setup, study_link
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
-from annotation.services.projects import project_settings_save
+from annotation.services.projects import project_created_record, project_settings_save
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
@@ -119,7 +119,9 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         obj.options = options_from_form(obj, form.cleaned_data)
         if not change:
             obj.created_by = request.user
-            super().save_model(request, obj, form, change)
+            with transaction.atomic():
+                super().save_model(request, obj, form, change)
+                project_created_record(project=obj, actor=request.user)
             return
         project_settings_save(project=obj, actor=request.user)
 
@@ -168,6 +170,8 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
                 if outcome.job is not None:
                     return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
                 messages.success(request, f"Imported {upload.name}: {_counts(outcome.result)}.")
+                for note in (outcome.result or {}).get("notes") or ():
+                    messages.warning(request, note)
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
         return self.tool_page(request, project, title, form, errors=errors, fields=fields, submit="Import")
 
@@ -202,6 +206,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
                "project": job.project, "job": job, "title": f"Import of {job.filename}",
                "counts": _counts(job.result) if job.result else "",
+               "notes": (job.result or {}).get("notes") or (),
                "again_url": reverse(_AGAIN.get(job.kind, "admin:annotation_project_change"), args=[pk]),
                "can_change": request.user.has_perm("annotation.change_importjob"),
                # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).
@@ -220,7 +225,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         if request.method == "POST" and form.is_valid():
             try:
                 accounts = annotators_create(names_text=form.cleaned_data["names"], mode=form.cleaned_data["mode"],
-                                             project=project)
+                                             project=project, actor=request.user)
             except ImportFailed as exc:
                 errors = exc
             else:

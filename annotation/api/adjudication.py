@@ -44,7 +44,13 @@ from annotation.selectors.flags import flagged_items
 from annotation.services import WorkflowError
 from annotation.services.adjudication import AdjudicationInvalid, item_adjudicate
 from annotation.services.errors import NotYours
-from annotation.services.flags import FlagInvalid, item_flag, item_flags_dismiss, item_withdraw
+from annotation.services.flags import (
+    FlagInvalid,
+    item_flag,
+    item_flags_dismiss,
+    item_withdraw,
+    item_withdrawal_undo,
+)
 
 
 def _when(value) -> str | None:
@@ -136,8 +142,22 @@ class FlagResolve(APIView):
         if self.action == "withdraw":
             item = item_withdraw(item=flag.item, actor=request.user, note=note)
             return Response({"item": item.external_id, "kind": item.kind, "n_active": item.n_active})
+        if self.action == "undo":
+            try:
+                item = item_withdrawal_undo(item=flag.item, actor=request.user, note=note)
+            except WorkflowError as exc:
+                return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
+            return Response({"item": item.external_id, "kind": item.kind, "n_active": item.n_active})
         resolved = item_flags_dismiss(item=flag.item, actor=request.user, note=note)
         return Response({"item": flag.item.external_id, "dismissed": resolved})
+
+
+@extend_schema_view(post=extend_schema(
+    tags=["adjudication"], operation_id="flag_withdraw_undo", request=NoteIn,
+    responses={200: WithdrawnOut, 409: conflict("The item is not withdrawn.")},
+    summary="Undo the withdrawal of a flagged item: served again as what it was, its reports open again"))
+class FlagWithdrawUndo(FlagResolve):
+    action = "undo"
 
 
 @extend_schema_view(post=extend_schema(

@@ -54,7 +54,8 @@ class AnnotatorsCreate(APIView):
         if any("\n" in name or "\r" in name for name in data["names"]):
             return Response({"names": ["one name per entry, without line breaks"]}, status=status.HTTP_400_BAD_REQUEST)
         try:
-            accounts = annotators_create(names_text="\n".join(data["names"]), mode=data["mode"], project=project)
+            accounts = annotators_create(names_text="\n".join(data["names"]), mode=data["mode"], project=project,
+                                         actor=request.user)
         except ImportFailed as exc:
             return Response({"names": [f"entry {e.line}: {e.message}" if e.line else e.message for e in exc.errors]},
                             status=status.HTTP_400_BAD_REQUEST)

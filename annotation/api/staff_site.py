@@ -8,7 +8,7 @@ from __future__ import annotations
 from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import serializers
+from rest_framework import serializers, status
 from rest_framework.exceptions import NotFound, PermissionDenied
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -22,6 +22,7 @@ from annotation.api.workers import audit_page
 from annotation.models import WorkerProfile
 from annotation.selectors.audit import audit_entries
 from annotation.services import worker_block, worker_unblock
+from annotation.services.accounts import account_delete
 
 REASON_LENGTH = 300
 
@@ -73,6 +74,22 @@ class WorkerSiteAction(APIView):
             worker_unblock(worker=worker, actor=request.user)
             returned = 0
         return Response({"worker": worker.pk, "blocked": WorkerProfile.objects.filter(user=worker, blocked=True).exists(), "returned": returned})
+
+
+class AccountDelete(APIView):
+    """DELETE: the account, as the user admin deletes it: the deletion is recorded first, and the
+    entries the account wrote keep its name."""
+
+    permission_classes = [has_perm("auth.delete_user")]
+
+    @extend_schema(operation_id="account_delete", tags=["workers"], request=None,
+                   responses={204: None, **refusals(404)})
+    def delete(self, request: AuthenticatedApiRequest, worker_id: int) -> Response:
+        user = get_user_model().objects.filter(pk=worker_id).first()
+        if user is None:
+            raise NotFound("No such account.")
+        account_delete(user=user, actor=request.user)
+        return Response(status=status.HTTP_204_NO_CONTENT)
 
 
 class SiteAuditList(APIView):

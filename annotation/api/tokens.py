@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.authentication import refuse_one_time_password
 from annotation.api.parsers import body_fields
 from annotation.api.schema_errors import WaitAndRetry, field_errors
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
@@ -69,4 +70,6 @@ class TokenObtain(APIView):
         if user is None:
             return Response({"detail": "Unable to log in with the user name and password given."},
                             status=status.HTTP_400_BAD_REQUEST)
+        # A one-time password opens the password form on the site, nothing else.
+        refuse_one_time_password(user)
         return Response({"token": api_token_get_or_create(user=user).key})

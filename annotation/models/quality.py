@@ -349,6 +349,9 @@ class AuditEntry(models.Model):
     at = models.DateTimeField()
     actor = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                               related_name="+")
+    # The actor's user name when the entry was written: the log still says who acted after the
+    # account is deleted (the foreign key then becomes NULL). Empty: the platform itself.
+    actor_name = models.CharField(max_length=150, blank=True, default="")
     project = models.ForeignKey("annotation.Project", null=True, blank=True, on_delete=models.SET_NULL,
                                 related_name="audit_entries")
     action = models.CharField(max_length=40, help_text="e.g. reject, block, bonus, export, rerun, settings.")

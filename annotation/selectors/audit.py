@@ -27,7 +27,8 @@ def audit_entries(*, project: Project | None = None, action: str = "") -> QueryS
 def audit_row(*, entry: AuditEntry) -> dict:
     return {
         "at": entry.at.isoformat(),
-        "actor": entry.actor.get_username() if entry.actor else "",
+        # The name stored with the entry outlives the account; older entries read the account's.
+        "actor": entry.actor_name or (entry.actor.get_username() if entry.actor else ""),
         "project": entry.project.slug if entry.project else "",
         "action": entry.action,
         "target": entry.target,

@@ -10,7 +10,7 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q
 
-from annotation.models import Item, ItemFlag, Project
+from annotation.models import Assignment, Item, ItemFlag, ItemKind, Project
 from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
 
@@ -57,3 +57,17 @@ def flagged_items(*, project: Project, page: Any = 1, per_page: int = PER_PAGE) 
     for flag in _flags(project).filter(item_id__in=ids).order_by("-created_at", "-pk"):
         rows[flag.item_id].flags.append(flag)
     return current, [rows[i] for i in ids]
+
+
+def withdrawal_effects(*, item: Item) -> dict[str, Any]:
+    """What withdrawing ``item`` would do, for the page that asks to confirm it: the open
+    assignments that go back to the pool, the answers that leave the data (or, for a gold
+    question or training item, stop counting for their workers), and the open reports resolved."""
+    statuses = Assignment.Status
+    kept = Assignment.objects.filter(item=item)
+    return {
+        "open_assignments": kept.filter(status=statuses.ASSIGNED).count(),
+        "answers": kept.filter(status__in=[statuses.SUBMITTED, statuses.APPROVED]).count(),
+        "open_reports": ItemFlag.objects.filter(item=item, resolved_at__isnull=True).count(),
+        "is_check": item.kind in (ItemKind.GOLD, ItemKind.TRAINING),
+    }

@@ -19,6 +19,8 @@ from annotation.models import (
     Standing,
     WorkerStanding,
 )
+from annotation.task_types import get_task_type
+from annotation.task_types.base import TaskType
 
 # Workers listed as waiting for staff, at most.
 WAITING_SHOWN = 50
@@ -48,10 +50,32 @@ def policy_for(*, project: Project) -> QualityPolicy:
     return found if found is not None else QualityPolicy(project=project)
 
 
+def settings_not_applying(*, task: TaskType) -> dict[str, str]:
+    """The settings a task type never reads, each with why: the set overlap and its pass mark
+    score set-valued gold answers only (argument titles, key points), the rubric setting an
+    ordinal score only (a rubric score)."""
+    kinds = {f.kind for f in task.answer_fields if f.name in task.gold_fields}
+    unused: dict[str, str] = {}
+    if "choices" not in kinds:
+        why = f"does not apply to a {task.name} project: its gold answers are no sets of options"
+        unused.update(set_overlap=why, set_pass=why)
+    if task.level != "ordinal" or not task.gold_fields:
+        unused["rubric"] = f"does not apply to a {task.name} project: its gold answers are no rubric scores"
+    return unused
+
+
+def settings_for(*, project: Project) -> tuple[str, ...]:
+    """The settings the project's task type reads, in ``QualityPolicy.SETTINGS`` order: what the page offers and
+    the API shows and takes."""
+    unused = settings_not_applying(task=get_task_type(project.task_type))
+    return tuple(name for name in QualityPolicy.SETTINGS if name not in unused)
+
+
 def quality_policy_values(*, project: Project) -> dict[str, Any]:
-    """The project's quality settings (defaults until changed), by name."""
+    """The project's quality settings (defaults until changed), by name: those its task type
+    reads (``annotation.services.quality_settings.settings_for``)."""
     policy = policy_for(project=project)
-    return {name: getattr(policy, name) for name in QualityPolicy.SETTINGS}
+    return {name: getattr(policy, name) for name in settings_for(project=project)}
 
 
 def quality_summary(*, project: Project) -> QualitySummary:

@@ -17,6 +17,7 @@ from django.utils import timezone
 
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Invite, Project, WorkerProfile
+from annotation.services.audit import audit_record
 from annotation.task_types import task_types
 
 UserModel = get_user_model()
@@ -64,16 +65,39 @@ def role_set(*, user: User, role: str) -> WorkerProfile:
 
 
 def user_create(*, username: str, role: str = Role.ANNOTATOR, password: str | None = None,
-                email: str = "", must_change_password: bool = False) -> User:
-    user = UserModel.objects.create_user(username=username, email=email, password=password)
-    if password is None:
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
-    profile = role_set(user=user, role=role)
-    if must_change_password:
-        profile.must_change_password = True
-        profile.save(update_fields=["must_change_password"])
+                email: str = "", must_change_password: bool = False, actor: User | None = None,
+                via: str = "", project: Project | None = None) -> User:
+    """A new account with its role, recorded in the audit log (``actor`` None: the platform,
+    e.g. a marketplace arrival; ``via`` says which path made it)."""
+    with transaction.atomic():
+        user = UserModel.objects.create_user(username=username, email=email, password=password)
+        if password is None:
+            user.set_unusable_password()
+            user.save(update_fields=["password"])
+        profile = role_set(user=user, role=role)
+        if must_change_password:
+            profile.must_change_password = True
+            profile.save(update_fields=["must_change_password"])
+        account_created_record(user=user, actor=actor, via=via, project=project)
     return user
+
+
+def account_created_record(*, user: User, actor: User | None, via: str = "", project: Project | None = None) -> None:
+    """Record a new account (the user admin's add form saves the row itself)."""
+    role = getattr(getattr(user, "profile", None), "role", "")
+    audit_record(actor=actor, action="account_create", project=project, target=f"user {user.get_username()}",
+                 details={"user": user.pk, "role": role, "via": via,
+                          "one_time_password": bool(getattr(getattr(user, "profile", None), "must_change_password", False))})
+
+
+def account_delete(*, user: User, actor: User | None) -> None:
+    """Delete an account, recording the deletion first: the entries it wrote keep its name
+    (``AuditEntry.actor_name``) and the log says who deleted it."""
+    with transaction.atomic():
+        role = getattr(getattr(user, "profile", None), "role", "")
+        audit_record(actor=actor, action="account_delete", target=f"user {user.get_username()}",
+                     details={"user": user.pk, "role": role, "staff": user.is_staff})
+        user.delete()
 
 
 @dataclass(frozen=True)
@@ -97,7 +121,8 @@ def invite_create(*, user: User, project: Project | None = None) -> str:
     return token
 
 
-def annotators_create(*, names_text: str, mode: str, project: Project | None = None) -> list[NewAccount]:
+def annotators_create(*, names_text: str, mode: str, project: Project | None = None,
+                      actor: User | None = None) -> list[NewAccount]:
     """Create annotator accounts from one name per line, all or nothing.
 
     ``mode`` is ``invite`` (a one-time link to set a password) or ``password`` (a generated
@@ -143,10 +168,11 @@ def annotators_create(*, names_text: str, mode: str, project: Project | None = N
                 continue
             if mode == "password":
                 password = secrets.token_urlsafe(9)
-                user = user_create(username=name, password=password, must_change_password=True)
+                user = user_create(username=name, password=password, must_change_password=True, actor=actor,
+                                   via="annotators", project=project)
                 created.append(NewAccount(username=name, password=password))
             else:
-                user = user_create(username=name)
+                user = user_create(username=name, actor=actor, via="annotators", project=project)
                 created.append(NewAccount(username=name, invite_token=invite_create(user=user, project=project)))
             if project is not None:
                 project.members.add(user)

@@ -13,13 +13,13 @@ import secrets
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 from typing import IO, Any, NamedTuple, cast
 
 from django.contrib.auth import get_user_model
 from django.contrib.auth.hashers import make_password
-from django.contrib.auth.models import Group
+from django.contrib.auth.models import Group, User
 from django.db import connection, transaction
 from django.utils import timezone
 
@@ -38,6 +38,7 @@ from annotation.importers import (
     read_records,
 )
 from annotation.models import Annotation, Assignment, Item, ItemKind, Project, WorkerProfile
+from annotation.services.audit import import_record
 from annotation.services.bulk_insert import rows_insert
 from annotation.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
@@ -212,17 +213,20 @@ def check_source(*, source: str) -> None:
 
 def crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None = None,
                       source: str = "mturk", progress: Progress | None = None,
-                      on_written: Callable[[CrowdImportResult], None] | None = None) -> CrowdImportResult:
+                      on_written: Callable[[CrowdImportResult], None] | None = None,
+                      actor: User | None = None) -> CrowdImportResult:
     """Write parsed results, all or nothing. ``on_written`` runs inside the transaction after
-    the writes (a job stores its outcome there, so that both commit or neither does)."""
+    the writes (a job stores its outcome there, so that both commit or neither does). The import
+    (with the worker accounts it made) goes to the audit log in the same transaction."""
     with _no_cycle_collection():
         return _crowd_rows_import(project=project, rows=rows, filename=filename, fmt=fmt, source=source,
-                                  progress=progress, on_written=on_written)
+                                  progress=progress, on_written=on_written, actor=actor)
 
 
 def _crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str, fmt: str | None, source: str,
                        progress: Progress | None,
-                       on_written: Callable[[CrowdImportResult], None] | None) -> CrowdImportResult:
+                       on_written: Callable[[CrowdImportResult], None] | None,
+                       actor: User | None = None) -> CrowdImportResult:
     check_source(source=source)
     report = progress or (lambda fraction, stage: None)
     task = get_task_type(project.task_type)
@@ -281,6 +285,8 @@ def _crowd_rows_import(*, project: Project, rows: list[CrowdRow], filename: str,
         result = CrowdImportResult(annotations=len(rows), items_created=len(built),
                                    items_existing=len(existing), workers_created=len(new),
                                    workers_existing=len(known))
+        import_record(actor=actor, project=project, kind="crowd", source=filename,
+                      counts={**asdict(result), "platform": source})
         if on_written is not None:
             on_written(result)
     return result

@@ -5,7 +5,8 @@ Flagging gives the worker's open assignment back (its slot goes to someone else;
 never gets the item again) and records the flag, in one transaction; flagging the same
 assignment again returns the flag already recorded. Withdrawing makes the item ``withdrawn``:
 it is served to nobody, its open assignments go back to the pool, and its answers leave the
-data. Both staff actions resolve every open flag of the item and go to the audit log.
+data. Both staff actions resolve every open flag of the item and go to the audit log. A
+withdrawal can be undone while the item stays withdrawn (``item_withdrawal_undo``).
 """
 
 from __future__ import annotations
@@ -89,8 +90,9 @@ def item_withdraw(*, item: Item, actor: User | None, note: str = "") -> Item:
         locked = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
         before = locked.kind
         if before != ItemKind.WITHDRAWN:
-            locked.kind = ItemKind.WITHDRAWN
-            locked.save(update_fields=["kind", "updated_at"])
+            # The kind it had is kept, so that the withdrawal can be undone.
+            locked.kind, locked.kind_before_withdrawal = ItemKind.WITHDRAWN, before
+            locked.save(update_fields=["kind", "kind_before_withdrawal", "updated_at"])
         open_ones = list(Assignment.objects.select_for_update().filter(item=locked, status=Status.ASSIGNED).order_by("pk"))
         returned = set_status(assignments=open_ones, new=Status.RETURNED, now=now)
         resolved = _resolve(item=locked, resolution="withdrawn", now=now)
@@ -101,6 +103,28 @@ def item_withdraw(*, item: Item, actor: User | None, note: str = "") -> Item:
                               "flags_resolved": resolved, "gold_counts_recounted": recounted,
                               "note": note[:500]})
     locked.refresh_from_db(fields=["n_active"])
+    return locked
+
+
+def item_withdrawal_undo(*, item: Item, actor: User | None, note: str = "") -> Item:
+    """Undo a withdrawal, as long as the item is withdrawn (no time limit: until staff act): it
+    is served again as what it was (real, gold question or training item), its answers count
+    again, the flags its withdrawal resolved are open again, and the gold counts of its workers
+    are recounted. Assignments the withdrawal gave back stay given back: their workers were told
+    and their slots went to others. Raises WorkflowError for an item that is not withdrawn."""
+    with transaction.atomic():
+        locked = Item.objects.select_for_update().select_related("project").get(pk=item.pk)
+        if locked.kind != ItemKind.WITHDRAWN:
+            raise WorkflowError(f"Item {locked.external_id} is not withdrawn: there is nothing to undo.")
+        restored = locked.kind_before_withdrawal or ItemKind.REAL
+        locked.kind, locked.kind_before_withdrawal = restored, ""
+        locked.save(update_fields=["kind", "kind_before_withdrawal", "updated_at"])
+        reopened = ItemFlag.objects.filter(item=locked, resolution="withdrawn").update(resolved_at=None, resolution="")
+        recounted = gold_counts_recount(project=locked.project, worker_ids=gold_item_workers(item=locked))
+        audit_record(actor=actor, action="item_withdraw_undo", project=locked.project,
+                     target=f"item {locked.external_id}",
+                     details={"item": locked.pk, "kind_after": restored, "flags_reopened": reopened,
+                              "gold_counts_recounted": recounted, "note": note[:500]})
     return locked
 
 

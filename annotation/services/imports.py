@@ -21,6 +21,7 @@ from datetime import timedelta
 from typing import IO, Any, cast
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
@@ -143,7 +144,7 @@ def _parse(project: Project, kind: str, data: bytes | IO[bytes], filename: str, 
 
 
 def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: Mapping[str, Any], *,
-           progress: Progress | None = None) -> dict[str, Any]:
+           progress: Progress | None = None, actor: User | None = None) -> dict[str, Any]:
     """Write the parsed rows, all or nothing (progress 60–100%); the result as a dict."""
     def writing(fraction: float, stage: str) -> None:
         if progress:
@@ -152,24 +153,35 @@ def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: 
     result: ImportResult | CrowdImportResult
     if isinstance(parsed, ParsedFiles):
         if not parsed.keep_existing:
-            return asdict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
-                                       unit=parsed.unit, progress=writing))
+            return _as_dict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
+                                       unit=parsed.unit, progress=writing, actor=actor, source=filename))
         # Read inside the write's transaction: an item added meanwhile is kept, not refused.
         have = set(project.items.filter(external_id__in=[p.item.external_id for p in parsed.items])
                    .values_list("external_id", flat=True))
         fresh = [p for p in parsed.items if p.item.external_id not in have]
-        done = (items_import(project=project, parsed=fresh, unit=parsed.unit, progress=writing) if fresh
+        done = (items_import(project=project, parsed=fresh, unit=parsed.unit, progress=writing, actor=actor,
+                             source=filename) if fresh
                 else ImportResult(created=0, updated=0, unchanged=0))
-        return {**asdict(done), "existing": len(parsed.items) - len(fresh)}
+        return {**_as_dict(done), "existing": len(parsed.items) - len(fresh)}
     fmt = detect_format(filename, options.get("format"))
     if kind == Kind.ITEMS:
         result = items_import(project=project, parsed=cast(list[ParsedItem], parsed),
                               on_duplicate=options["on_duplicate"], unit="record" if fmt == "json" else "line",
-                              progress=writing)
+                              progress=writing, actor=actor, source=filename)
     else:
         result = crowd_rows_import(project=project, rows=cast(list[CrowdRow], parsed), filename=filename,
-                                   fmt=fmt, source=options["source"], progress=writing)
-    return asdict(result)
+                                   fmt=fmt, source=options["source"], progress=writing, actor=actor)
+    return _as_dict(result)
+
+
+def _as_dict(result: ImportResult | CrowdImportResult) -> dict[str, Any]:
+    """The result as the job, the page and the API give it: ``notes`` only when there are some."""
+    out = asdict(result)
+    if not out.get("notes", True):
+        del out["notes"]
+    elif "notes" in out:
+        out["notes"] = list(out["notes"])
+    return out
 
 
 def import_upload(*, project: Project, kind: str, upload: UploadedFile, options: Mapping[str, Any],
@@ -186,7 +198,8 @@ def import_upload(*, project: Project, kind: str, upload: UploadedFile, options:
     size = cast(int, upload.size)
     if size <= settings.IMPORT_INLINE_MAX_BYTES and not _gzipped(upload):
         parsed = _parse(project, kind, upload, upload.name or "", options)
-        return ImportOutcome(result=_write(project, kind, parsed, upload.name or "", options))
+        return ImportOutcome(result=_write(project, kind, parsed, upload.name or "", options,
+                                           actor=user if user is not None and user.is_authenticated else None))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
     try:
         with transaction.atomic():
@@ -311,7 +324,7 @@ def _import_stored(job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> JobO
     def write() -> dict[str, Any]:
         try:
             return {"result": _write(job.project, job.kind, parsed, job.filename, job.options,
-                                     progress=attempt.progress)}
+                                     progress=attempt.progress, actor=job.created_by)}
         except ImportFailed as exc:
             raise _refused(exc) from exc
 

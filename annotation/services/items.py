@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
@@ -19,6 +22,7 @@ from annotation.importers import (
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
 from annotation.services.blocked_answers import item_slots_refresh
+from annotation.services.audit import import_record
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
 from annotation.task_types import get_task_type
@@ -33,6 +37,43 @@ class ImportResult:
     created: int
     updated: int
     unchanged: int
+    # What the importer wants the staff to know about a file it took (warnings, not errors).
+    notes: tuple[str, ...] = ()
+
+
+# A word that names an option by its place (A1, A2) in an explanation, in any case.
+def _position_words(names: Sequence[str]) -> re.Pattern[str] | None:
+    if not names:
+        return None
+    return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b", re.IGNORECASE)
+
+
+def import_notes(*, project: Project, parsed: Sequence[ParsedItem], unit: str = "line") -> tuple[str, ...]:
+    """Warnings about a file that imports as it is: gold explanations that name options by their
+    place where the project draws the order (a worker may have seen them the other way round),
+    and real items carrying the type's own known-answer column, which makes no gold question."""
+    task = get_task_type(project.task_type)
+    notes = []
+    words = _position_words(task.shown_position_names)
+    if words is not None and task.shown_order_parts and not project.keep_import_order:
+        naming = [p for p in parsed if p.is_check and p.explanation and words.search(p.explanation)]
+        if naming:
+            where = ", ".join(f"{unit} {p.line}" for p in naming[:10]) + (" …" if len(naming) > 10 else "")
+            notes.append(
+                f"{len(naming)} gold or training explanation{'s' if len(naming) != 1 else ''} "
+                f"name{'' if len(naming) != 1 else 's'} an option by its place "
+                f"({', '.join(task.shown_position_names)}) ({where}). This project draws the order per worker, so a "
+                f"worker may have seen the sides the other way round: name them by their content instead.")
+    column = task.known_answer_column
+    if column:
+        plain = [p for p in parsed if not p.is_check and p.item.gold is not None]
+        if plain:
+            notes.append(
+                f"{len(plain)} real item{'s' if len(plain) != 1 else ''} carr{'y' if len(plain) != 1 else 'ies'} "
+                f"a `{column}` value: it is kept with the item for the analyses and exports, and "
+                f"{'they stay real items' if len(plain) != 1 else 'it stays a real item'}. A gold question needs "
+                "item_kind gold and a gold_answer.")
+    return tuple(notes)
 
 
 def _refuse_unfit_items(project: Project, parsed: Sequence[ParsedItem], unit: str) -> None:
@@ -53,6 +94,7 @@ def _refuse_unfit_items(project: Project, parsed: Sequence[ParsedItem], unit: st
 def items_import(
     *, project: Project, parsed: Sequence[ParsedItem], on_duplicate: str = "reject", unit: str = "line",
     progress: Progress | None = None, on_written: Callable[[ImportResult], None] | None = None,
+    actor: User | None = None, source: str = "",
 ) -> ImportResult:
     """Write validated items, all or nothing.
 
@@ -64,6 +106,9 @@ def items_import(
     known answer and explanation too, but never makes an item whose answers count as data a
     check item (promotion does: ``annotation.services.gold_items``).
     ``on_written`` runs inside the transaction after the writes (a job stores its outcome there).
+    Every import is recorded in the audit log in the same transaction, with ``actor`` (None: a
+    command or the platform) and ``source`` (the file's name); the result's ``notes`` are
+    warnings about a file that imported (``import_notes``).
     """
     if on_duplicate not in ("reject", "update"):
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'update'")])
@@ -148,7 +193,13 @@ def items_import(
             answers=[p for p in parsed if p.gold_answer is not None and p.item.external_id not in withdrawn
                      and known.get(stored.get(p.item.external_id, 0)) != _answer_key(p)],
             now_real=[i.pk for i in changed if i.kind == ItemKind.REAL and i.pk in known])
-        result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged)
+        result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged,
+                              notes=import_notes(project=project, parsed=parsed, unit=unit))
+        kinds = Counter(p.kind for p in parsed)
+        import_record(actor=actor, project=project, kind="items", source=source,
+                      counts={"created": result.created, "updated": result.updated, "unchanged": result.unchanged,
+                              "gold": kinds.get("gold", 0), "training": kinds.get("training", 0),
+                              "notes": len(result.notes)})
         if on_written is not None:
             on_written(result)
     return result
@@ -174,14 +225,15 @@ def _answer_key(p: ParsedItem) -> tuple | None:
 
 
 def items_import_file(
-    *, project: Project, data: bytes, filename: str = "", fmt: str | None = None, on_duplicate: str = "reject"
+    *, project: Project, data: bytes, filename: str = "", fmt: str | None = None, on_duplicate: str = "reject",
+    actor: User | None = None, source: str = "",
 ) -> ImportResult:
     """Parse, validate and import a CSV/TSV/JSON/JSONL upload: every row is checked before any
     is written, and the errors name line (or record) and field."""
     fmt = detect_format(filename, fmt)
     parsed = parse_items(data, fmt=fmt, task_type=get_task_type(project.task_type))
     return items_import(project=project, parsed=parsed, on_duplicate=on_duplicate,
-                        unit="record" if fmt == "json" else "line")
+                        unit="record" if fmt == "json" else "line", actor=actor, source=source or filename)
 
 
 def project_set_redundancy(*, project: Project, redundancy: int) -> None:

@@ -82,7 +82,7 @@ def _marketplace_user_create(*, source: str, external_id: str) -> User:
         username = base if attempt == 0 else f"{base}+{secrets.token_hex(3)}"
         try:
             with transaction.atomic():
-                user = user_create(username=username)
+                user = user_create(username=username, via=f"marketplace {source}")
                 WorkerProfile.objects.filter(user=user).update(source=source, external_id=external_id)
             return user
         except IntegrityError:

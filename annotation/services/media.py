@@ -14,10 +14,11 @@ import io
 import logging
 from collections.abc import Callable, Iterable, Sequence
 from contextlib import nullcontext
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import IO, cast
 
+from django.contrib.auth.models import User
 from django.core.files import File
 from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
@@ -40,6 +41,7 @@ from annotation.media_sources import (
 from annotation.models import MediaFile, Project
 from annotation.models.media import media_storage_name
 from annotation.selectors.media import media_items_using
+from annotation.services.audit import import_record
 from annotation.uploads import limit_text
 
 logger = logging.getLogger(__name__)
@@ -57,14 +59,16 @@ class MediaImportResult:
     skipped: int = 0
 
 
-def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "reject") -> MediaImportResult:
+def media_import(*, project: Project, batch: MediaBatch, on_duplicate: str = "reject", actor: User | None = None,
+                 source: str = "") -> MediaImportResult:
     """Store and record the files of ``batch``, all or nothing. ``on_duplicate``: ``reject``
     refuses the import if a key already exists in the project; ``replace`` gives such keys the
     new file. Raises ImportFailed naming the manifest line and field, or the file."""
     stored: list[str] = []
     try:
         files = media_batch_store(project=project, batch=batch, on_duplicate=on_duplicate, stored=stored)
-        return media_batch_record(project=project, files=files, on_duplicate=on_duplicate, skipped=batch.skipped)
+        return media_batch_record(project=project, files=files, on_duplicate=on_duplicate, skipped=batch.skipped,
+                                  actor=actor, source=source)
     except BaseException:
         media_stored_discard(names=stored)
         raise
@@ -102,10 +106,11 @@ def media_batch_store(*, project: Project, batch: MediaBatch, on_duplicate: str,
 
 
 def media_batch_record(*, project: Project, files: Sequence[StoredMedia], on_duplicate: str,
-                       skipped: int = 0) -> MediaImportResult:
+                       skipped: int = 0, actor: User | None = None, source: str = "") -> MediaImportResult:
     """The second half: record the stored files in one short transaction (the database's write
     lock is not held while they are copied). A replaced file's old copy is deleted once this has
-    committed. Raises ImportFailed when a key appeared meanwhile and ``on_duplicate`` is reject."""
+    committed. Raises ImportFailed when a key appeared meanwhile and ``on_duplicate`` is reject.
+    The import goes to the audit log in the same transaction."""
     with transaction.atomic():
         # Lock the project row: the rows of two imports into one project are written one
         # after the other, and the second sees the keys the first wrote.
@@ -127,8 +132,10 @@ def media_batch_record(*, project: Project, files: Sequence[StoredMedia], on_dup
             replaced.append(row)
         MediaFile.objects.bulk_create(new, batch_size=500)
         MediaFile.objects.bulk_update(replaced, ["file", "content_type", "size", "sha256", "duration"], batch_size=500)
+        result = MediaImportResult(created=len(new), replaced=len(replaced), skipped=skipped)
+        import_record(actor=actor, project=project, kind="media", source=source, counts=asdict(result))
         transaction.on_commit(lambda: media_stored_discard(names=old_names))
-    return MediaImportResult(created=len(new), replaced=len(replaced), skipped=skipped)
+    return result
 
 
 def media_stored_discard(*, names: Iterable[str]) -> None:
@@ -136,22 +143,25 @@ def media_stored_discard(*, names: Iterable[str]) -> None:
     _delete_stored(names)
 
 
-def media_import_zip(*, project: Project, archive: IO[bytes], name: str, on_duplicate: str = "reject") -> MediaImportResult:
+def media_import_zip(*, project: Project, archive: IO[bytes], name: str, on_duplicate: str = "reject",
+                     actor: User | None = None) -> MediaImportResult:
     """Import the audio files of a zip (a seekable binary stream): by its manifest.csv, or
     every file named as audio under its file name."""
-    return media_import(project=project, batch=zip_batch(archive, name=name), on_duplicate=on_duplicate)
+    return media_import(project=project, batch=zip_batch(archive, name=name), on_duplicate=on_duplicate,
+                        actor=actor, source=name)
 
 
 def media_import_folder(*, project: Project, folder: Path, on_duplicate: str = "reject") -> MediaImportResult:
     """Import the audio files of a folder on disk, with the same manifest rule as a zip."""
-    return media_import(project=project, batch=folder_batch(folder), on_duplicate=on_duplicate)
+    return media_import(project=project, batch=folder_batch(folder), on_duplicate=on_duplicate,
+                        source=f"{folder} (manage.py import_media)")
 
 
 def media_import_file(*, project: Project, data: IO[bytes], name: str, size: int, key: str | None = None,
-                      on_duplicate: str = "reject") -> MediaImportResult:
+                      on_duplicate: str = "reject", actor: User | None = None) -> MediaImportResult:
     """Import one audio file (a seekable binary stream) under ``key``, by default its name."""
     batch = single_file_batch(data=data, name=name, size=size, key=key)
-    return media_import(project=project, batch=batch, on_duplicate=on_duplicate)
+    return media_import(project=project, batch=batch, on_duplicate=on_duplicate, actor=actor, source=name)
 
 
 def single_file_batch(*, data: IO[bytes], name: str, size: int, key: str | None = None) -> MediaBatch:
@@ -179,14 +189,15 @@ def upload_is_zip(*, upload: IO[bytes]) -> bool:
 
 
 def media_import_upload(*, project: Project, upload: UploadedFile, key: str | None = None,
-                        on_duplicate: str = "reject") -> MediaImportResult:
+                        on_duplicate: str = "reject", actor: User | None = None) -> MediaImportResult:
     """Import an uploaded zip of audio files, or a single audio file (told apart by content)."""
     name = upload.name or "upload"
     if upload_is_zip(upload=upload):
         if key:
             raise ImportFailed([RowError(None, "key", "is for a single audio file; a zip names its files in manifest.csv")])
-        return media_import_zip(project=project, archive=upload, name=name, on_duplicate=on_duplicate)
+        return media_import_zip(project=project, archive=upload, name=name, on_duplicate=on_duplicate, actor=actor)
     return media_import_file(project=project, data=upload, name=name, size=upload.size or 0, key=key or None,
+                             actor=actor,
                              on_duplicate=on_duplicate)
 
 

@@ -70,8 +70,9 @@ def media_upload_import(*, project: Project, upload: UploadedFile, key: str | No
         # The key is checked now, so that a bad one is refused before anything is stored.
         single_file_batch(data=upload, name=name, size=size, key=key)
         if size <= settings.IMPORT_INLINE_MAX_BYTES:
-            return MediaUploadOutcome(result=media_import_upload(project=project, upload=upload, key=key,
-                                                                 on_duplicate=on_duplicate))
+            return MediaUploadOutcome(result=media_import_upload(
+                project=project, upload=upload, key=key, on_duplicate=on_duplicate,
+                actor=user if user is not None and user.is_authenticated else None))
     stored = default_storage.save(f"imports/{uuid.uuid4().hex}", upload)
     options = {"on_duplicate": on_duplicate, "key": key or "", "zip": is_zip}
     try:
@@ -157,7 +158,7 @@ def media_job_work(*, job: ImportJob, attempt: Attempt, kept: MediaAttempt) -> J
     def write() -> dict[str, object]:
         with _discarded_on_failure(kept):
             result = media_batch_record(project=job.project, files=files, on_duplicate=on_duplicate,
-                                        skipped=batch.skipped)
+                                        skipped=batch.skipped, actor=job.created_by, source=job.filename)
         return {"result": asdict(result)}
 
     return JobOutcome(write=write)

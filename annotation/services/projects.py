@@ -53,8 +53,16 @@ def project_create(*, name: str, slug: str, task_type: str, options: Mapping[str
     project = Project(name=name, slug=slug, task_type=task.slug, options=task.clean_options(options),
                       created_by=created_by, **settings)
     project.full_clean()
-    project.save()
+    with transaction.atomic():
+        project.save()
+        project_created_record(project=project, actor=created_by)
     return project
+
+
+def project_created_record(*, project: Project, actor: User | None) -> AuditEntry:
+    """Record a new project in the audit log (the admin's add form saves the row itself)."""
+    return audit_record(actor=actor, action="project_create", project=project, target=f"project {project.slug}",
+                        details={"task_type": project.task_type, "name": project.name})
 
 
 def _shown(value: Any) -> Any:

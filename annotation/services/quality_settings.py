@@ -12,18 +12,25 @@ from django.db import transaction
 
 from annotation.models import Project, QualityPolicy
 from annotation.panels import panel_setup, template_check
+from annotation.selectors.quality import settings_not_applying
 from annotation.services.audit import audit_record
 from annotation.services.blocked_answers import blocked_answers_policy_changed
+from annotation.task_types import get_task_type
 
 SETTINGS = QualityPolicy.SETTINGS
 
 
 def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor: User | None) -> QualityPolicy:
-    """Set the given settings (any subset of ``SETTINGS``) of the project's policy. Raises
-    ValidationError naming each bad field; nothing is stored then."""
+    """Set the given settings (any subset of ``settings_for`` the project) of the project's
+    policy. Raises ValidationError naming each bad field (a setting its task type does not read
+    too, with why); nothing is stored then."""
     unknown = sorted(set(values) - set(SETTINGS))
     if unknown:
         raise ValidationError({name: "is not a quality setting" for name in unknown})
+    unused = settings_not_applying(task=get_task_type(project.task_type))
+    refused = {name: unused[name] for name in values if name in unused}
+    if refused:
+        raise ValidationError(refused)
     with transaction.atomic():
         QualityPolicy.objects.get_or_create(project=project)
         policy = QualityPolicy.objects.select_for_update().get(project=project)

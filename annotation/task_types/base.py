@@ -175,6 +175,14 @@ class TaskType(ABC):
     shown_order_parts: ClassVar[tuple[str, ...]] = ()
     # What the position-bias report calls the option shown first of that part.
     first_shown: ClassVar[str] = "the option shown first"
+    # The words the page labels options by their place (pairwise: A1, A2). Where the order is
+    # drawn, a worker may have seen either option under either word, so the importer warns when
+    # a gold explanation uses them: an explanation names options by their content.
+    shown_position_names: ClassVar[tuple[str, ...]] = ()
+    # The type's own import column that holds a known answer kept with the item for the analyses
+    # and exports (pairwise: ``gold``). It makes no gold question (``item_kind`` and
+    # ``gold_answer`` do); the importer says so when a real item carries it.
+    known_answer_column: ClassVar[str] = ""
     # The answer fields a known answer (gold question, training item, adjudication) holds and
     # scoring compares (``annotation.task_types.gold``): e.g. ("label",) for a pair, ("titles",)
     # for a comprehension item. Their kinds ("choice" or "choices") decide the scoring.

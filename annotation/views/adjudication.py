@@ -22,9 +22,10 @@ from annotation.selectors.adjudication import (
     item_contests,
 )
 from annotation.selectors.annotator import presentation
-from annotation.selectors.flags import flagged_items
+from annotation.selectors.flags import flagged_items, withdrawal_effects
 from annotation.services.adjudication import AdjudicationInvalid, item_adjudicate
-from annotation.services.flags import item_flags_dismiss, item_withdraw
+from annotation.services.errors import WorkflowError
+from annotation.services.flags import item_flags_dismiss, item_withdraw, item_withdrawal_undo
 from annotation.task_types import get_task_type
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.permissions import permission_required
@@ -111,8 +112,20 @@ def flag_resolve(request: AuthenticatedRequest, slug: str, item_id: int, action:
     item = get_object_or_404(Item.objects.select_related("project"), pk=item_id, project=project)
     note = request.POST.get("note", "")
     if action == "withdraw":
+        if request.POST.get("confirm") != "yes":
+            # A withdrawal asks first, saying what it does to this item.
+            return render(request, "annotation/flag_withdraw_confirm.html", {
+                "project": project, "item": item, "note": note, **withdrawal_effects(item=item)})
         item_withdraw(item=item, actor=request.user, note=note)
-        messages.success(request, f"Item {item.external_id} was withdrawn: nobody gets it again.")
+        messages.success(request, f"Item {item.external_id} was withdrawn: nobody gets it again. "
+                                  "Undo it from this list while it stays withdrawn.")
+    elif action == "undo":
+        try:
+            item_withdrawal_undo(item=item, actor=request.user, note=note)
+        except WorkflowError as exc:
+            messages.error(request, str(exc))
+        else:
+            messages.success(request, f"The withdrawal of item {item.external_id} was undone: it is served again.")
     else:
         item_flags_dismiss(item=item, actor=request.user, note=note)
         messages.success(request, f"The reports on item {item.external_id} were dismissed.")

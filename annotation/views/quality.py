@@ -14,7 +14,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualityPolicy
-from annotation.selectors.quality import quality_policy_values, quality_summary
+from annotation.selectors.quality import quality_policy_values, quality_summary, settings_for
 from annotation.services.quality_settings import SETTINGS, quality_policy_update
 from annotation.services.training import training_rounds_send
 from annotation.views.permissions import permission_required
@@ -31,6 +31,12 @@ class QualityPolicyForm(forms.ModelForm):
             "set_pass": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
             "qualification_pass": forms.NumberInput(attrs={"step": "0.05", "min": "0", "max": "1"}),
         }
+
+
+def _offered(form: QualityPolicyForm, offered: tuple[str, ...]) -> QualityPolicyForm:
+    for name in [n for n in form.fields if n not in offered]:
+        del form.fields[name]
+    return form
 
 
 # The pages of quality control, by URL name (each takes the project's slug), in the order shown.
@@ -75,14 +81,16 @@ def training_for_everyone(request: AuthenticatedRequest, slug: str) -> HttpRespo
 @permission_required("annotation.view_project")
 def quality(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
-    form = QualityPolicyForm(initial=quality_policy_values(project=project))
+    # Only the settings the project's task type reads are offered.
+    offered = settings_for(project=project)
+    form = _offered(QualityPolicyForm(initial=quality_policy_values(project=project)), offered)
     if request.method == "POST":
         if not request.user.has_perm("annotation.change_project"):
             raise PermissionDenied("You may not change this project's settings.")
-        form = QualityPolicyForm(request.POST)
+        form = _offered(QualityPolicyForm(request.POST), offered)
         if form.is_valid():
             try:
-                quality_policy_update(project=project, values={n: form.cleaned_data[n] for n in SETTINGS},
+                quality_policy_update(project=project, values={n: form.cleaned_data[n] for n in offered},
                                       actor=request.user)
             except ValidationError as exc:
                 for name, errors in exc.message_dict.items():

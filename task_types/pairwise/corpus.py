@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
 from annotation.importers import ImportFailed, ParsedItem, RowError, check_clean_item
 from annotation.models import Item, Project
 from annotation.services import ImportResult, items_import
+from annotation.services.audit import import_record
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError
 from task_types.pairwise.arguments_file import ArgumentRow
@@ -30,8 +32,9 @@ class ArgumentsResult:
     updated: int
 
 
-def arguments_import(*, rows: list[ArgumentRow]) -> ArgumentsResult:
-    """Create or update topics and arguments by their external ids, all or nothing."""
+def arguments_import(*, rows: list[ArgumentRow], actor: User | None = None, source: str = "") -> ArgumentsResult:
+    """Create or update topics and arguments by their external ids, all or nothing; recorded in
+    the audit log (the corpus is the site's, so the entry names no project)."""
     with transaction.atomic():
         topics: dict[str, Topic] = {}
         for row in rows:
@@ -52,7 +55,9 @@ def arguments_import(*, rows: list[ArgumentRow]) -> ArgumentsResult:
                 changed.append(arg)
         Argument.objects.bulk_create(new, batch_size=1000)
         Argument.objects.bulk_update(changed, ["topic", "text", "author"], batch_size=1000)
-    return ArgumentsResult(topics=len(topics), created=len(new), updated=len(changed))
+        result = ArgumentsResult(topics=len(topics), created=len(new), updated=len(changed))
+        import_record(actor=actor, project=None, kind="arguments", source=source, counts=asdict(result))
+    return result
 
 
 @dataclass(frozen=True)

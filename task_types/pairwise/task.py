@@ -118,7 +118,8 @@ class PairwiseConvincingness(TaskType):
         ImportField("arg1_text", True, "Text of A1."),
         ImportField("arg2_id", True, "Id of the argument shown as A2."),
         ImportField("arg2_text", True, "Text of A2."),
-        ImportField("gold", False, "Known answer: a1, a2 or equal."),
+        ImportField("gold", False, "A known answer (a1, a2 or equal) kept with the item for the analyses and "
+                    "exports; it does not make a gold question: item_kind gold with gold_answer does."),
     )
     shortcuts = (
         Shortcut("1", "A1 is more convincing"),
@@ -146,6 +147,8 @@ class PairwiseConvincingness(TaskType):
     gold_fields = ("label",)
     reason_review = ("gold-page", "reasons")
     first_shown = "the argument shown on the left (A1)"
+    shown_position_names = ("A1", "A2")
+    known_answer_column = "gold"
 
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
         topic = _text(record, "topic")

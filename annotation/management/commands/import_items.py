@@ -18,7 +18,10 @@ class Command(BaseCommand):
     def handle(self, *args, project, file, format, on_duplicate, **options):
         try:
             result = items_import_file(project=project, data=file.read_bytes(), filename=file.name,
-                                       fmt=format, on_duplicate=on_duplicate)
+                                       fmt=format, on_duplicate=on_duplicate,
+                                       source=f"{file.name} (manage.py import_items)")
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
         self.stdout.write(f"{file}: {result.created} new, {result.updated} updated, {result.unchanged} unchanged items")
+        for note in result.notes:
+            self.stdout.write(f"note: {note}")

@@ -38,7 +38,7 @@ class Command(BaseCommand):
         User = get_user_model()
         annotators = []
         for username, password, role in ACCOUNTS:
-            user = User.objects.filter(username=username).first() or user_create(username=username, role=role)
+            user = User.objects.filter(username=username).first() or user_create(username=username, role=role, via="load_demo")
             user.set_password(password)
             if role == WorkerProfile.Role.ADMIN:
                 user.is_superuser = True

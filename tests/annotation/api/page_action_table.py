@@ -46,6 +46,7 @@ TWINS: dict[tuple[str, str], tuple[str, str]] = {
     ("url:adjudication-item", "decide a contested item"): ("api-item-adjudication", "POST"),
     ("url:flag-withdraw", "withdraw a flagged item"): ("api-flag-withdraw", "POST"),
     ("url:flag-dismiss", "dismiss an item's flags"): ("api-flag-dismiss", "POST"),
+    ("url:flag-withdraw-undo", "undo the withdrawal of a flagged item"): ("api-flag-withdraw-undo", "POST"),
     ("url:quality-worker-action", "block, unblock, approve, reject, bonus, training of a worker"):
         ("api-worker-action", "POST"),
     ("url:audit-csv", "download the project's audit log (audited)"): ("api-audit", "GET"),
@@ -95,6 +96,7 @@ TWINS: dict[tuple[str, str], tuple[str, str]] = {
     ("admin-form:annotation.bonus.save", "grant a bonus"): ("api-worker-action", "POST"),
     ("admin-form:annotation.bonus.delete", "remove a bonus"): ("api-bonus", "DELETE"),
     ("admin-form:annotation.mediafile.delete", "delete an audio file"): ("api-media-file", "DELETE"),
+    ("admin-form:auth.user.delete", "delete an account, recorded in the audit log"): ("api-account", "DELETE"),
     ("admin-form:annotation.project.save", "create a project"): ("api-project-create", "POST"),
     ("admin-form:annotation.project.save", "change a project's settings, options and state"):
         ("api-project-settings", "PATCH"),

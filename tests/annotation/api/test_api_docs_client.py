@@ -1,7 +1,8 @@
 """The scripted annotator of docs/api.md works as printed: run against a live server, it gets a
-token and answers every item of a project of each task type with one ``submit?next=1`` per item;
-against a server that is briefly away or throttling, it waits as ``Retry-After`` says and
-retries."""
+token and answers every item of a project of each task type with one ``submit?next=1`` per item,
+taking a qualification round (failed, retried, passed) where the project has one; against a
+server that is briefly away or throttling, it waits as ``Retry-After`` says and retries, and on
+a dropped connection it retries after a pause."""
 
 from __future__ import annotations
 
@@ -13,10 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import Annotation
+from annotation.models import Annotation, ItemKind, TrainingRound
 from annotation.task_types import get_task_type, task_types
 from tests.annotation.api.test_schema_conformance import _project
 from tests.factories import UserFactory
+from tests.quality_factories import check_item, quality_policy
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "api.md"
 
@@ -84,3 +86,77 @@ def test_the_client_waits_and_retries_on_503_and_429():
         assert waits == [0, 0] and _Flaky.seen == ["Token k"] * 3
     finally:
         server.shutdown()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_scripted_annotator_fails_the_qualification_retries_and_passes(live_server):
+    """Two training items a round, all right to pass, two attempts: the first round is answered
+    wrong, the client starts another, answers it right and goes on to the real item."""
+    example = get_task_type("pairwise").example()
+    project, _ = _project("pairwise", redundancy=1, records=1)
+    for n in range(4):
+        check_item(project, kind=ItemKind.TRAINING, external_id=f"training-{n}")
+    quality_policy(project, qualification_items=2, qualification_pass=1.0, qualification_attempts=2)
+    user = UserFactory(username="scripted-qualifier")
+    user.set_password("pw-for-tests")
+    user.save()
+    project.members.add(user)
+    client = load_client(live_server.url, project.slug)
+    right = example.answer
+    wrong = {**right, "label": next(label for label in ("a1", "a2", "equal") if label != right["label"])}
+    given: list[int] = []
+
+    def answer_for(assignment):
+        given.append(assignment["id"])
+        return wrong if len(given) <= 2 else right
+
+    client["answer_for"] = answer_for
+    answered, reason = client["annotate"](user.username, "pw-for-tests")
+    assert (answered, reason) == (5, "done")
+    rounds = list(TrainingRound.objects.filter(project=project, worker=user).order_by("number")
+                  .values_list("number", "answered", "right"))
+    assert rounds == [(1, 2, 0), (2, 2, 2)]
+    assert Annotation.objects.filter(assignment__worker=user, assignment__item__kind=ItemKind.REAL).count() == 1
+
+
+class _Dropping(BaseHTTPRequestHandler):
+    """Drops the first connection without an answer, then answers 200."""
+
+    seen: list[str] = []
+
+    def do_POST(self) -> None:  # noqa: N802 - the handler's name
+        self.seen.append(self.path)
+        if len(self.seen) == 1:
+            self.close_connection = True
+            return
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.end_headers()
+        self.wfile.write(b'{"ok": true}')
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def test_the_client_retries_after_a_dropped_connection():
+    server = HTTPServer(("127.0.0.1", 0), _Dropping)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        _Dropping.seen = []
+        client = load_client(f"http://127.0.0.1:{server.server_port}")
+        waits: list[float] = []
+        client["time"] = type("Clock", (), {"sleep": staticmethod(waits.append)})
+        assert client["call"]("POST", "/api/assignments/1/submit/", {"label": "a1"}, token="k") == (200, {"ok": True})
+        assert waits == [1] and _Dropping.seen == ["/api/assignments/1/submit/"] * 2
+    finally:
+        server.shutdown()
+
+
+def test_the_client_gives_up_on_a_server_that_is_not_there():
+    client = load_client("http://127.0.0.1:9")  # the discard port: nothing listens
+    waits: list[float] = []
+    client["time"] = type("Clock", (), {"sleep": staticmethod(waits.append)})
+    with pytest.raises(OSError):
+        client["call"]("POST", "/api/token/", {"username": "u", "password": "p"})
+    assert waits == [1, 2, 4, 8]

@@ -96,3 +96,35 @@ def test_dismissing_keeps_the_item_and_resolves_its_open_flags():
     assert item.kind == ItemKind.REAL and holding.status == S.ASSIGNED
     assert set(ItemFlag.objects.values_list("resolution", flat=True)) == {"dismissed"}
     assert AuditEntry.objects.get(action="flags_dismiss").details["flags_resolved"] == 2
+
+
+@pytest.mark.parametrize("kind", [ItemKind.REAL, ItemKind.GOLD, ItemKind.TRAINING])
+def test_a_withdrawal_undone_restores_the_item_its_reports_and_is_audited(kind):
+    from annotation.services.flags import item_withdrawal_undo
+
+    project, boss = ProjectFactory(redundancy=2), UserFactory(role="admin")
+    item = ItemFactory(project=project, kind=kind)
+    held = AssignmentFactory(item=item)
+    flag = ItemFlag.objects.create(assignment=held, project=project, item=item, worker=held.worker, problem="text",
+                                   reason="cut off", created_at=held.assigned_at)
+    item_withdraw(item=item, actor=boss)
+    item.refresh_from_db()
+    assert (item.kind, item.kind_before_withdrawal) == (ItemKind.WITHDRAWN, kind)
+    restored = item_withdrawal_undo(item=item, actor=boss, note="withdrawn by mistake")
+    assert (restored.kind, restored.kind_before_withdrawal) == (kind, "")
+    flag.refresh_from_db()
+    assert (flag.resolved_at, flag.resolution) == (None, "")
+    entry = AuditEntry.objects.get(action="item_withdraw_undo")
+    assert entry.actor == boss and entry.details["kind_after"] == kind and entry.details["flags_reopened"] == 1
+    # The assignment the withdrawal gave back stays given back.
+    held.refresh_from_db()
+    assert held.status == S.RETURNED
+
+
+def test_undoing_an_item_that_is_not_withdrawn_is_refused():
+    from annotation.services.flags import item_withdrawal_undo
+
+    item = ItemFactory(project=ProjectFactory())
+    with pytest.raises(WorkflowError, match="not withdrawn"):
+        item_withdrawal_undo(item=item, actor=None)
+    assert not AuditEntry.objects.exists()

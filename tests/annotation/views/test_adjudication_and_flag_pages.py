@@ -120,7 +120,13 @@ def test_flags_page_withdraw_and_dismiss(client, admin):
     overview = client.get(reverse("overview", args=[project.slug])).content.decode()
     assert 'data-testid="open-flags"' in overview and reverse("flags", args=[project.slug]) in overview
     assert reverse("adjudication", args=[project.slug]) in overview
-    client.post(reverse("flag-withdraw", args=[project.slug, first.item_id]))
+    # The first post asks, saying what the withdrawal does; nothing changes until it is confirmed.
+    asked = client.post(reverse("flag-withdraw", args=[project.slug, first.item_id]), {"note": "cut off"})
+    effects = asked.content.decode()
+    assert asked.status_code == 200 and 'data-testid="withdraw-confirm"' in effects
+    assert "1 open assignment goes back" in effects and "1 open report is resolved" in effects
+    assert Item.objects.get(pk=first.item_id).kind == ItemKind.REAL and not AuditEntry.objects.exists()
+    client.post(reverse("flag-withdraw", args=[project.slug, first.item_id]), {"confirm": "yes", "note": "cut off"})
     held.refresh_from_db()
     assert Item.objects.get(pk=first.item_id).kind == ItemKind.WITHDRAWN and held.status == S.RETURNED
     assert Item.objects.get(pk=first.item_id).n_active == 0
@@ -191,3 +197,19 @@ def test_every_task_types_item_is_shown_and_decided_through_its_gold_fields(clie
     decided = Adjudication.objects.get(item=item).answer
     assert decided == task.clean_gold({f.name: ([v] if f.kind == "choices" else v) for f, v in
                                        zip(fields, form.values(), strict=True)}, payload=item.payload).answer
+
+
+def test_a_withdrawal_is_undone_from_the_flags_page(client, admin):
+    project = ProjectFactory(redundancy=2)
+    flag = flagged(project)
+    client.post(reverse("flag-withdraw", args=[project.slug, flag.item_id]), {"confirm": "yes"})
+    body = client.get(reverse("flags", args=[project.slug])).content.decode()
+    assert 'data-testid="withdraw-undo"' in body
+    client.post(reverse("flag-withdraw-undo", args=[project.slug, flag.item_id]))
+    assert Item.objects.get(pk=flag.item_id).kind == ItemKind.REAL
+    assert ItemFlag.objects.get(pk=flag.pk).resolved_at is None
+    assert list(AuditEntry.objects.order_by("pk").values_list("action", flat=True)) == [
+        "item_withdraw", "item_withdraw_undo"]
+    # Nothing left to undo: said, and nothing changes.
+    again = client.post(reverse("flag-withdraw-undo", args=[project.slug, flag.item_id]), follow=True)
+    assert "is not withdrawn" in again.content.decode() and AuditEntry.objects.count() == 2

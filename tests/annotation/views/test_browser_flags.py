@@ -33,6 +33,13 @@ def test_a_worker_reports_an_item_and_staff_withdraw_it(live_server, browser):
     staff.get_by_test_id("open-flags").get_by_role("link").click()
     expect(staff.get_by_test_id("flag-row")).to_contain_text("The second argument stops after three words.")
     staff.get_by_role("button", name="Withdraw").click()
+    # A confirmation first, saying what the withdrawal does.
+    expect(staff.get_by_test_id("withdraw-effects")).to_contain_text("open report is resolved")
+    assert Item.objects.get(pk=flag.item_id).kind == ItemKind.REAL
+    staff.get_by_test_id("withdraw-confirm").click()
     expect(staff.get_by_role("status").filter(has_text="withdrawn")).to_be_visible()
     assert Item.objects.get(pk=flag.item_id).kind == ItemKind.WITHDRAWN
+    staff.get_by_test_id("withdraw-undo").click()
+    expect(staff.get_by_role("status").filter(has_text="undone")).to_be_visible()
+    assert Item.objects.get(pk=flag.item_id).kind == ItemKind.REAL
     context.close()

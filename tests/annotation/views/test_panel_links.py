@@ -147,3 +147,31 @@ def test_staff_see_the_study_link_to_paste_into_the_panel(client):
     body = client.get(reverse("admin:annotation_project_change", args=[project.pk])).content.decode()
     assert (f"http://testserver/start/{project.slug}/?PROLIFIC_PID={{{{%PROLIFIC_PID%}}}}&amp;STUDY_ID="
             "{{%STUDY_ID%}}&amp;SESSION_ID={{%SESSION_ID%}}") in body
+
+
+def test_a_lab_account_that_finishes_a_panel_project_stays_on_the_platform(client):
+    """Only panel arrivals go back to a panel: a lab account (no study link) gets the platform's
+    own end page, though Prolific's completion URL needs nothing but the code."""
+    project = study("prolific", completion_code="PAY-42")
+    lab = UserFactory()
+    project.members.add(lab)
+    client.force_login(lab)
+    body = finish(client, project).content.decode()
+    assert "app.prolific.com" not in body and 'data-testid="completion-link"' not in body
+    assert reverse("projects") in body
+
+
+def test_a_screened_out_lab_account_is_not_sent_to_the_panel(client):
+    from annotation.models import Standing, WorkerStanding
+
+    project = study("prolific")
+    quality_policy(project, screened_out_code="SCREEN-1")
+    lab = UserFactory()
+    project.members.add(lab)
+    client.force_login(lab)
+    client.post(reverse("welcome", args=[project.slug]), {"accept": "yes"})
+    WorkerStanding.objects.create(project=project, worker=lab, state=Standing.SCREENED_OUT)
+    body = client.get(reverse("annotate", args=[project.slug])).content.decode()
+    assert 'data-testid="screened-out"' in body and "app.prolific.com" not in body
+    api = client.post(f"/api/projects/{project.slug}/assignments/next/").json()
+    assert api["reason"] == "screened_out" and "completion_url" not in api

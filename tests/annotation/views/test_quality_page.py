@@ -29,8 +29,9 @@ def test_admin_sees_the_counts_and_saves_the_settings_with_an_audit_entry(client
         "screened_out_code": "SCREENED", "screened_out_url": "", "prefer_adjudicated": ""})
     assert saved.status_code == 302
     policy = QualityPolicy.objects.get(project=project)
-    assert (policy.gold_rate, policy.gold_feedback, policy.set_overlap, policy.qualification_items) == (0.1, True, "masi", 5)
     assert policy.training_feedback == "after_round"
+    # A pairwise project is offered no set-overlap or rubric setting: what a client posts for them is not read.
+    assert (policy.gold_rate, policy.gold_feedback, policy.set_overlap, policy.qualification_items) == (0.1, True, "jaccard", 5)
     entry = AuditEntry.objects.get(project=project, action="settings")
     assert entry.actor == admin and entry.details["changed"]["gold_rate"] == [0.0, 0.1]
 
@@ -169,3 +170,33 @@ def test_the_training_feedback_is_a_setting_of_the_page_and_the_api_and_a_bad_on
     bad = c.patch(f"/api/projects/{project.slug}/quality/", {"training_feedback": "never"}, format="json")
     assert bad.status_code == 400 and "training_feedback" in bad.json()
     assert QualityPolicy.objects.get(project=project).training_feedback == "after_each"
+
+
+@pytest.mark.parametrize(("task_type", "offered", "hidden"), [
+    ("pairwise", [], ["set_overlap", "set_pass", "rubric"]),
+    ("key_points", ["set_overlap", "set_pass"], ["rubric"]),
+    ("comprehension", ["set_overlap", "set_pass"], ["rubric"]),
+    ("response_scoring", ["rubric"], ["set_overlap", "set_pass"]),
+])
+def test_each_type_is_offered_only_the_scoring_settings_it_reads(client, task_type, offered, hidden):
+    project = ProjectFactory(task_type=task_type)
+    client.force_login(UserFactory(role="admin"))
+    html = client.get(f"/projects/{project.slug}/quality/").content.decode()
+    for name in offered:
+        assert f'name="{name}"' in html
+    for name in hidden:
+        assert f'name="{name}"' not in html
+    assert 'name="gold_rate"' in html
+    settings = client.get(f"/api/projects/{project.slug}/quality/").json()["settings"]
+    assert set(offered) <= set(settings) and not set(hidden) & set(settings)
+
+
+def test_the_api_refuses_a_setting_the_type_does_not_read_naming_it(client):
+    project = ProjectFactory(task_type="pairwise")
+    client.force_login(UserFactory(role="admin"))
+    response = client.patch(f"/api/projects/{project.slug}/quality/", {"gold_rate": 0.1, "rubric": "within_one"},
+                            content_type="application/json")
+    assert response.status_code == 400
+    assert response.json() == {"rubric": ["does not apply to a Pairwise convincingness project: its gold answers are "
+                                          "no rubric scores"]}
+    assert not QualityPolicy.objects.filter(project=project, gold_rate=0.1).exists()

@@ -17,7 +17,8 @@ class Command(BaseCommand):
         if not file.is_file():
             raise CommandError(f"no such file: {file}")
         try:
-            result = arguments_import(rows=parse_arguments(file.read_bytes()))
+            result = arguments_import(rows=parse_arguments(file.read_bytes()),
+                                      source=f"{file.name} (manage.py import_arguments)")
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
         self.stdout.write(f"{file}: {result.topics} topics, {result.created} new and {result.updated} updated arguments")
