@@ -50,12 +50,12 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='qualitypolicy',
             name='review_pauses_work',
-            field=models.BooleanField(default=True, help_text='A worker sent to review gets no new items until staff decide (the item on their screen may be finished).'),
+            field=models.BooleanField(default=True, verbose_name='review pauses work', help_text='A worker sent to review gets no new items until staff decide (the item on their screen may be finished).'),
         ),
         migrations.AddField(
             model_name='qualitypolicy',
             name='blocked_answers_excluded',
-            field=models.BooleanField(default=True, help_text='A worker blocked in the project has their answers left out of exports, agreement, MACE and the queues at once (back on unblock); their items are opened for one more answer each.'),
+            field=models.BooleanField(default=True, verbose_name="blocked workers' answers leave the data", help_text='A worker blocked in the project has their answers left out of exports, agreement, MACE and the queues at once (back on unblock); their items are opened for one more answer each.'),
         ),
         migrations.RunPython(blocked_answers_leave, migrations.RunPython.noop),
     ]

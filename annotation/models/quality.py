@@ -111,10 +111,10 @@ class QualityPolicy(models.Model):
         default=False, help_text="Gold exports take an adjudicated item's decision instead of its aggregate.")
     # What a standing decision does to serving and to the data (docs/quality/review-and-blocking.md).
     review_pauses_work = models.BooleanField(
-        default=True, help_text="A worker sent to review gets no new items until staff decide (the item on their "
+        "review pauses work", default=True, help_text="A worker sent to review gets no new items until staff decide (the item on their "
                                 "screen may be finished).")
     blocked_answers_excluded = models.BooleanField(
-        default=True, help_text="A worker blocked in the project has their answers left out of exports, agreement, "
+        "blocked workers' answers leave the data", default=True, help_text="A worker blocked in the project has their answers left out of exports, agreement, "
                                 "MACE and the queues at once (back on unblock); their items are opened for one more "
                                 "answer each.")
 
