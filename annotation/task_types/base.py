@@ -321,10 +321,8 @@ class TaskType(ABC):
         return clean_gold_fields(data, kinds=kinds, choices=lambda name: self.gold_choices(payload, name))
 
     def example_gold(self) -> list[dict[str, Any]]:
-        """Known answers the first record of ``example()`` may have, on the gold fields and as
-        an import gives them (a set field's exclusive None as ``["none"]``, which a type with
-        one must list). Each, sent as a worker's answer (with the example answer's other
-        fields), scores 1: a test over the registry submits every one. None by default."""
+        """Known answers of ``example()``'s first record, as imported (a set's None as
+        ``["none"]``, which must be listed); each, sent as an answer, scores 1 (a registry test)."""
         return []
 
     def score_gold(self, *, answer: Mapping[str, Any], gold: CleanGold, policy: GoldPolicy) -> GoldScore:
@@ -382,9 +380,8 @@ class TaskType(ABC):
         return str(answer)
 
     def label_display_as_shown(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str:
-        """``label_display`` in the words of the page the worker answered on, whose options were
-        in the drawn ``order`` (``Assignment.shown_order``): what feedback beside the item says.
-        The same as ``label_display`` unless a type's labels name places on the page."""
+        """``label_display`` in the words of the page answered on, options in the drawn ``order``
+        (``Assignment.shown_order``); differs only where labels name places on the page."""
         return self.label_display(answer)
 
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
