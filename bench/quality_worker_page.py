@@ -14,7 +14,10 @@ end. A database that already holds the project (``--project``) is used as it is 
 leaves a scratch file for the next run); otherwise the arguments and the labels are imported as
 ``reproduce_ukpconvarg`` imports them, every 20th item becomes a gold question (its answers
 become gold answers, scored against the item's first answer, with the workers' running counts),
-a share of the answers get authenticity signals, and the agreement report is run once.
+a share of the answers get authenticity signals, every answer gets an order of its two
+arguments drawn as the engine draws it (so the page's answers as seen and its position-bias
+figure have orders to read; the crowd gave its labels in import order, so only the time of the
+page is measured here, not what it says), and the agreement report is run once.
 
 Requests go through Django's test client as an admin (middleware, sessions, permissions,
 queries, templates). Prints the median and fastest of ``--repeat`` requests per page, the median
@@ -56,6 +59,7 @@ def _load(*, slug: str, data: Path) -> None:
         WorkerStanding,
     )
     from annotation.services.crowd_results import crowd_import
+    from annotation.task_types.shown_order import assignment_seed, draw_order
     from task_types.pairwise.arguments_file import parse_arguments
     from task_types.pairwise.corpus import arguments_import
 
@@ -94,7 +98,13 @@ def _load(*, slug: str, data: Path) -> None:
             annotation.client = {**annotation.client, "signals": {"pasted": (n % 5) * 12, "hidden_ms": (n % 3) * 900,
                                                                   "blurs": n % 4, "webdriver": n % 50 == 0}}
         Annotation.objects.bulk_update(signed, ["client"], batch_size=2000)
-    print(f"{len(gold_ids):,} gold items, {len(checks):,} gold answers, signals on {len(signed):,} answers "
+        drawn = list(Assignment.objects.filter(project=project).only("pk", "item_id", "worker_id"))
+        for assignment in drawn:
+            assignment.shown_order = draw_order({"sides": ["a1", "a2"]}, seed=assignment_seed(
+                item_id=assignment.item_id, worker_id=assignment.worker_id))
+        Assignment.objects.bulk_update(drawn, ["shown_order"], batch_size=2000)
+    print(f"{len(gold_ids):,} gold items, {len(checks):,} gold answers, signals on {len(signed):,} answers, "
+          f"orders drawn for {len(drawn):,} "
           f"in {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     run = analysis_run_create(project=project, kind="agreement", enqueue=False)
