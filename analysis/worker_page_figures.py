@@ -15,7 +15,7 @@ def first_shown_svg(share: FirstShown) -> str:
 
     if not share.n or share.expected is None or share.share is None:
         return _empty(f"Nothing to show: {share.why or 'no answers'}.")
-    fig, ax = plt.subplots(figsize=(6, 1.7))
+    fig, ax = plt.subplots(figsize=(6, 1.2))
     if share.interval is not None:
         ax.plot(list(share.interval), [0, 0], color=COLOURS[0], linewidth=3, solid_capstyle="butt",
                 label="95% interval")
@@ -24,11 +24,11 @@ def first_shown_svg(share: FirstShown) -> str:
     ax.plot([share.expected], [0], "D", markerfacecolor="none", markeredgecolor=COLOURS[5], markersize=9,
             label=f"expected with no bias: {100 * share.expected:.0f}%")
     ax.set_xlim(0, 1)
-    ax.set_ylim(-1, 1)
+    ax.set_ylim(-0.5, 0.5)
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
     ax.xaxis.set_major_formatter(lambda x, _: f"{100 * x:.0f}%")
     ax.set_xlabel(f"share of answers that chose {share.first_shown}", fontsize=9)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.45), ncol=3, frameon=False, fontsize=8)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.6), ncol=3, frameon=False, fontsize=8)
     fig.tight_layout()
     return _svg(fig)

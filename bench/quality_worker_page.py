@@ -3,7 +3,8 @@ UKPConvArg1's crowd data (3,815 workers, 16,927 pairs, 84,445 answers), for the 
 most answers, with 5% of the items made gold questions and a finished agreement run. The page
 loads its comparison with the other workers (agreement with their majority, reasons they also
 gave) in a second request once it is shown: both are measured, and the page with everything at
-once (its link without JavaScript) and the API, which answers with everything.
+once (its link without JavaScript), the position-bias figure the page shows (an image of its
+own) and the API, which answers with everything.
 
     .venv/bin/python bench/quality_worker_page.py [--repeat 9] [--data ../shared/data/ukpconvarg1]
     SQLITE_PATH=/tmp/ukp.sqlite3 .venv/bin/python bench/quality_worker_page.py --keep
@@ -161,6 +162,7 @@ def main() -> None:
         ("its comparison with the others", f"{page}?part=crowd", {"HTTP_HX_REQUEST": "true"}),
         ("worker page, last answers page", f"{page}?page=last", {}),
         ("worker page with the comparison", f"{page}?part=crowd", {}),
+        ("its position-bias figure (SVG)", f"{page}first-shown.svg", {}),
         ("worker API (JSON, everything)", f"/api/projects/{project.slug}/workers/{worker.pk}/", {}),
     ]
     slowest = 0.0
