@@ -23,12 +23,12 @@ def first_shown_svg(share: FirstShown) -> str:
     ax.axvline(share.expected, color=COLOURS[5], linestyle="--", linewidth=1)
     ax.plot([share.expected], [0], "D", markerfacecolor="none", markeredgecolor=COLOURS[5], markersize=9,
             label=f"expected with no bias: {100 * share.expected:.0f}%")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(-0.5, 0.5)
+    ax.set_xlim(-0.02, 1.02)  # a share of 0 or 1 keeps its whole dot
+    ax.set_ylim(-0.4, 0.4)
+    ax.set_xticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_yticks([])
     ax.spines["left"].set_visible(False)
     ax.xaxis.set_major_formatter(lambda x, _: f"{100 * x:.0f}%")
     ax.set_xlabel(f"share of answers that chose {share.first_shown}", fontsize=9)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, 1.6), ncol=3, frameon=False, fontsize=8)
-    fig.tight_layout()
     return _svg(fig)
