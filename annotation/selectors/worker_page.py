@@ -226,8 +226,7 @@ def _seen(task: TaskType, answer: Any, order: Any) -> str | None:
 def _first_shown(*, project: Project, worker: User) -> FirstShown | None:
     """How often the worker's counted task answers chose the option shown first, against the
     share the drawn orders predict (``FirstShown``); None for a type with no drawn order. Reads
-    the worker's answers and orders only (one row per answer, by the assignments' project and
-    worker index)."""
+    the worker's answers and orders only, by the assignments' project and worker index."""
     task = get_task_type(project.task_type)
     if not task.shown_order_parts:
         return None
