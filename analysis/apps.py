@@ -37,6 +37,13 @@ class AnalysisConfig(AppConfig):
         staff_links_register(quality_links)
         competence_source_register(agreement_competence)
         interval_register(wilson_interval)
+        # The worker page's rule decisions in the rules page's words, and its position-bias figure.
+        from analysis.quality.words import decision_words
+        from analysis.worker_page_figures import first_shown_svg
+        from annotation.worker_figures import decision_words_register, first_shown_figure_register
+
+        decision_words_register(decision_words)
+        first_shown_figure_register(first_shown_svg)
         # And where the adjudication queue reads MACE's posteriors.
         from annotation.selectors.adjudication import posterior_source_register
 

@@ -58,6 +58,8 @@ urlpatterns = [
     path("projects/<slug:slug>/pay/", bonuses.project_pay_view, name="project-pay"),
     path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
     path("projects/<slug:slug>/workers/<int:worker_id>/", worker_page.worker_detail, name="quality-worker"),
+    path("projects/<slug:slug>/workers/<int:worker_id>/first-shown.svg", worker_page.worker_first_shown_figure,
+         name="quality-worker-first-shown"),
     path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", worker_page.worker_act,
          name="quality-worker-action"),
     path("projects/<slug:slug>/prolific/", prolific.prolific_page, name="prolific"),

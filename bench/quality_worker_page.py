@@ -3,7 +3,8 @@ UKPConvArg1's crowd data (3,815 workers, 16,927 pairs, 84,445 answers), for the 
 most answers, with 5% of the items made gold questions and a finished agreement run. The page
 loads its comparison with the other workers (agreement with their majority, reasons they also
 gave) in a second request once it is shown: both are measured, and the page with everything at
-once (its link without JavaScript) and the API, which answers with everything.
+once (its link without JavaScript), the position-bias figure the page shows (an image of its
+own) and the API, which answers with everything.
 
     .venv/bin/python bench/quality_worker_page.py [--repeat 9] [--data ../shared/data/ukpconvarg1]
     SQLITE_PATH=/tmp/ukp.sqlite3 .venv/bin/python bench/quality_worker_page.py --keep
@@ -14,12 +15,16 @@ end. A database that already holds the project (``--project``) is used as it is 
 leaves a scratch file for the next run); otherwise the arguments and the labels are imported as
 ``reproduce_ukpconvarg`` imports them, every 20th item becomes a gold question (its answers
 become gold answers, scored against the item's first answer, with the workers' running counts),
-a share of the answers get authenticity signals, and the agreement report is run once.
+a share of the answers get authenticity signals, every answer gets an order of its two
+arguments drawn as the engine draws it (so the page's answers as seen and its position-bias
+figure have orders to read; the crowd gave its labels in import order, so only the time of the
+page is measured here, not what it says), and the agreement report is run once.
 
 Requests go through Django's test client as an admin (middleware, sessions, permissions,
 queries, templates). Prints the median and fastest of ``--repeat`` requests per page, the median
-CPU time of the process per request (the database's work included, as SQLite runs in the
-process: the figure a busy machine inflates least), the number of queries of one request, the
+and least CPU time of the process per request (the database's work included, as SQLite runs in
+the process: the figure a busy machine inflates least, the least of all on a machine others
+share), the number of queries of one request, the
 size of the response, and the machine's load average.
 """
 
@@ -56,6 +61,7 @@ def _load(*, slug: str, data: Path) -> None:
         WorkerStanding,
     )
     from annotation.services.crowd_results import crowd_import
+    from annotation.task_types.shown_order import assignment_seed, draw_order
     from task_types.pairwise.arguments_file import parse_arguments
     from task_types.pairwise.corpus import arguments_import
 
@@ -94,7 +100,13 @@ def _load(*, slug: str, data: Path) -> None:
             annotation.client = {**annotation.client, "signals": {"pasted": (n % 5) * 12, "hidden_ms": (n % 3) * 900,
                                                                   "blurs": n % 4, "webdriver": n % 50 == 0}}
         Annotation.objects.bulk_update(signed, ["client"], batch_size=2000)
-    print(f"{len(gold_ids):,} gold items, {len(checks):,} gold answers, signals on {len(signed):,} answers "
+        drawn = list(Assignment.objects.filter(project=project).only("pk", "item_id", "worker_id"))
+        for assignment in drawn:
+            assignment.shown_order = draw_order({"sides": ["a1", "a2"]}, seed=assignment_seed(
+                item_id=assignment.item_id, worker_id=assignment.worker_id))
+        Assignment.objects.bulk_update(drawn, ["shown_order"], batch_size=2000)
+    print(f"{len(gold_ids):,} gold items, {len(checks):,} gold answers, signals on {len(signed):,} answers, "
+          f"orders drawn for {len(drawn):,} "
           f"in {time.perf_counter() - started:.1f} s")
     started = time.perf_counter()
     run = analysis_run_create(project=project, kind="agreement", enqueue=False)
@@ -151,6 +163,7 @@ def main() -> None:
         ("its comparison with the others", f"{page}?part=crowd", {"HTTP_HX_REQUEST": "true"}),
         ("worker page, last answers page", f"{page}?page=last", {}),
         ("worker page with the comparison", f"{page}?part=crowd", {}),
+        ("its position-bias figure (SVG)", f"{page}first-shown.svg", {}),
         ("worker API (JSON, everything)", f"/api/projects/{project.slug}/workers/{worker.pk}/", {}),
     ]
     slowest = 0.0
@@ -174,7 +187,8 @@ def main() -> None:
             cpu.append(time.process_time() - started_cpu)
         slowest = max(slowest, statistics.median(times))
         print(f"{name:33} median {1000 * statistics.median(times):6.0f} ms  fastest {1000 * min(times):6.0f} ms"
-              f"  CPU median {1000 * statistics.median(cpu):5.0f} ms  {n_queries} queries"
+              f"  CPU median {1000 * statistics.median(cpu):5.0f} ms  fastest {1000 * min(cpu):5.0f} ms"
+              f"  {n_queries} queries"
               f"  {len(response.content):>8,} bytes")
     print(f"slowest median {1000 * slowest:.0f} ms (target under 500 ms); load average "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")

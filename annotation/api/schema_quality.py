@@ -81,6 +81,14 @@ class CheckOut(serializers.Serializer):
     right = serializers.BooleanField()
     method = serializers.CharField()
     scored_at = serializers.DateTimeField()
+    round = serializers.IntegerField(allow_null=True, help_text="The training round it counted in; null for gold.")
+    given_as_seen = serializers.CharField(allow_null=True, help_text="The answer given, as the worker saw the "
+                                          "options (in the order drawn for them); null: shown in import order.")
+    given_as_stored = serializers.CharField(allow_blank=True, help_text="The answer given, options named by "
+                                            "their import ids; empty when no answer is kept.")
+    expected_as_seen = serializers.CharField(allow_null=True, help_text="The known answer, in the places the "
+                                             "worker saw; null: shown in import order.")
+    expected_as_stored = serializers.CharField(help_text="The known answer, options named by their import ids.")
 
 
 class CompetenceOut(serializers.Serializer):
@@ -109,6 +117,18 @@ class RuleDecisionBrief(serializers.Serializer):
     evidence = serializers.JSONField()
     trigger = serializers.CharField(allow_blank=True)
     decided_at = serializers.DateTimeField()
+    words = serializers.CharField(allow_null=True, help_text="The evidence and the action in the rules page's words.")
+
+
+class FirstShownOut(serializers.Serializer):
+    answers = serializers.IntegerField(help_text="Counted task answers shown in a drawn order that chose a place.")
+    chose_first = serializers.IntegerField(help_text="Of them, those that chose the option shown first.")
+    share = serializers.FloatField(allow_null=True)
+    low = serializers.FloatField(allow_null=True, help_text="95% Wilson interval of the share.")
+    high = serializers.FloatField(allow_null=True)
+    expected = serializers.FloatField(allow_null=True, help_text="The share the drawn orders predict with no "
+                                      "position bias (1/k for one choice among k options).")
+    words = serializers.CharField(help_text="The same in one sentence, or why there is nothing to judge.")
 
 
 class TrainingRoundOut(serializers.Serializer):
@@ -137,6 +157,9 @@ class AnswerRowOut(serializers.Serializer):
     status = serializers.CharField()
     seconds = serializers.FloatField(allow_null=True)
     label = serializers.CharField(allow_blank=True)  # type: ignore[assignment]
+    as_seen = serializers.CharField(allow_null=True, help_text="The answer as the worker saw the options (in the "
+                                    "order drawn for them); null: shown in import order.")
+    as_stored = serializers.CharField(help_text="The answer as stored, options named by their import ids.")
     reason = serializers.CharField(allow_blank=True)
     submitted_at = serializers.DateTimeField(allow_null=True)
     signals = free()
@@ -160,6 +183,8 @@ class WorkerPageOut(serializers.Serializer):
     reason_review = serializers.CharField(allow_null=True, allow_blank=True)
     flags = WorkerFlagOut(many=True)
     rule_decisions = RuleDecisionBrief(many=True)
+    first_shown = FirstShownOut(allow_null=True, help_text="How often the worker chose the option shown first; "
+                                "null for a type that shows no options in a drawn order.")
     training_rounds = TrainingRoundOut(many=True)
     bonuses = WorkerBonusOut(many=True)
     answers = AnswersPage(help_text="The worker's answers, paged by `?page=`.")

@@ -1,7 +1,13 @@
 """Reads behind the worker page: one worker's answers in one project (paged), gold accuracy with
 its interval, agreement with the other workers, MACE competence from the last agreement run,
-authenticity signals, reasons other workers gave word for word, item flags, rule decisions,
-training rounds and bonuses.
+authenticity signals, how often they chose the option shown first, reasons other workers gave
+word for word, item flags, rule decisions in the rules page's words, gold answers and training
+rounds with each answer in words, and bonuses.
+
+An answer is shown twice where the options were shown in a drawn order: as its worker saw it
+(the place they chose on their page, ``TaskType.answer_as_seen``) and as stored (options named
+by their import ids, ``TaskType.answer_as_stored``): a pairwise ``a2`` is the button "A1 is more
+convincing" for a worker who was shown the item's arg2 on the left.
 
 Every figure reads the rows of this worker, or of the items this worker answered, never the
 whole project: the page stays fast on a project of 84,445 answers (docs/quality/worker-page.md).
@@ -35,7 +41,14 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.task_types import get_task_type
-from annotation.worker_figures import Competence, competence_sources, interval_of
+from annotation.task_types.base import TaskType
+from annotation.worker_figures import (
+    Competence,
+    FirstShown,
+    competence_sources,
+    decision_words,
+    interval_of,
+)
 
 ANSWERS_PER_PAGE = 50
 # Rows shown of the lists that may grow long (the counts above them say how many there are).
@@ -55,6 +68,8 @@ class AnswerRow:
     submitted_at: datetime | None
     signals: dict[str, Any]
     review_note: str
+    seen: str | None = None  # as the worker saw it; None: shown in import order
+    stored: str = ""  # as stored, options named by their import ids
 
 
 @dataclass(frozen=True)
@@ -88,6 +103,11 @@ class CheckRow:
     right: bool
     method: str
     scored_at: datetime
+    round_id: int | None = None
+    given_seen: str | None = None
+    given_stored: str = ""
+    expected_seen: str | None = None
+    expected_stored: str = ""
 
     @property
     def expected_text(self) -> str:
@@ -96,6 +116,21 @@ class CheckRow:
     @property
     def given_text(self) -> str:
         return "—" if self.given is None else json.dumps(self.given, ensure_ascii=False, sort_keys=True)
+
+
+@dataclass(frozen=True)
+class CheckGroup:
+    """Gold answers, or one training round, with its scored answers (newest first)."""
+
+    title: str
+    rows: list[CheckRow]
+    training: TrainingRound | None = None
+
+
+@dataclass(frozen=True)
+class DecisionRow:
+    decision: RuleDecision
+    words: str | None  # the rules page's sentence; None when analysis is not installed
 
 
 @dataclass(frozen=True)
@@ -146,6 +181,9 @@ class WorkerPage:
     training: list[TrainingRound]
     bonuses: list[Bonus]
     counts: dict[str, int] = field(default_factory=dict)
+    first_shown: FirstShown | None = None  # None: the type shows no options in a drawn order
+    check_groups: list[CheckGroup] = field(default_factory=list)
+    decision_rows: list[DecisionRow] = field(default_factory=list)
 
 
 def project_worker(*, project: Project, worker_id: int) -> User | None:
@@ -169,12 +207,57 @@ def _answers(*, project: Project, worker: User, page: int | str | None) -> tuple
     found = {row[0]: row for row in Annotation.objects.filter(assignment_id__in=ids).values_list(
         "assignment_id", "assignment__item_id", "assignment__item__external_id", "assignment__purpose",
         "assignment__status", "seconds", "answer", "reason", "assignment__submitted_at", "client",
-        "assignment__review_note")}
+        "assignment__review_note", "assignment__shown_order")}
     shown = [AnswerRow(assignment_id=a, item_id=i, external_id=x, purpose=p, status=s, seconds=sec,
                        label=task.label_display(answer), reason=reason, submitted_at=at,
-                       signals=dict((client or {}).get("signals") or {}), review_note=note)
-             for a, i, x, p, s, sec, answer, reason, at, client, note in (found[pk] for pk in ids if pk in found)]
+                       signals=dict((client or {}).get("signals") or {}), review_note=note,
+                       seen=_seen(task, answer, order), stored=task.answer_as_stored(answer))
+             for a, i, x, p, s, sec, answer, reason, at, client, note, order in (found[pk] for pk in ids if pk in found)]
     return current, shown
+
+
+def _seen(task: TaskType, answer: Any, order: Any) -> str | None:
+    # An answer or order that is not a mapping (a hand-edited row) has no words as seen.
+    if not isinstance(answer, dict) or not isinstance(order, dict):
+        return None
+    return task.answer_as_seen(answer, order=order)
+
+
+def _first_shown(*, project: Project, worker: User) -> FirstShown | None:
+    """How often the worker's counted task answers chose the option shown first, against the
+    share the drawn orders predict (``FirstShown``); None for a type with no drawn order. Reads
+    the worker's answers and orders only, by the assignments' project and worker index."""
+    task = get_task_type(project.task_type)
+    if not task.shown_order_parts:
+        return None
+    part = task.shown_order_parts[0]
+    if project.keep_import_order:
+        return FirstShown(n=0, hits=0, expected=None, interval=None, first_shown=task.first_shown,
+                          why="the project shows options in import order, so every worker saw the same option "
+                              "first and position cannot be told from content")
+    # Grouped by the database: a worker's answers take few distinct (order, answer) pairs (a pair
+    # has 2 orders and a handful of answers), so thousands of rows arrive as a few dozen.
+    rows = (Assignment.objects.filter(project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES,
+                                      purpose=Purpose.TASK, annotation__isnull=False)
+            .order_by().values_list("shown_order", "annotation__answer").annotate(times=Count("pk")))
+    n = hits = 0
+    chance = 0.0
+    for order, answer, times in rows:
+        shown = (order or {}).get(part) if isinstance(order, dict) else None
+        if not isinstance(shown, list) or len(shown) < 2 or not isinstance(answer, dict):
+            continue
+        chosen = task.chosen_options(answer, options=shown)
+        if not chosen or len(chosen) == len(shown):
+            continue
+        n += times
+        hits += times * (str(shown[0]) in chosen)
+        chance += times * len(chosen) / len(shown)
+    if not n:
+        return FirstShown(n=0, hits=0, expected=None, interval=None, first_shown=task.first_shown,
+                          why="no counted answer of theirs was shown in a drawn order and chose a place "
+                              "(ties and \"None\" choose none)")
+    return FirstShown(n=n, hits=hits, expected=chance / n, interval=interval_of(hits=hits, n=n),
+                      first_shown=task.first_shown)
 
 
 def _signals(*, project: Project, worker: User) -> SignalTotals:
@@ -233,6 +316,7 @@ def _agreement(*, project: Project, worker: User) -> Rate:
 
 
 def _checks(*, project: Project, worker: User) -> list[CheckRow]:
+    task = get_task_type(project.task_type)
     results = (CheckResult.objects.filter(project=project, worker=worker)
                .select_related("assignment__item", "assignment__annotation").order_by("-scored_at", "-pk")[:LIST_LIMIT])
     rows = []
@@ -240,10 +324,36 @@ def _checks(*, project: Project, worker: User) -> list[CheckRow]:
         annotation = getattr(r.assignment, "annotation", None)
         given = ({**annotation.answer, **({"reason": annotation.reason} if annotation.reason else {})}
                  if annotation is not None else None)
+        order = r.assignment.shown_order
+        expected = r.expected if isinstance(r.expected, dict) else {}
         rows.append(CheckRow(assignment_id=r.assignment_id, external_id=r.assignment.item.external_id,
                              purpose=r.purpose, expected=r.expected, given=given, score=r.score, right=r.right,
-                             method=r.method, scored_at=r.scored_at))
+                             method=r.method, scored_at=r.scored_at, round_id=r.round_id,
+                             given_seen=_seen(task, annotation.answer, order) if annotation is not None else None,
+                             given_stored=task.answer_as_stored(annotation.answer) if annotation is not None else "",
+                             expected_seen=_seen(task, expected, order), expected_stored=task.answer_as_stored(expected)))
     return rows
+
+
+def _check_groups(checks: list[CheckRow], training: list[TrainingRound]) -> list[CheckGroup]:
+    """The scored answers by where they came from: each training round (newest first) with its
+    result, then the gold questions; a training answer whose round is gone stands apart."""
+    by_round: dict[int | None, list[CheckRow]] = defaultdict(list)
+    gold, loose = [], []
+    for row in checks:
+        if row.purpose == Purpose.GOLD:
+            gold.append(row)
+        elif row.round_id is not None:
+            by_round[row.round_id].append(row)
+        else:
+            loose.append(row)
+    groups = [CheckGroup(title=f"{t.get_kind_display()} #{t.number}", rows=by_round.get(t.pk, []), training=t)
+              for t in sorted(training, key=lambda t: -t.number)]
+    if loose:
+        groups.append(CheckGroup(title="Training answers of a round no longer kept", rows=loose))
+    if gold:
+        groups.append(CheckGroup(title="Gold questions", rows=gold))
+    return groups
 
 
 def _shared_reasons(*, project: Project, worker: User) -> list[SharedReason]:
@@ -296,19 +406,30 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
     counts = dict(Assignment.objects.filter(project=project, worker=worker)
                   .values_list("status").annotate(n=Count("pk")).values_list("status", "n"))
     profile = getattr(worker, "profile", None)
+    checks = _checks(project=project, worker=worker)
+    training = list(TrainingRound.objects.filter(project=project, worker=worker).order_by("number"))
+    decisions = list(RuleDecision.objects.filter(project=project, worker=worker)[:LIST_LIMIT])
     return WorkerPage(
         project=project, worker=worker, blocked_everywhere=bool(profile and profile.blocked), standing=standing,
         answers=answers, answer_rows=rows,
         gold=Rate(n=standing.gold_answered, hits=standing.gold_right) if standing else Rate(0, 0),
-        checks=_checks(project=project, worker=worker),
+        checks=checks,
         competence=worker_competence(project=project, worker=worker),
         signals=signals,
         flags=list(ItemFlag.objects.filter(project=project, worker=worker).select_related("item")[:LIST_LIMIT]),
-        decisions=list(RuleDecision.objects.filter(project=project, worker=worker)[:LIST_LIMIT]),
-        training=list(TrainingRound.objects.filter(project=project, worker=worker).order_by("number")),
+        decisions=decisions,
+        training=training,
         bonuses=list(Bonus.objects.filter(project=project, worker=worker).order_by("-created_at", "-pk")[:LIST_LIMIT]),
         counts=counts,
+        first_shown=_first_shown(project=project, worker=worker),
+        check_groups=_check_groups(checks, training),
+        decision_rows=[DecisionRow(decision=d, words=decision_words(d)) for d in decisions],
     )
+
+
+def worker_first_shown(*, project: Project, worker: User) -> FirstShown | None:
+    """The worker's first-shown share alone, for the figure the page links to."""
+    return _first_shown(project=project, worker=worker)
 
 
 def worker_crowd_figures(*, project: Project, worker: User) -> CrowdFigures:

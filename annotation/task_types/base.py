@@ -16,7 +16,7 @@ This module is the contract's one public face: it re-exports what a task type ne
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -261,6 +261,57 @@ class TaskType(ABC):
             shown[part] = sorted(options, key=lambda o: rank.get(o["id"], len(rank)))
         return shown
 
+    def chosen_options(self, answer: Mapping[str, Any], *, options: Sequence[Any]) -> list[str]:
+        """The options of ``options`` (the ids of the first shown-order part) that ``answer``
+        chose, in the order of ``options``: the values of its "choice" and "choices" fields that
+        name one. None of them for a tie ("equal") or "None": such an answer picks no position."""
+        picked: set[str] = set()
+        for f in self.answer_fields:
+            value = answer.get(f.name)
+            if f.kind == "choice" and isinstance(value, str | int):
+                picked.add(str(value))
+            elif f.kind == "choices" and isinstance(value, list | tuple):
+                picked.update(str(v) for v in value)
+        return [str(option) for option in options if str(option) in picked]
+
+    def answer_as_seen(self, answer: Mapping[str, Any], *, order: Mapping[str, Sequence[Any]] | None) -> str | None:
+        """The answer in the terms of the page its worker answered on, whose options stood in
+        ``order`` (``Assignment.shown_order``): which of the shown places it chose, e.g. "the
+        option shown 2nd of 3". None when no order was stored (import order: the stored words
+        say it). A type whose page names places in words of its own (pairwise: A1 and A2)
+        overrides it."""
+        part = self.shown_order_parts[0] if self.shown_order_parts else None
+        shown = list((order or {}).get(part) or ()) if part else []
+        if not shown:
+            return None
+        chosen = self.chosen_options(answer, options=shown)
+        if not chosen:
+            return "None" if self._answered_none(answer) else self.label_display(answer)
+        places = [_ordinal(shown.index(option) + 1) for option in chosen]
+        if len(places) == 1:
+            return f"the option shown {places[0]} of {len(shown)}"
+        return f"the options shown {', '.join(places[:-1])} and {places[-1]} of {len(shown)}"
+
+    def answer_as_stored(self, answer: Mapping[str, Any]) -> str:
+        """The answer as the record holds it, options named by their import ids whatever order
+        they were shown in, e.g. "choice: c2" or "key_points: kp_1, kp_3"; the type's label
+        words when it has no option fields."""
+        parts = []
+        for f in self.answer_fields:
+            if f.kind not in ("choice", "choices") or f.name not in answer:
+                continue
+            value = answer[f.name]
+            if isinstance(value, list | tuple):
+                value = ", ".join(map(str, value)) or ("none" if self._answered_none(answer) else "–")
+            parts.append(f"{f.name}: {value}")
+        return "; ".join(parts) if parts else self.label_display(answer)
+
+    @staticmethod
+    def _answered_none(answer: Mapping[str, Any]) -> bool:
+        # A set answered "None" is stored as {"none": true} with an empty list; a known answer
+        # of None as ["none"].
+        return answer.get("none") is True or any(v == ["none"] for v in answer.values())
+
     def admin_tools(self) -> frozenset[str]:
         """The platform's project tools this type needs, as its declarations say: ``"media"``
         (the *Upload audio* page) when its items use audio (``media``), ``"crowd"`` (*Import
@@ -406,3 +457,9 @@ class TaskType(ABC):
         """Build the items a results file refers to but the project lacks, from what the type's
         app holds (pairwise: its imported arguments), keyed by item id; raise CrowdItemError."""
         raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")
+
+
+def _ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -11,7 +11,12 @@ from django.views.decorators.http import require_POST
 from annotation.models import Project
 from annotation.selectors.prolific import worker_submission
 from annotation.selectors.shared_devices import accounts_sharing_device
-from annotation.selectors.worker_page import project_worker, worker_crowd_figures, worker_page
+from annotation.selectors.worker_page import (
+    project_worker,
+    worker_crowd_figures,
+    worker_first_shown,
+    worker_page,
+)
 from annotation.services.worker_actions import (
     ACTION_PERMS,
     ActionRefused,
@@ -20,9 +25,13 @@ from annotation.services.worker_actions import (
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
+from annotation.worker_figures import first_shown_figure
 
 PAGE_PERM = "annotation.view_project"
 TEMPLATE = "annotation/worker.html"
+# matplotlib's SVG carries inline styles, which the site's policy forbids; a figure runs no script
+# and loads nothing, so opened on its own it gets a policy allowing just that (as analysis's figures).
+SVG_POLICY = "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"
 
 
 def _worker(slug: str, worker_id: int):
@@ -49,6 +58,20 @@ def worker_detail(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
         "prolific_submission": worker_submission(project=project, worker_id=worker.pk),
         "shared_browser": accounts_sharing_device(project=project, worker=worker),
     })
+
+
+@permission_required(PAGE_PERM)
+def worker_first_shown_figure(request: AuthenticatedRequest, slug: str, worker_id: int) -> HttpResponse:
+    """The position-bias figure of the page (its words stand beside it on the page)."""
+    project, worker = _worker(slug, worker_id)
+    share = worker_first_shown(project=project, worker=worker)
+    body = first_shown_figure(share) if share is not None else None
+    if body is None:
+        raise Http404("no position-bias figure for this project")
+    response = HttpResponse(body, content_type="image/svg+xml")
+    response["Content-Security-Policy"] = SVG_POLICY
+    response["Cache-Control"] = "private, max-age=60"
+    return response
 
 
 @permission_required(PAGE_PERM)

@@ -225,6 +225,31 @@ class PairwiseConvincingness(TaskType):
         shown = {k: v for k, v in payload.items() if k not in ("arg1", "arg2")}
         return {**shown, "sides": [{"id": side, "text": payload[f"arg{side[1]}"]["text"]} for side in sides]}
 
+    def answer_as_seen(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str | None:
+        """The words of the choice the worker clicked: the page calls the argument on the left A1,
+        whichever of the item's arguments was drawn for that side, e.g. "A1 is more convincing
+        (A1 was the item's arg2)" for a stored ``a2`` with the sides swapped."""
+        sides = list((order or {}).get("sides") or ())
+        if sorted(sides) != ["a1", "a2"]:
+            return None
+        label = answer.get("label")
+        if label not in LABELS:
+            return None
+        left = f"A1 was the item's arg{sides[0][1]}"
+        if label == "equal":
+            return f"{LABELS['equal']} ({left})"
+        clicked = "a1" if label == sides[0] else "a2"
+        return f"{LABELS[clicked]} ({left})"
+
+    def answer_as_stored(self, answer: Mapping[str, Any]) -> str:
+        # The stored label names the item's argument by its import side, whatever side it was shown on.
+        label = answer.get("label")
+        if label == "equal":
+            return "equal: the item's arguments are equally convincing"
+        if label in ("a1", "a2"):
+            return f"{label}: the item's arg{label[1]} is more convincing"
+        return str(label)
+
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["label"], "standpoint": answer.get("standpoint", "")}]
 

@@ -114,6 +114,7 @@ READS: dict[str, tuple[str | None, str]] = {
     "url:adjudication": ("api-adjudication", "the adjudication queue"),
     "url:flags": ("api-flags", "the flagged items"),
     "url:quality-worker": ("api-worker", "the worker page's figures"),
+    "url:quality-worker-first-shown": (None, "a picture of the worker's first-shown share (api-worker: first_shown)"),
     "url:quality-rules": ("api-rules", "rules; decisions: api-rule-decisions"),
     "url:analysis-figure": (None, "a picture drawn from the run's result (api-analysis-run)"),
     "url:analysis-hourly": (None, "a picture of answers per hour"),

@@ -113,7 +113,9 @@ def test_the_page_as_staff_shows_everything(setup, staff):
                             created_at=timezone.now())
     rule = QualityRule.objects.create(project=project, kind="gold_accuracy", action="review", threshold=0.7)
     RuleDecision.objects.create(project=project, worker=me, rule=rule, kind=rule.kind, action=rule.action,
-                                evidence={"accuracy_high": 0.41}, trigger="gold answer", decided_at=timezone.now())
+                                evidence={"right": 2, "answered": 9, "accuracy": 2 / 9, "low": 0.0632, "high": 0.5474,
+                                          "confidence": 0.95, "threshold": 0.7},
+                                trigger="gold answer", decided_at=timezone.now())
     TrainingRound.objects.create(project=project, worker=me, kind="qualification", number=1, items=5, pass_mark=0.8,
                                  answered=5, right=4, passed=True, started_at=timezone.now())
     Bonus.objects.create(project=project, worker=me, amount=Decimal("1.50"), currency="USD", reason="careful work")
@@ -128,9 +130,16 @@ def test_the_page_as_staff_shows_everything(setup, staff):
     part = staff.get(url + "?part=crowd", HTTP_HX_REQUEST="true").content.decode()
     assert "<html" not in part and "also by 1 other worker" in part and "67%" in part
     body = staff.get(url + "?part=crowd").content.decode()
-    for text in ("Copied reason shared word for word", "garbled words", "accuracy_high", "Qualification #1",
-                 "careful work", "0.50", "—", "automated", escape('{"label": "a1"}'), "also by 1 other worker"):
+    for text in ("Copied reason shared word for word", "garbled words", "Qualification #1",
+                 "careful work", "0.50", "—", "automated", "also by 1 other worker",
+                 # The decision in the rules page's words, never its raw figures.
+                 "2 of 9 gold answers right (22%, 95% interval 6–55%), below the bar of 70%: sent to review",
+                 # The gold answer in words: what was given, what was expected, and the verdict.
+                 "a2: the item&#x27;s arg2 is more convincing", "a1: the item&#x27;s arg1 is more convincing",
+                 "<strong>wrong</strong>"):
         assert text in body, text
+    for raw in ("0.5474", escape('{"label": "a1"}'), "accuracy 0.2"):
+        assert raw not in body, raw
     # The competence has no interval in this run: a dash, never a made-up one.
     assert "interval —" in body
 
@@ -251,3 +260,123 @@ def test_unblocking_leads_back_to_the_qualification_a_worker_has_not_passed(setu
     body = staff.post(url, follow=True).content.decode()
     assert "is qualifying in this project" in body
     assert WorkerStanding.objects.get(project=project, worker=me).state == Standing.QUALIFYING
+
+
+def drawn(assignment, *sides):
+    assignment.shown_order = {"sides": list(sides)}
+    assignment.save(update_fields=["shown_order"])
+    return assignment
+
+
+def test_answers_read_as_the_worker_saw_them_and_as_stored(setup, staff):
+    """A left-clicker shown the item's arg2 on the left stored a2: the page says they chose
+    "A1 is more convincing", and that the record holds a2."""
+    project, me, mine = setup
+    drawn(mine[2], "a2", "a1")  # a2, with arg2 on the left: the left-hand button
+    drawn(mine[3], "a1", "a2")  # a2, in import order: the right-hand button
+    rows = {r.assignment_id: r for r in worker_page(project=project, worker=me).answer_rows}
+    assert rows[mine[2].pk].seen == "A1 is more convincing (A1 was the item's arg2)"
+    assert rows[mine[2].pk].stored == "a2: the item's arg2 is more convincing"
+    assert rows[mine[3].pk].seen.startswith("A1 is less convincing")
+    assert rows[mine[0].pk].seen is None  # no stored order: nothing is claimed about what was seen
+    body = staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content.decode()
+    assert "A1 is more convincing (A1 was the item&#x27;s arg2)" in body
+    assert "As they saw it" in body and "As stored" in body
+
+
+def test_the_first_shown_share_counts_drawn_answers_that_chose_a_place(setup, staff):
+    project, me, mine = setup
+    # Three answers chose the argument on the left, one chose the right; a tie picks no place.
+    drawn(mine[0], "a1", "a2")  # a1 on the left: chose it
+    drawn(mine[1], "a2", "a1")  # a1 on the right
+    drawn(mine[2], "a2", "a1")  # a2 on the left: chose it
+    tie = answered(ItemFactory(project=project), me, "equal")
+    drawn(tie, "a2", "a1")
+    share = worker_page(project=project, worker=me).first_shown
+    # mine[3] has no stored order (import order): it is not counted.
+    assert (share.n, share.hits, share.expected) == (3, 2, 0.5)
+    assert share.interval == wilson(2, 3)
+    assert share.words == ("Chose the argument shown on the left (A1) in 2 of 3 answers (67%, 95% interval 21–94%); "
+                           "with no position bias the drawn orders predict 50%: the interval includes it.")
+    body = staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content.decode()
+    figure = reverse("quality-worker-first-shown", args=[project.slug, me.pk])
+    assert f'src="{figure}"' in body and "the drawn orders predict 50%" in body
+    response = staff.get(figure)
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    assert "style-src 'unsafe-inline'" in response["Content-Security-Policy"]
+    assert response.content.startswith(b"<?xml") and b"<svg" in response.content
+    assert b"chose it: 2 of 3" in response.content
+
+
+def test_an_always_left_worker_lies_above_the_half_the_orders_predict(setup):
+    project, me, _ = setup
+    for n in range(30):
+        sides = ("a1", "a2") if n % 2 else ("a2", "a1")
+        drawn(answered(ItemFactory(project=project), me, sides[0]), *sides)
+    share = worker_page(project=project, worker=me).first_shown
+    assert (share.n, share.hits, share.expected) == (30, 30, 0.5)
+    assert share.words.endswith("the interval lies above it.")
+
+
+def test_under_import_order_the_page_says_it_cannot_judge(setup, staff):
+    project, me, mine = setup
+    project.keep_import_order = True
+    project.save(update_fields=["keep_import_order"])
+    drawn(mine[0], "a1", "a2")
+    share = worker_page(project=project, worker=me).first_shown
+    assert share.n == 0 and "import order" in share.words
+    body = staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content.decode()
+    assert "import order" in body and reverse("quality-worker-first-shown", args=[project.slug, me.pk]) not in body
+    assert staff.get(reverse("quality-worker-first-shown", args=[project.slug, me.pk])).status_code == 200
+
+
+def test_a_type_without_a_drawn_order_has_no_position_figure(staff):
+    project = ProjectFactory(task_type="response_scoring")
+    me = UserFactory()
+    AssignmentFactory(item=ItemFactory(project=project), worker=me)
+    assert worker_page(project=project, worker=me).first_shown is None
+    body = staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content.decode()
+    assert 'data-testid="position"' not in body
+    assert staff.get(reverse("quality-worker-first-shown", args=[project.slug, me.pk])).status_code == 404
+
+
+def test_gold_and_training_rounds_read_as_words_grouped_by_round(setup, staff):
+    project, me, mine = setup
+    now = timezone.now()
+    first = TrainingRound.objects.create(project=project, worker=me, kind="qualification", number=1, items=2,
+                                         pass_mark=0.5, answered=2, right=1, passed=True, started_at=now)
+    a, b = (answered(ItemFactory(project=project), me, label, purpose=Purpose.TRAINING) for label in ("a2", "equal"))
+    drawn(a, "a2", "a1")
+    for assignment, right in ((a, True), (b, False)):
+        CheckResult.objects.create(assignment=assignment, project=project, worker=me, purpose=Purpose.TRAINING,
+                                   round=first, score=float(right), right=right, method="exact",
+                                   expected={"label": "a2"}, scored_at=now)
+    CheckResult.objects.create(assignment=mine[3], project=project, worker=me, purpose=Purpose.GOLD, score=0.0,
+                               right=False, method="exact", expected={"label": "a1"}, scored_at=now)
+    groups = worker_page(project=project, worker=me).check_groups
+    assert [(g.title, len(g.rows)) for g in groups] == [("Qualification #1", 2), ("Gold questions", 1)]
+    row = next(r for r in groups[0].rows if r.assignment_id == a.pk)
+    # The worker clicked the left-hand argument, which was the item's arg2, the expected one.
+    assert (row.given_seen, row.expected_seen) == ("A1 is more convincing (A1 was the item's arg2)",) * 2
+    assert row.given_stored == row.expected_stored == "a2: the item's arg2 is more convincing"
+    body = staff.get(reverse("quality-worker", args=[project.slug, me.pk])).content.decode()
+    assert "1 of 2 right (2 items, pass mark 50%): passed" in body
+    assert body.count("<strong>right</strong>") == 1 and body.count("<strong>wrong</strong>") == 2
+    assert "equal: the item&#x27;s arguments are equally convincing" in body
+    assert escape('{"label"') not in body
+
+
+def test_the_api_gives_the_same_words(setup, staff):
+    project, me, mine = setup
+    drawn(mine[2], "a2", "a1")
+    rule = QualityRule.objects.create(project=project, kind="automation", action="block", threshold=1)
+    RuleDecision.objects.create(project=project, worker=me, rule=rule, kind=rule.kind, action=rule.action,
+                                evidence={"automated": 3, "answers": 40, "min_answers": 2}, trigger="analysis run",
+                                decided_at=timezone.now())
+    data = staff.get(f"/api/projects/{project.slug}/workers/{me.pk}/").json()
+    row = next(r for r in data["answers"]["rows"] if r["assignment"] == mine[2].pk)
+    assert (row["as_seen"], row["as_stored"]) == ("A1 is more convincing (A1 was the item's arg2)",
+                                                  "a2: the item's arg2 is more convincing")
+    assert data["rule_decisions"][0]["words"] == (
+        "3 of 40 answers sent from an automated browser (navigator.webdriver), at least the 2 the rule allows: blocked")
+    assert data["first_shown"]["answers"] == 1 and data["first_shown"]["expected"] == 0.5
