@@ -116,13 +116,14 @@ def items_import(
             if problems:
                 raise ImportFailed(problems[:50], total=len(problems))
         position = (Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0)
+        task = get_task_type(project.task_type)
         new, changed, unchanged = [], [], 0
         for p in parsed:
             item = existing.get(p.item.external_id)
             if item is None:
                 position += 1
                 new.append(Item(project=project, external_id=p.item.external_id, payload=p.item.payload,
-                                gold=p.item.gold, position=position, kind=p.kind,
+                                gold=p.item.gold, position=position, kind=p.kind, group=task.item_group(p.item.payload),
                                 redundancy=CHECK_ITEM_REDUNDANCY if p.is_check else project.redundancy))
                 continue
             kind = _kind_after(item.kind, p.kind)
@@ -135,12 +136,14 @@ def items_import(
                 # answered, see check_kind_problems) takes the project's N.
                 item.redundancy = CHECK_ITEM_REDUNDANCY if kind in CHECK_KINDS else max(project.redundancy, item.n_active)
             item.payload, item.gold, item.kind = p.item.payload, p.item.gold, kind
+            item.group = task.item_group(p.item.payload)
             changed.append(item)
         total = max(len(new) + len(changed), 1)
         for start in range(0, len(new), WRITE_CHUNK):
             Item.objects.bulk_create(new[start : start + WRITE_CHUNK], batch_size=1000)
             report(min(start + WRITE_CHUNK, len(new)) / total, "writing items")
-        Item.objects.bulk_update(changed, ["payload", "gold", "kind", "redundancy", "updated_at"], batch_size=1000)
+        Item.objects.bulk_update(changed, ["payload", "gold", "kind", "group", "redundancy", "updated_at"],
+                                 batch_size=1000)
         stored = {i.external_id: i.pk for i in existing.values()}
         gold_answers_import(
             project=project,

@@ -16,7 +16,6 @@ from annotation.models import (
 )
 from annotation.services import annotation_submit, assignment_next
 from annotation.services import check_serving as serving
-from annotation.services.engine import _claim
 from annotation.services.standing import standing_set
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -102,11 +101,14 @@ def test_a_draw_above_the_rate_serves_a_real_item(never_gold):
     assert result.assignment.item_id == real.pk and result.assignment.purpose == Purpose.TASK
 
 
-def test_gold_shows_its_options_in_an_order_drawn_like_a_real_items():
+def test_gold_shows_its_options_in_an_order_drawn_like_a_real_items(always_gold):
     project = ProjectFactory()
+    quality_policy(project, gold_rate=0.5)
+    ItemFactory(project=project)
     item = check_item(project)
     worker = UserFactory()
-    claimed = _claim(project=project, worker=worker, now=project.created_at, kind=ItemKind.GOLD)
+    claimed = assignment_next(project=project, worker=worker).assignment
+    assert claimed.item_id == item.pk
     parts = get_task_type(project.task_type).order_parts(item.payload)
     assert claimed.shown_order == order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
                                             keep_import_order=False)
