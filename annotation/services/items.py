@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.db import transaction
 from django.db.models import F
@@ -19,7 +19,12 @@ from annotation.importers import (
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
+from annotation.services.gold_items import (
+    CHECK_KINDS,
+    check_kind_problems,
+    gold_answers_import,
+    gold_coverage_warnings,
+)
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -32,6 +37,8 @@ class ImportResult:
     created: int
     updated: int
     unchanged: int
+    # What the import did not refuse but staff should know (``gold_coverage_warnings``).
+    warnings: list[str] = field(default_factory=list)
 
 
 def _refuse_unfit_items(project: Project, parsed: Sequence[ParsedItem], unit: str) -> None:
@@ -150,7 +157,8 @@ def items_import(
             answers=[p for p in parsed if p.gold_answer is not None and p.item.external_id not in withdrawn
                      and known.get(stored.get(p.item.external_id, 0)) != _answer_key(p)],
             now_real=[i.pk for i in changed if i.kind == ItemKind.REAL and i.pk in known])
-        result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged)
+        result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged,
+                              warnings=gold_coverage_warnings(project=project))
         if on_written is not None:
             on_written(result)
     return result
