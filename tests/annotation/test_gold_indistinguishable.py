@@ -281,3 +281,43 @@ def test_a_gold_question_arrives_like_the_real_item_it_stands_in_for(order, monk
         assert everything <= 0.75
     else:
         assert everything <= 0.6
+
+
+# The share of gold questions served: a binomial share of the claims at the project's rate,
+# under every order, while the worker has a gold question left (docs/quality/gold-questions.md).
+RATE, RATE_WORKERS, RATE_SERVES = 0.1, 3, 100  # serves per worker
+
+
+@pytest.mark.parametrize("order", ["sequential", "spread", "random"])
+def test_gold_comes_at_the_rate_under_every_order(order, monkeypatch):
+    import math
+    import random
+
+    from annotation.services.engine import set_status
+
+    project = ProjectFactory(redundancy=RATE_WORKERS, assignment_order=order)
+    quality_policy(project, gold_rate=RATE)
+    for n in range(RATE_SERVES):
+        ItemFactory(project=project, position=2 * n)
+        if n % 2 == 0:
+            check_item(project, position=2 * n + 1)
+    rng, below = random.Random(11), []
+
+    def draw() -> float:
+        value = rng.random()
+        below.append(value < RATE)
+        return value
+
+    monkeypatch.setattr(serving, "draw", draw)
+    workers = [UserFactory() for _ in range(RATE_WORKERS)]
+    gold = served = 0
+    for _ in range(RATE_SERVES):
+        for worker in workers:
+            a = assignment_next(project=project, worker=worker).assignment
+            served += 1
+            gold += a.purpose == Purpose.GOLD
+            set_status(assignments=[a], new=Assignment.Status.SUBMITTED, now=a.assigned_at)
+    # The draw alone decides: every draw under the rate brought a gold question, no other did.
+    assert len(below) == served and gold == sum(below)
+    # So the share is binomial: within three standard errors of the rate.
+    assert abs(gold / served - RATE) <= 3 * math.sqrt(RATE * (1 - RATE) / served)
