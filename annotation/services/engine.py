@@ -250,7 +250,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     Project.Order.SPREAD: ("n_active", "position", "id"),
     Project.Order.RANDOM: ("?",),
 }
-# Training items come as staff put them; gold questions in place of a real item (``_gold_pick``).
+# Training items come as staff put them; gold questions in place of a real item (``_gold_for``).
 _CHECK_ORDER: dict[str, tuple[str, ...]] = {ItemKind.TRAINING: ("position", "id")}
 _PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
 
@@ -274,6 +274,8 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
     share of the claims) for as long as the worker has a gold question left; one whose gold
     questions are all answered gets the real item."""
     wants_gold = check_serving.draw() < gold_rate
+    # Locked as any real claim: on PostgreSQL the row stays locked until this request commits
+    # even when a gold question goes out instead, and a concurrent request skips to the next.
     real = _claimable(project=project, worker=worker).order_by(*_ORDER[project.assignment_order]).first()
     if real is None:
         return None
