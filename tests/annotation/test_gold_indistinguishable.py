@@ -4,16 +4,29 @@ or the order its options are shown in."""
 
 import html
 import json
+import math
+import random
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 
+import numpy as np
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from django.utils import timezone
 from rest_framework.test import APIClient
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import cross_val_predict
+from sklearn.pipeline import make_pipeline
+from sklearn.preprocessing import StandardScaler
 
-from annotation.models import Assignment, Project, Purpose
+from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, Item, ItemKind, Project, Purpose
 from annotation.services import annotation_submit, assignment_next
 from annotation.services import check_serving as serving
+from annotation.services.engine import set_status
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
@@ -193,16 +206,6 @@ def _study(order: str, seed: int, monkeypatch) -> list[tuple[int, bool, int, str
     """(worker, gold?, position, group, database queries to serve) per serve, in the order
     served. The queries stand for the time a serve takes: counted, not timed, so that the
     figure does not move with the machine's load."""
-    import random
-    from datetime import timedelta
-
-    from django.db import connection
-    from django.test.utils import CaptureQueriesContext
-    from django.utils import timezone
-
-    from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind
-    from annotation.services.engine import set_status
-
     project = ProjectFactory(redundancy=2, assignment_order=order)
     quality_policy(project, gold_rate=STUDY_RATE)
     task = get_task_type(project.task_type)
@@ -232,12 +235,8 @@ def _study(order: str, seed: int, monkeypatch) -> list[tuple[int, bool, int, str
     return served
 
 
-
-
 def _arrival(served) -> tuple:
     """Per serve after a worker's first: what changed since their previous item, and gold?"""
-    import numpy as np
-
     features, gold, last = [], [], {}
     for worker, is_gold, position, group, work in served:
         if worker in last:
@@ -252,12 +251,6 @@ def _arrival(served) -> tuple:
 def _auc(features, gold, columns) -> float:
     """AUC of a logistic regression on ``columns``, each serve scored by a model fitted
     without it (5-fold), so that the figure is what the classifier does on serves it never saw."""
-    from sklearn.linear_model import LogisticRegression
-    from sklearn.metrics import roc_auc_score
-    from sklearn.model_selection import cross_val_predict
-    from sklearn.pipeline import make_pipeline
-    from sklearn.preprocessing import StandardScaler
-
     model = make_pipeline(StandardScaler(), LogisticRegression())
     scores = cross_val_predict(model, features[:, columns], gold, cv=5, method="predict_proba")[:, 1]
     return float(roc_auc_score(gold, scores))
@@ -296,11 +289,6 @@ RATE, RATE_WORKERS, RATE_SERVES = 0.1, 3, 100  # serves per worker
 
 @pytest.mark.parametrize("order", ["sequential", "spread", "random"])
 def test_gold_comes_at_the_rate_under_every_order(order, monkeypatch):
-    import math
-    import random
-
-    from annotation.services.engine import set_status
-
     project = ProjectFactory(redundancy=RATE_WORKERS, assignment_order=order)
     quality_policy(project, gold_rate=RATE)
     for n in range(RATE_SERVES):

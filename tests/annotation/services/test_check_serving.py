@@ -190,3 +190,32 @@ def test_one_read_of_standing_and_policy_per_request():
     quality = [q["sql"] for q in seen.captured_queries if "workerstanding" in q["sql"] or "qualitypolicy" in q["sql"]
                or "traininground" in q["sql"]]
     assert len(quality) == 1, quality
+
+
+def _grouped(project, topic: str, position: int, *, gold: bool = False) -> Item:
+    payload = {"topic": topic, "prompt": "P?", "stance": "yes", "arg1": {"id": f"a{position}", "text": "One."},
+               "arg2": {"id": f"b{position}", "text": "Two."}}
+    fields = {"payload": payload, "position": position, "group": topic}
+    return check_item(project, **fields) if gold else ItemFactory(project=project, **fields)
+
+
+def test_a_gold_question_comes_from_the_group_of_the_real_item_it_stands_in_for(always_gold):
+    project = ProjectFactory(redundancy=1)
+    quality_policy(project, gold_rate=0.5)
+    _grouped(project, "uniforms", 1)
+    _grouped(project, "uniforms", 2)
+    _grouped(project, "wind", 3)
+    wind_gold = _grouped(project, "wind", 4, gold=True)
+    far, near = _grouped(project, "uniforms", 20, gold=True), _grouped(project, "uniforms", 9, gold=True)
+    worker = UserFactory()
+    served = []
+    for _ in range(3):
+        a = assignment_next(project=project, worker=worker).assignment
+        served.append(a.item_id)
+        annotation_submit(assignment=a, worker=worker, data=answer())
+    # The real item due is at position 1 (uniforms): the nearest uniforms gold question, then
+    # the next, not the wind one, however near; the real item waits in the pool. With no
+    # uniforms gold question left, the nearest of another group stands in, and is counted.
+    assert served == [near.pk, far.pk, wind_gold.pk]
+    assert Item.objects.get(pk=wind_gold.pk).off_group_serves == 1
+    assert Item.objects.get(pk=near.pk).off_group_serves == 0
