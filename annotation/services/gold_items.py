@@ -149,8 +149,8 @@ def gold_coverage_warnings(*, project: Project) -> list[str]:
         return []
     warnings = []
     real = Item.objects.filter(project=project, kind=ItemKind.REAL)
-    covered = set(gold.exclude(group=None).values_list("group", flat=True).distinct())
-    uncovered = sorted(set(real.exclude(group=None).values_list("group", flat=True).distinct()) - covered)
+    covered = {g for g in gold.values_list("group", flat=True).distinct() if g is not None}
+    uncovered = sorted({g for g in real.values_list("group", flat=True).distinct() if g is not None} - covered)
     if uncovered:
         named = ", ".join(repr(g) for g in uncovered[:WARNING_GROUPS])
         more = f" and {len(uncovered) - WARNING_GROUPS} more" if len(uncovered) > WARNING_GROUPS else ""
