@@ -152,15 +152,15 @@ def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: 
     result: ImportResult | CrowdImportResult
     if isinstance(parsed, ParsedFiles):
         if not parsed.keep_existing:
-            return asdict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
-                                       unit=parsed.unit, progress=writing))
+            return _as_dict(items_import(project=project, parsed=parsed.items, on_duplicate=options["on_duplicate"],
+                                         unit=parsed.unit, progress=writing))
         # Read inside the write's transaction: an item added meanwhile is kept, not refused.
         have = set(project.items.filter(external_id__in=[p.item.external_id for p in parsed.items])
                    .values_list("external_id", flat=True))
         fresh = [p for p in parsed.items if p.item.external_id not in have]
         done = (items_import(project=project, parsed=fresh, unit=parsed.unit, progress=writing) if fresh
                 else ImportResult(created=0, updated=0, unchanged=0))
-        return {**asdict(done), "existing": len(parsed.items) - len(fresh)}
+        return {**_as_dict(done), "existing": len(parsed.items) - len(fresh)}
     fmt = detect_format(filename, options.get("format"))
     if kind == Kind.ITEMS:
         result = items_import(project=project, parsed=cast(list[ParsedItem], parsed),
@@ -169,7 +169,15 @@ def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: 
     else:
         result = crowd_rows_import(project=project, rows=cast(list[CrowdRow], parsed), filename=filename,
                                    fmt=fmt, source=options["source"], progress=writing)
-    return asdict(result)
+    return _as_dict(result)
+
+
+def _as_dict(result: ImportResult | CrowdImportResult) -> dict[str, Any]:
+    """The result's counts, with its warnings only when there are some."""
+    counts = asdict(result)
+    if not counts.get("warnings"):
+        counts.pop("warnings", None)
+    return counts
 
 
 def import_upload(*, project: Project, kind: str, upload: UploadedFile, options: Mapping[str, Any],
