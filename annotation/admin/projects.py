@@ -170,8 +170,8 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
                 if outcome.job is not None:
                     return redirect(reverse("admin:annotation_project_import_job", args=[project.pk, outcome.job.pk]))
                 messages.success(request, f"Imported {upload.name}: {_counts(outcome.result)}.")
-                for note in (outcome.result or {}).get("notes") or ():
-                    messages.warning(request, note)
+                for warning in (outcome.result or {}).get("warnings", []):
+                    messages.warning(request, warning)
                 return redirect(reverse("admin:annotation_project_change", args=[project.pk]))
         return self.tool_page(request, project, title, form, errors=errors, fields=fields, submit="Import")
 
@@ -206,7 +206,7 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
         ctx = {**self.admin_site.each_context(request), "opts": self.model._meta, "original": job.project,
                "project": job.project, "job": job, "title": f"Import of {job.filename}",
                "counts": _counts(job.result) if job.result else "",
-               "notes": (job.result or {}).get("notes") or (),
+               "warnings": (job.result or {}).get("warnings", []),
                "again_url": reverse(_AGAIN.get(job.kind, "admin:annotation_project_change"), args=[pk]),
                "can_change": request.user.has_perm("annotation.change_importjob"),
                # Read from the heartbeat: looking writes nothing (the scheduler marks it failed).

@@ -120,6 +120,9 @@ class ImportCountsOut(serializers.Serializer):
     items_existing = serializers.IntegerField(required=False)
     workers_created = serializers.IntegerField(required=False)
     workers_existing = serializers.IntegerField(required=False)
+    warnings = serializers.ListField(child=serializers.CharField(), required=False,
+                                     help_text="What the import did not refuse but staff should know, e.g. groups "
+                                               "of real items without a gold question.")
 
 
 class ImportAcceptedOut(ImportJobSerializer):

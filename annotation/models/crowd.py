@@ -168,6 +168,13 @@ class Item(models.Model):
     # withdrawal; empty for an item that is not withdrawn.
     kind_before_withdrawal = models.CharField(max_length=10, blank=True, default="", db_default="")
     position = models.PositiveIntegerField(default=0)
+    # The item's topic, motion or prompt as its task type names it (``TaskType.group_of``),
+    # filled on import: a gold question is drawn from the group of the real item it stands in
+    # for. Null when the type has no groups.
+    group = models.CharField(max_length=200, null=True, blank=True)  # noqa: DJ001 (null: the type names no groups)
+    # A gold question's serves in place of a real item of another group (the real item's group
+    # had no gold question left for the worker): how often gold could not match the topic.
+    off_group_serves = models.PositiveIntegerField(default=0)
     redundancy = models.PositiveSmallIntegerField()
     n_active = models.PositiveSmallIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -194,6 +201,8 @@ class Item(models.Model):
             models.Index(fields=["project", "n_active", "redundancy"], name="item_project_slots"),
             # Gold questions and training items of a project, picked apart from the real ones.
             models.Index(fields=["project", "kind", "position"], name="item_project_kind"),
+            # A gold question from a group, nearest a position: read in index order.
+            models.Index(fields=["project", "kind", "group", "position"], name="item_project_kind_group"),
         ]
 
     def __str__(self) -> str:

@@ -35,8 +35,7 @@ from annotation.services.prolific_queue import prolific_sync_soon
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
-# Where in the project's positions a gold question is looked for (``engine._gold_pick``), and
-# which of the worker's training items left comes next (``training_pick``).
+# Which of the worker's training items left comes next (``training_pick``).
 place = random.SystemRandom().random
 
 

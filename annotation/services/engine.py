@@ -22,6 +22,7 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
+from django.db.models.functions import Abs
 from django.utils import timezone
 
 import annotation.services.check_serving as check_serving
@@ -209,13 +210,9 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
         quality = worker_quality(project=project, worker=worker, now=now)
         if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
             return NextResult(None, reason=str(quality.standing.state))
-    assignment = None
-    # A gold question only stands in for a real item the worker could have had: once the real
-    # items are done, so is the worker (otherwise any item handed out after "done" would be gold).
-    if (quality.policy.gold_rate > 0 and check_serving.draw() < quality.policy.gold_rate
-            and _claimable(project=project, worker=worker, lock=False).exists()):
-        assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.GOLD)
-    if assignment is None:
+    if quality.policy.gold_rate > 0:
+        assignment = _claim_real_or_gold(project=project, worker=worker, now=now, gold_rate=quality.policy.gold_rate)
+    else:
         assignment = _claim(project=project, worker=worker, now=now, kind=ItemKind.REAL)
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
 
@@ -266,7 +263,7 @@ _ORDER: dict[str, tuple[str, ...]] = {
     Project.Order.SPREAD: ("n_active", "position", "id"),
     Project.Order.RANDOM: ("?",),
 }
-# Gold questions come from a random place (``_gold_pick``), training items drawn per worker
+# Gold questions stand in for a real item (``_gold_for``); training items are drawn per worker
 # (``check_serving.training_pick``).
 _PURPOSE: dict[str, str] = {ItemKind.REAL: Purpose.TASK, ItemKind.GOLD: Purpose.GOLD, ItemKind.TRAINING: Purpose.TRAINING}
 
@@ -279,33 +276,84 @@ def _claimable(*, project: Project, worker: User, kind: str = ItemKind.REAL, loc
     return found.select_for_update(skip_locked=True, of=("self",)) if lock else found
 
 
-def _gold_pick(*, project: Project, worker: User) -> Item | None:
-    """A gold question the worker never had, from a random place in the project's positions:
-    read in index order (project, kind, position) from there, wrapping round, so that picking
-    one costs what picking a real item costs (no sort of every gold question, which would make
-    a gold item slower to hand out than a real one)."""
-    last = Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0
-    pivot = int(check_serving.place() * (last + 1))
-    found = _claimable(project=project, worker=worker, kind=ItemKind.GOLD)
-    return (found.filter(position__gte=pivot).order_by("position", "id").first()
-            or found.filter(position__lt=pivot).order_by("position", "id").first())
+def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_rate: float) -> Assignment | None:
+    """The real item the worker is due in the project's order or, at the project's rate, a gold
+    question in its place (``_gold_for``). A gold question only stands in for a real item the
+    worker could have had: once the real items are done, so is the worker (otherwise any item
+    handed out after "done" would be gold). Both are looked up on every claim, whatever the
+    draw, so that a gold question takes as long to hand out as a real item.
+
+    The draw alone decides, so gold questions come at the rate under every order (a binomial
+    share of the claims) for as long as the worker has a gold question left; one whose gold
+    questions are all answered gets the real item."""
+    wants_gold = check_serving.draw() < gold_rate
+    # Locked as any real claim: on PostgreSQL the row stays locked until this request commits
+    # even when a gold question goes out instead, and a concurrent request skips to the next.
+    real = _claimable(project=project, worker=worker).order_by(*_ORDER[project.assignment_order]).first()
+    if real is None:
+        return None
+    gold, off_group = _gold_for(project=project, worker=worker, stand_in=real)
+    if wants_gold and gold is not None:
+        opened = _open(project=project, worker=worker, now=now, item=gold, kind=ItemKind.GOLD, off_group=off_group)
+        if opened is not None:
+            return opened
+    return _open(project=project, worker=worker, now=now, item=real, kind=ItemKind.REAL)
+
+
+def _gold_for(*, project: Project, worker: User, stand_in: Item) -> tuple[Item | None, bool]:
+    """A gold question the worker never had to stand in for the real item ``stand_in``: from its
+    group, nearest its position, so that neither a change of topic nor a jump through the corpus
+    sets it apart from the items around it. When the group has no gold question left for the
+    worker, the nearest one by position in any group, and the second value says so (the
+    serve is counted on the gold question, ``Item.off_group_serves``). (None, False) when the
+    worker has no gold question left.
+
+    Read without locks: a gold question has no slot to run out of (any number of workers answer
+    it), so concurrent workers may share one; the real item stays in the pool for the next claim."""
+    gold = _claimable(project=project, worker=worker, kind=ItemKind.GOLD, lock=False)
+    group = stand_in.group
+    if group is not None:
+        # One read: a group holds few gold questions, so sorting them by distance costs less
+        # than a second query would.
+        found = (gold.filter(group=group).order_by(Abs(F("position") - stand_in.position), "-position")
+                 .first())
+        if found is not None:
+            return found, False
+    found = _nearest(gold, stand_in.position)
+    return found, found is not None and group is not None
+
+
+def _nearest(items, position: int) -> Item | None:
+    """The item nearest ``position`` (the later one on a tie), each side read in index order
+    (no sort of every gold question of the project)."""
+    after = items.filter(position__gte=position).order_by("position", "id").first()
+    before = items.filter(position__lt=position).order_by("-position", "-id").first()
+    if after is None or (before is not None and position - before.position < after.position - position):
+        return before
+    return after
 
 
 def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKind.REAL) -> Assignment | None:
-    """Pick an item of ``kind`` with a free slot that this worker never had, take its slot and
-    open the assignment (a real item in the project's order, a gold question at random, a
-    training item drawn per worker). On PostgreSQL the pick locks its row with ``SKIP LOCKED``, so that concurrent
-    requests pick different items; SQLite serialises writers. The slot is taken only while one
-    is free (a conditional update on the locked row), so no item is ever over-filled."""
-    if kind == ItemKind.GOLD:
-        item = _gold_pick(project=project, worker=worker)
-    elif kind == ItemKind.TRAINING:
+    """Pick an item of ``kind`` with a free slot that this worker never had (a real item in the
+    project's order, a training item drawn per worker by ``check_serving.training_pick``) and
+    open its assignment (``_open``). On PostgreSQL the pick locks its row with ``SKIP LOCKED``,
+    so that concurrent requests pick different items; SQLite serialises writers."""
+    if kind == ItemKind.TRAINING:
         item = check_serving.training_pick(project=project, worker=worker)
     else:
         item = _claimable(project=project, worker=worker, kind=kind).order_by(*_ORDER[project.assignment_order]).first()
     if item is None:
         return None
-    if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1):
+    return _open(project=project, worker=worker, now=now, item=item, kind=kind)
+
+
+def _open(*, project: Project, worker: User, now: datetime, item: Item, kind: str,
+          off_group: bool = False) -> Assignment | None:
+    """Take a slot of ``item`` and open the worker's assignment on it. The slot is taken only
+    while one is free (a conditional update), so no item is ever over-filled."""
+    counted = {"off_group_serves": F("off_group_serves") + 1} if off_group else {}
+    if not Item.objects.filter(pk=item.pk, n_active__lt=F("redundancy")).update(n_active=F("n_active") + 1,
+                                                                                **counted):
         return None
     item.n_active += 1
     # The order the worker sees the item's options in, drawn from the assignment's item and

@@ -25,6 +25,7 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
+    QualityPolicy,
 )
 from annotation.selectors.adjudication import mace_posteriors
 from annotation.selectors.gold_candidates import unanimous_items
@@ -35,6 +36,8 @@ from annotation.task_types import get_task_type
 CHECK_KINDS = (ItemKind.GOLD, ItemKind.TRAINING)
 # Item ids an audit entry names (the count is always there).
 AUDIT_IDS = 200
+# Groups an import's warning names (the count is always there).
+WARNING_GROUPS = 10
 
 
 def check_kind_problems(*, project: Project, parsed: Sequence[ParsedItem], existing: Mapping[str, Item],
@@ -131,3 +134,41 @@ def items_promote_gold(*, project: Project, actor: User | None, min_answers: int
                  details={"promoted": len(found), "min_answers": min_answers, "limit": limit, "posterior": posterior,
                           "items": [item.external_id for item, _, _ in found[:AUDIT_IDS]]})
     return len(found)
+
+
+def gold_coverage_warnings(*, project: Project) -> list[str]:
+    """What the project's gold questions leave uncovered, as warnings shown with an import's
+    result (nothing is refused): the groups of real items with no gold question (a gold question
+    standing in for their items comes from the nearest group by position, whose topic may give
+    it away), and a pool too small for the gold rate (a worker who has had every gold question
+    gets real items only, so the share of gold they see falls below the rate). None when the
+    project has no gold questions."""
+    gold = Item.objects.filter(project=project, kind=ItemKind.GOLD)
+    n_gold = gold.count()
+    if not n_gold:
+        return []
+    warnings = []
+    real = Item.objects.filter(project=project, kind=ItemKind.REAL)
+    covered = {g for g in gold.values_list("group", flat=True).distinct() if g is not None}
+    uncovered = sorted({g for g in real.values_list("group", flat=True).distinct() if g is not None} - covered)
+    if uncovered:
+        named = ", ".join(repr(g) for g in uncovered[:WARNING_GROUPS])
+        more = f" and {len(uncovered) - WARNING_GROUPS} more" if len(uncovered) > WARNING_GROUPS else ""
+        warnings.append(
+            f"{len(uncovered)} group{'s' if len(uncovered) != 1 else ''} of real items {'have' if len(uncovered) != 1 else 'has'} "
+            f"no gold question: {named}{more}. A gold question standing in for their items comes from the "
+            "nearest group, whose topic may give it away: add gold questions from these groups.")
+    rate = QualityPolicy.objects.filter(project=project).values_list("gold_rate", flat=True).first() or 0.0
+    if 0 < rate < 1:
+        # A worker's serves: every real item they may take, with gold at the rate among them,
+        # up to the project's quota (which counts gold questions too).
+        serves = real.count() / (1 - rate)
+        if project.max_items_per_worker is not None:
+            serves = min(serves, project.max_items_per_worker)
+        due = rate * serves
+        if n_gold < due:
+            warnings.append(
+                f"{n_gold} gold question{'s' if n_gold != 1 else ''} for a gold rate of {rate:.0%}: a worker who takes "
+                f"every item they may is due about {due:.0f}. Each gold question is served to a worker once; "
+                "once they have had all of them, they get real items only, below the rate.")
+    return warnings

@@ -175,13 +175,11 @@ def _write(project: Project, kind: str, parsed: Parsed, filename: str, options: 
 
 
 def _as_dict(result: ImportResult | CrowdImportResult) -> dict[str, Any]:
-    """The result as the job, the page and the API give it: ``notes`` only when there are some."""
-    out = asdict(result)
-    if not out.get("notes", True):
-        del out["notes"]
-    elif "notes" in out:
-        out["notes"] = list(out["notes"])
-    return out
+    """The result's counts, with its warnings only when there are some."""
+    counts = asdict(result)
+    if not counts.get("warnings"):
+        counts.pop("warnings", None)
+    return counts
 
 
 def import_upload(*, project: Project, kind: str, upload: UploadedFile, options: Mapping[str, Any],

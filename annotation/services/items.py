@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from django.contrib.auth.models import User
 from django.db import transaction
@@ -24,7 +24,12 @@ from annotation.selectors.media import media_keys_missing
 from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.audit import import_record
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_items import CHECK_KINDS, check_kind_problems, gold_answers_import
+from annotation.services.gold_items import (
+    CHECK_KINDS,
+    check_kind_problems,
+    gold_answers_import,
+    gold_coverage_warnings,
+)
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status
@@ -37,8 +42,9 @@ class ImportResult:
     created: int
     updated: int
     unchanged: int
-    # What the importer wants the staff to know about a file it took (warnings, not errors).
-    notes: tuple[str, ...] = ()
+    # What the import did not refuse but staff should know: warnings, not errors
+    # (``import_warnings``, ``gold_coverage_warnings``).
+    warnings: list[str] = field(default_factory=list)
 
 
 # A word that names an option by its place (A1, A2) in an explanation, in any case.
@@ -48,7 +54,7 @@ def _position_words(names: Sequence[str]) -> re.Pattern[str] | None:
     return re.compile(r"\b(" + "|".join(re.escape(n) for n in names) + r")\b", re.IGNORECASE)
 
 
-def import_notes(*, project: Project, parsed: Sequence[ParsedItem], unit: str = "line") -> tuple[str, ...]:
+def import_warnings(*, project: Project, parsed: Sequence[ParsedItem], unit: str = "line") -> list[str]:
     """Warnings about a file that imports as it is: gold explanations that name options by their
     place where the project draws the order (a worker may have seen them the other way round),
     and real items carrying the type's own known-answer column, which makes no gold question."""
@@ -73,7 +79,7 @@ def import_notes(*, project: Project, parsed: Sequence[ParsedItem], unit: str = 
                 f"a `{column}` value: it is kept with the item for the analyses and exports, and "
                 f"{'they stay real items' if len(plain) != 1 else 'it stays a real item'}. A gold question needs "
                 "item_kind gold and a gold_answer.")
-    return tuple(notes)
+    return notes
 
 
 def _refuse_unfit_items(project: Project, parsed: Sequence[ParsedItem], unit: str) -> None:
@@ -107,8 +113,8 @@ def items_import(
     check item (promotion does: ``annotation.services.gold_items``).
     ``on_written`` runs inside the transaction after the writes (a job stores its outcome there).
     Every import is recorded in the audit log in the same transaction, with ``actor`` (None: a
-    command or the platform) and ``source`` (the file's name); the result's ``notes`` are
-    warnings about a file that imported (``import_notes``).
+    command or the platform) and ``source`` (the file's name); the result's ``warnings`` are
+    warnings about a file that imported (``import_warnings``, ``gold_coverage_warnings``).
     """
     if on_duplicate not in ("reject", "update"):
         raise ImportFailed([RowError(None, "on_duplicate", "must be 'reject' or 'update'")])
@@ -162,13 +168,14 @@ def items_import(
             if problems:
                 raise ImportFailed(problems[:50], total=len(problems))
         position = (Item.objects.filter(project=project).order_by("-position").values_list("position", flat=True).first() or 0)
+        task = get_task_type(project.task_type)
         new, changed, unchanged = [], [], 0
         for p in parsed:
             item = existing.get(p.item.external_id)
             if item is None:
                 position += 1
                 new.append(Item(project=project, external_id=p.item.external_id, payload=p.item.payload,
-                                gold=p.item.gold, position=position, kind=p.kind,
+                                gold=p.item.gold, position=position, kind=p.kind, group=task.item_group(p.item.payload),
                                 redundancy=CHECK_ITEM_REDUNDANCY if p.is_check else project.redundancy))
                 continue
             kind = _kind_after(item.kind, p.kind)
@@ -181,12 +188,14 @@ def items_import(
                 # answered, see check_kind_problems) takes the project's N.
                 item.redundancy = CHECK_ITEM_REDUNDANCY if kind in CHECK_KINDS else max(project.redundancy, item.n_active)
             item.payload, item.gold, item.kind = p.item.payload, p.item.gold, kind
+            item.group = task.item_group(p.item.payload)
             changed.append(item)
         total = max(len(new) + len(changed), 1)
         for start in range(0, len(new), WRITE_CHUNK):
             Item.objects.bulk_create(new[start : start + WRITE_CHUNK], batch_size=1000)
             report(min(start + WRITE_CHUNK, len(new)) / total, "writing items")
-        Item.objects.bulk_update(changed, ["payload", "gold", "kind", "redundancy", "updated_at"], batch_size=1000)
+        Item.objects.bulk_update(changed, ["payload", "gold", "kind", "group", "redundancy", "updated_at"],
+                                 batch_size=1000)
         stored = {i.external_id: i.pk for i in existing.values()}
         gold_answers_import(
             project=project,
@@ -194,12 +203,13 @@ def items_import(
                      and known.get(stored.get(p.item.external_id, 0)) != _answer_key(p)],
             now_real=[i.pk for i in changed if i.kind == ItemKind.REAL and i.pk in known])
         result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged,
-                              notes=import_notes(project=project, parsed=parsed, unit=unit))
+                              warnings=[*import_warnings(project=project, parsed=parsed, unit=unit),
+                                        *gold_coverage_warnings(project=project)])
         kinds = Counter(p.kind for p in parsed)
         import_record(actor=actor, project=project, kind="items", source=source,
                       counts={"created": result.created, "updated": result.updated, "unchanged": result.unchanged,
                               "gold": kinds.get("gold", 0), "training": kinds.get("training", 0),
-                              "notes": len(result.notes)})
+                              "warnings": len(result.warnings)})
         if on_written is not None:
             on_written(result)
     return result

@@ -81,6 +81,8 @@ __all__ = [
 ]
 
 LEVELS = ("nominal", "ordinal", "interval", "set")
+# How long a stored item group may be (``Item.group``); a longer one is cut to this.
+GROUP_LENGTH = 200
 
 
 @dataclass(frozen=True)
@@ -347,6 +349,18 @@ class TaskType(ABC):
         return {}
 
     # --- gold questions and training items --------------------------------------------------
+
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        """The group an item belongs to as a worker sees it (its topic, motion or prompt), or
+        None when the type has none. A gold question is drawn from the group of the real item it
+        stands in for, so that a change of topic does not give it away; items are stored with
+        their group (``Item.group``, at most ``GROUP_LENGTH`` characters). The default: no groups."""
+        return None
+
+    def item_group(self, payload: Mapping[str, Any]) -> str | None:
+        """The group to store with an item: ``group_of`` cut to ``GROUP_LENGTH``, None for none."""
+        group = self.group_of(payload)
+        return str(group)[:GROUP_LENGTH] if group not in (None, "") else None
 
     def gold_choices(self, payload: Mapping[str, Any], name: str) -> list[str] | None:
         """The values gold field ``name`` may take for an item (None: any; ``NONE`` is added

@@ -159,6 +159,11 @@ class Comprehension(TaskType):
     def option_texts(self, payload: Mapping[str, Any]) -> dict[str, str]:
         return {str(t["id"]): str(t.get("title") or "") for t in payload.get("titles") or ()}
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        # The titles shown are those of the motion on the speech's side, so both make the group.
+        motion = payload.get("motion_id") or payload.get("motion")
+        return f"{motion}|{(payload.get('speech') or {}).get('stance', '')}" if motion else None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         speech = payload["speech"]
         return {"motion": payload.get("motion_id") or payload["motion"], "stance": speech["stance"],

@@ -275,6 +275,9 @@ class CounterSpeech(TaskType):
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["choice"], "reasons": list(answer.get("reasons", []))}]
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        return payload.get("motion_id") or payload.get("motion") or None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"motion": payload.get("motion_id") or payload["motion"], "setting": payload.get("setting", "all"),
                 "supporting": payload["speech"]["transcript"],

@@ -162,6 +162,9 @@ class KeyPointSets(TaskType):
     def long_rows(self, *, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"label": answer["choice"]}]
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        return f"{payload['topic']}|{payload['stance']}" if payload.get("topic") else None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "stance": payload["stance"], "sets": [s["id"] for s in payload["sets"]]}
 

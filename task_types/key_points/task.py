@@ -176,6 +176,10 @@ class KeyPoints(TaskType):
         """Everything but the argument's id, which is the item's id: staff see it, workers need not."""
         return {k: v for k, v in payload.items() if k != "id"}
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        # The key points shown are those of the topic and stance, so both make the group.
+        return f"{payload['topic']}|{payload['stance']}" if payload.get("topic") else None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "stance": payload["stance"], "argument": payload["argument"],
                 "key_points": payload["key_points"], "options": {kp["id"]: kp["text"] for kp in payload["key_points"]}}

@@ -277,6 +277,10 @@ class PairwiseConvincingness(TaskType):
             label = "a1" if label == "a2" else "a2"
         return LABELS.get(label, str(answer))
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        # The topic id is prompt + stance: both arguments of a pair share it.
+        return payload.get("topic") or None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         return {"topic": payload["topic"], "arg1": payload["arg1"]["id"], "arg2": payload["arg2"]["id"],
                 "arg1_text": payload["arg1"]["text"], "arg2_text": payload["arg2"]["text"]}

@@ -155,6 +155,9 @@ class ResponseScoring(TaskType):
             return {"transcript": "the project's raters read: a response needs a transcript"}
         return {}
 
+    def group_of(self, payload: Mapping[str, Any]) -> str | None:
+        return (payload.get("prompt") or {}).get("id") or None
+
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         response = payload["response"]
         return {"response": response["id"], "prompt_id": payload["prompt"]["id"],

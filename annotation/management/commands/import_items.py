@@ -23,5 +23,5 @@ class Command(BaseCommand):
         except ImportFailed as exc:
             raise CommandError(f"nothing was imported from {file}:\n{exc}") from None
         self.stdout.write(f"{file}: {result.created} new, {result.updated} updated, {result.unchanged} unchanged items")
-        for note in result.notes:
-            self.stdout.write(f"note: {note}")
+        for warning in result.warnings:
+            self.stderr.write(f"Warning: {warning}")

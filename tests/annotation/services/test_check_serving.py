@@ -16,7 +16,6 @@ from annotation.models import (
 )
 from annotation.services import annotation_submit, assignment_next
 from annotation.services import check_serving as serving
-from annotation.services.engine import _claim
 from annotation.services.standing import standing_set
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -102,11 +101,14 @@ def test_a_draw_above_the_rate_serves_a_real_item(never_gold):
     assert result.assignment.item_id == real.pk and result.assignment.purpose == Purpose.TASK
 
 
-def test_gold_shows_its_options_in_an_order_drawn_like_a_real_items():
+def test_gold_shows_its_options_in_an_order_drawn_like_a_real_items(always_gold):
     project = ProjectFactory()
+    quality_policy(project, gold_rate=0.5)
+    ItemFactory(project=project)
     item = check_item(project)
     worker = UserFactory()
-    claimed = _claim(project=project, worker=worker, now=project.created_at, kind=ItemKind.GOLD)
+    claimed = assignment_next(project=project, worker=worker).assignment
+    assert claimed.item_id == item.pk
     parts = get_task_type(project.task_type).order_parts(item.payload)
     assert claimed.shown_order == order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
                                             keep_import_order=False)
@@ -190,3 +192,32 @@ def test_one_read_of_standing_and_policy_per_request():
     quality = [q["sql"] for q in seen.captured_queries if "workerstanding" in q["sql"] or "qualitypolicy" in q["sql"]
                or "traininground" in q["sql"]]
     assert len(quality) == 1, quality
+
+
+def _grouped(project, topic: str, position: int, *, gold: bool = False) -> Item:
+    payload = {"topic": topic, "prompt": "P?", "stance": "yes", "arg1": {"id": f"a{position}", "text": "One."},
+               "arg2": {"id": f"b{position}", "text": "Two."}}
+    fields = {"payload": payload, "position": position, "group": topic}
+    return check_item(project, **fields) if gold else ItemFactory(project=project, **fields)
+
+
+def test_a_gold_question_comes_from_the_group_of_the_real_item_it_stands_in_for(always_gold):
+    project = ProjectFactory(redundancy=1)
+    quality_policy(project, gold_rate=0.5)
+    _grouped(project, "uniforms", 1)
+    _grouped(project, "uniforms", 2)
+    _grouped(project, "wind", 3)
+    wind_gold = _grouped(project, "wind", 4, gold=True)
+    far, near = _grouped(project, "uniforms", 20, gold=True), _grouped(project, "uniforms", 9, gold=True)
+    worker = UserFactory()
+    served = []
+    for _ in range(3):
+        a = assignment_next(project=project, worker=worker).assignment
+        served.append(a.item_id)
+        annotation_submit(assignment=a, worker=worker, data=answer())
+    # The real item due is at position 1 (uniforms): the nearest uniforms gold question, then
+    # the next, not the wind one, however near; the real item waits in the pool. With no
+    # uniforms gold question left, the nearest of another group stands in, and is counted.
+    assert served == [near.pk, far.pk, wind_gold.pk]
+    assert Item.objects.get(pk=wind_gold.pk).off_group_serves == 1
+    assert Item.objects.get(pk=near.pk).off_group_serves == 0

@@ -7,6 +7,7 @@ import json
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.urls import reverse
 from django.utils import timezone
 from rest_framework.test import APIClient
 
@@ -260,3 +261,57 @@ def test_promotion_reads_the_posteriors_of_the_last_agreement_run():
         items_promote_gold(project=project, actor=None, min_answers=1, posterior=0.95)
     assert items_promote_gold(project=project, actor=None, min_answers=1, posterior=0.8) == 2
     assert set(Item.objects.filter(kind=ItemKind.GOLD).values_list("pk", flat=True)) == {items[1].pk, items[2].pk}
+
+
+def test_an_import_stores_each_items_group_and_warns_of_groups_without_gold(client):
+    from tests.quality_factories import quality_policy
+
+    project = ProjectFactory(redundancy=3)
+    quality_policy(project, gold_rate=0.1)
+    rows = pairs(item_kind="gold", gold_answer={"label": "a1"})
+    rows += [{**rows[1], "id": f"w{n}", "topic": "wind_farms", "arg1_id": f"w{n}a", "arg2_id": f"w{n}b"}
+             for n in range(3)]
+    result = items_import_file(project=project, data=as_json(rows), filename="items.json")
+    groups = dict(Item.objects.filter(project=project).values_list("external_id", "group"))
+    assert groups == {"u1_u2": "uniform_bad", "u2_u3": "uniform_bad", "w0": "wind_farms", "w1": "wind_farms",
+                      "w2": "wind_farms"}
+    # A warning, not a refusal: the items are in, and the group without gold is named.
+    assert result.created == 5
+    assert len(result.warnings) == 1 and "1 group of real items has no gold question: 'wind_farms'" in result.warnings[0]
+    # Once the group has a gold question, the warning is gone.
+    more = [{**rows[1], "id": "wg", "topic": "wind_farms", "arg1_id": "x1", "arg2_id": "x2", "item_kind": "gold",
+             "gold_answer": {"label": "a2"}}]
+    assert items_import_file(project=project, data=as_json(more), filename="more.json").warnings == []
+
+
+def test_an_import_warns_when_the_gold_questions_are_too_few_for_the_rate():
+    from tests.quality_factories import quality_policy
+
+    project = ProjectFactory(redundancy=3)
+    quality_policy(project, gold_rate=0.5)
+    rows = pairs(item_kind="gold", gold_answer={"label": "a1"})
+    rows += [{**rows[1], "id": f"r{n}", "arg1_id": f"r{n}a", "arg2_id": f"r{n}b"} for n in range(4)]
+    warnings = items_import_file(project=project, data=as_json(rows), filename="items.json").warnings
+    # Five real items at one half: a worker taking them all is due five gold questions, and
+    # the project has one.
+    assert warnings == ["1 gold question for a gold rate of 50%: a worker who takes every item they may is due "
+                        "about 5. Each gold question is served to a worker once; once they have had all of them, "
+                        "they get real items only, below the rate."]
+
+
+def test_the_import_page_and_the_import_command_show_the_warning(admin_client, tmp_path, capsys):
+    from tests.quality_factories import quality_policy
+
+    project = ProjectFactory(redundancy=3)
+    quality_policy(project, gold_rate=0.1)
+    rows = pairs(item_kind="gold", gold_answer={"label": "a1"})
+    rows.append({**rows[1], "id": "w0", "topic": "wind_farms", "arg1_id": "w0a", "arg2_id": "w0b"})
+    path = tmp_path / "items.json"
+    path.write_bytes(as_json(rows))
+    call_command("import_items", project.slug, str(path))
+    assert "Warning: 1 group of real items has no gold question: 'wind_farms'" in capsys.readouterr().err
+    again = [{**rows[-1], "id": "w1", "arg1_id": "w1a", "arg2_id": "w1b"}]
+    upload = SimpleUploadedFile("more.json", as_json(again), content_type="application/json")
+    page = admin_client.post(reverse("admin:annotation_project_import", args=[project.pk]),
+                             {"file": upload, "on_duplicate": "reject"}, follow=True)
+    assert "no gold question: &#x27;wind_farms&#x27;" in page.content.decode()
