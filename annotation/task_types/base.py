@@ -16,7 +16,7 @@ This module is the contract's one public face: it re-exports what a task type ne
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -46,6 +46,7 @@ from annotation.task_types.records import (
     seeded_sample,
     shorten,
 )
+from annotation.task_types.shown_order import ShownOrder
 
 if TYPE_CHECKING:
     from django import forms
@@ -120,7 +121,7 @@ class DemoContext:
     log: Callable[[str], None]
 
 
-class TaskType(ABC):
+class TaskType(ShownOrder, ABC):
     slug: ClassVar[str]
     name: ClassVar[str]
     description: ClassVar[str] = ""
@@ -167,20 +168,6 @@ class TaskType(ABC):
     # A form (django.forms.Form) whose fields are the project's options with their initial
     # values as defaults; the admin shows it instead of a raw JSON box.
     options_form: ClassVar[type[forms.Form] | None] = None
-    # Parts of an item whose options may be shown in a drawn order: payload keys that hold a list
-    # of options, each with an ``id`` (candidates, key points, titles). The engine draws an order
-    # per assignment and stores it (``Assignment.shown_order``); pages and API payloads show the
-    # options in it, and answers keep naming options by their ids, so an answer means the same
-    # whatever order it was given in. The first part holds the options an answer chooses among
-    # (the position-bias report reads it). A type whose options are not such a list (pairwise:
-    # two keys) overrides ``order_parts`` and ``apply_order``.
-    shown_order_parts: ClassVar[tuple[str, ...]] = ()
-    # What the position-bias report calls the option shown first of that part.
-    first_shown: ClassVar[str] = "the option shown first"
-    # The words the page labels options by their place (pairwise: A1, A2). Where the order is
-    # drawn, a worker may have seen either option under either word, so the importer warns when
-    # a gold explanation uses them: an explanation names options by their content.
-    shown_position_names: ClassVar[tuple[str, ...]] = ()
     # The type's own import column that holds a known answer kept with the item for the analyses
     # and exports (pairwise: ``gold``). It makes no gold question (``item_kind`` and
     # ``gold_answer`` do); the importer says so when a real item carries it.
@@ -243,76 +230,6 @@ class TaskType(ABC):
         answer and re-shown form that carries an item to a worker goes through this (e.g. no
         transcript for a worker who is to hear the speech). The default is the whole payload."""
         return payload
-
-    # --- presentation order -----------------------------------------------------------------
-
-    def order_parts(self, payload: Mapping[str, Any]) -> dict[str, list[Any]]:
-        """Each part's option ids in import order (``shown_order_parts``)."""
-        return {part: [option["id"] for option in payload.get(part) or ()] for part in self.shown_order_parts}
-
-    def apply_order(self, payload: Mapping[str, Any], order: Mapping[str, list[Any]]) -> Mapping[str, Any]:
-        """The payload with each part's options in ``order`` (a new mapping; ``payload`` is left
-        as it is). Options the order does not name keep their import order after those it
-        does, so an item edited after the draw still shows every option."""
-        shown = dict(payload)
-        for part in self.shown_order_parts:
-            options, wanted = payload.get(part), order.get(part)
-            if not options or not wanted:
-                continue
-            rank = {option_id: n for n, option_id in enumerate(wanted)}
-            shown[part] = sorted(options, key=lambda o: rank.get(o["id"], len(rank)))
-        return shown
-
-    def chosen_options(self, answer: Mapping[str, Any], *, options: Sequence[Any]) -> list[str]:
-        """The options of ``options`` (the ids of the first shown-order part) that ``answer``
-        chose, in the order of ``options``: the values of its "choice" and "choices" fields that
-        name one. None of them for a tie ("equal") or "None": such an answer picks no position."""
-        picked: set[str] = set()
-        for f in self.answer_fields:
-            value = answer.get(f.name)
-            if f.kind == "choice" and isinstance(value, str | int):
-                picked.add(str(value))
-            elif f.kind == "choices" and isinstance(value, list | tuple):
-                picked.update(str(v) for v in value)
-        return [str(option) for option in options if str(option) in picked]
-
-    def answer_as_seen(self, answer: Mapping[str, Any], *, order: Mapping[str, Sequence[Any]] | None) -> str | None:
-        """The answer in the terms of the page its worker answered on, whose options stood in
-        ``order`` (``Assignment.shown_order``): which of the shown places it chose, e.g. "the
-        option shown 2nd of 3". None when no order was stored (import order: the stored words
-        say it). A type whose page names places in words of its own (pairwise: A1 and A2)
-        overrides it."""
-        part = self.shown_order_parts[0] if self.shown_order_parts else None
-        shown = list((order or {}).get(part) or ()) if part else []
-        if not shown:
-            return None
-        chosen = self.chosen_options(answer, options=shown)
-        if not chosen:
-            return "None" if self._answered_none(answer) else self.label_display(answer)
-        places = [_ordinal(shown.index(option) + 1) for option in chosen]
-        if len(places) == 1:
-            return f"the option shown {places[0]} of {len(shown)}"
-        return f"the options shown {', '.join(places[:-1])} and {places[-1]} of {len(shown)}"
-
-    def answer_as_stored(self, answer: Mapping[str, Any]) -> str:
-        """The answer as the record holds it, options named by their import ids whatever order
-        they were shown in, e.g. "choice: c2" or "key_points: kp_1, kp_3"; the type's label
-        words when it has no option fields."""
-        parts = []
-        for f in self.answer_fields:
-            if f.kind not in ("choice", "choices") or f.name not in answer:
-                continue
-            value = answer[f.name]
-            if isinstance(value, list | tuple):
-                value = ", ".join(map(str, value)) or ("none" if self._answered_none(answer) else "–")
-            parts.append(f"{f.name}: {value}")
-        return "; ".join(parts) if parts else self.label_display(answer)
-
-    @staticmethod
-    def _answered_none(answer: Mapping[str, Any]) -> bool:
-        # A set answered "None" is stored as {"none": true} with an empty list; a known answer
-        # of None as ["none"].
-        return answer.get("none") is True or any(v == ["none"] for v in answer.values())
 
     def admin_tools(self) -> frozenset[str]:
         """The platform's project tools this type needs, as its declarations say: ``"media"``
@@ -444,11 +361,6 @@ class TaskType(ABC):
     def label_display(self, answer: Mapping[str, Any]) -> str:
         return str(answer)
 
-    def label_display_as_shown(self, answer: Mapping[str, Any], *, order: Mapping[str, Any] | None) -> str:
-        """``label_display`` in the words of the page answered on, options in the drawn ``order``
-        (``Assignment.shown_order``); differs only where labels name places on the page."""
-        return self.label_display(answer)
-
     def item_columns(self, payload: Mapping[str, Any]) -> dict[str, Any]:
         """Columns of the item frame that reports need besides the item id. A set-valued type
         may give ``options``, {option id: text}, which the agreement report shows by its options."""
@@ -472,8 +384,3 @@ class TaskType(ABC):
         app holds (pairwise: its imported arguments), keyed by item id; raise CrowdItemError."""
         raise CrowdItemError(next(iter(sources), ""), None, f"the {self.name} task type does not import crowd results")
 
-
-def _ordinal(n: int) -> str:
-    """1st, 2nd, 3rd, 4th … 11th, 12th, 13th, 21st."""
-    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"

@@ -40,7 +40,7 @@ def test_import_with_a_token_then_reimport_rules():
     r = c.post(url, upload("items.json", GOOD), format="multipart")
     body = r.json()
     # The file's `gold` column is kept with the item; the result says it makes no gold question.
-    assert r.status_code == 201 and body.pop("notes") == [
+    assert r.status_code == 201 and body.pop("warnings") == [
         "1 real item carries a `gold` value: it is kept with the item for the analyses and exports, and it stays "
         "a real item. A gold question needs item_kind gold and a gold_answer."]
     assert body == {"created": 2, "updated": 0, "unchanged": 0}
@@ -50,7 +50,7 @@ def test_import_with_a_token_then_reimport_rules():
     assert r.json()["errors"][0] == {"record": 1, "field": "id", "message": "item 'p1' already exists in this project (choose 'update' to replace it)"}
     changed = GOOD.replace(b'"gold": "a1"', b'"gold": "a2"')
     r = c.post(url, upload("items.json", changed, on_duplicate="update"), format="multipart")
-    assert {k: v for k, v in r.json().items() if k != "notes"} == {"created": 0, "updated": 1, "unchanged": 1}
+    assert {k: v for k, v in r.json().items() if k != "warnings"} == {"created": 0, "updated": 1, "unchanged": 1}
 
 
 def test_bad_file_imports_nothing_and_lists_errors():

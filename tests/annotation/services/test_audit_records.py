@@ -63,7 +63,7 @@ def test_an_item_import_through_the_page_is_recorded_with_its_gold_questions():
     import_upload(project=project, kind="items", upload=upload, options={}, user=boss)
     e = entry("import:items")
     assert (e.actor, e.project, e.target) == (boss, project, "pairs.csv")
-    assert e.details == {"created": 2, "updated": 0, "unchanged": 0, "gold": 1, "training": 0, "notes": 0}
+    assert e.details == {"created": 2, "updated": 0, "unchanged": 0, "gold": 1, "training": 0, "warnings": 0}
 
 
 @override_settings(IMPORT_INLINE_MAX_BYTES=10)

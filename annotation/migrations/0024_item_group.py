@@ -36,7 +36,7 @@ def fill_groups(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0020_importjob_media_kind'),
+        ('annotation', '0023_audit_actor_name'),
     ]
 
     operations = [

@@ -31,7 +31,7 @@ def test_an_explanation_naming_a_side_by_its_place_is_a_warning_where_sides_are_
     project = ProjectFactory(task_type="pairwise")
     result = imported(project, HEADER + row(1, kind="gold", explanation=explanation) + row(2))
     assert result["created"] == 2 and Item.objects.get(external_id="p1").kind == ItemKind.GOLD
-    [note] = result["notes"]
+    [note] = result["warnings"]
     assert note.startswith("1 gold or training explanation names an option by its place (A1, A2) (line 2)")
     assert "name them by their content" in note
 
@@ -39,18 +39,18 @@ def test_an_explanation_naming_a_side_by_its_place_is_a_warning_where_sides_are_
 @pytest.mark.parametrize("explanation", ["The first argument gives no reason", "A12 is a code and SA1 too", "a1b2"])
 def test_explanations_that_name_sides_by_content_pass_quietly(explanation):
     project = ProjectFactory(task_type="pairwise")
-    assert "notes" not in imported(project, HEADER + row(1, kind="gold", explanation=explanation))
+    assert "warnings" not in imported(project, HEADER + row(1, kind="gold", explanation=explanation))
 
 
 def test_where_the_project_keeps_the_import_order_a1_means_the_left_side():
     project = ProjectFactory(task_type="pairwise", keep_import_order=True)
-    assert "notes" not in imported(project, HEADER + row(1, kind="training", explanation="A2 gives no reason"))
+    assert "warnings" not in imported(project, HEADER + row(1, kind="training", explanation="A2 gives no reason"))
 
 
 def test_a_gold_column_without_item_kind_is_kept_and_said_to_make_no_gold_question():
     project = ProjectFactory(task_type="pairwise")
     result = imported(project, HEADER + row(1, gold="a1") + row(2, gold="a2") + row(3))
-    assert result["notes"] == [
+    assert result["warnings"] == [
         "2 real items carry a `gold` value: it is kept with the item for the analyses and exports, and they stay "
         "real items. A gold question needs item_kind gold and a gold_answer."]
     assert list(Item.objects.order_by("external_id").values_list("kind", "gold")) == [
@@ -64,4 +64,4 @@ def test_the_notes_reach_the_api_answer(client):
     client.force_login(UserFactory(role="admin"))
     upload = SimpleUploadedFile("pairs.csv", (HEADER + row(1, kind="gold", explanation="A1 is vaguer")).encode())
     body = client.post(f"/api/projects/{project.slug}/items/import/", {"file": upload}).json()
-    assert body["created"] == 1 and "(A1, A2)" in body["notes"][0]
+    assert body["created"] == 1 and "(A1, A2)" in body["warnings"][0]

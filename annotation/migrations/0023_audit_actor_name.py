@@ -30,7 +30,7 @@ def fill(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0020_importjob_media_kind'),
+        ('annotation', '0022_standing_options'),
     ]
 
     operations = [

@@ -43,7 +43,7 @@ def blocked_answers_leave(apps, schema_editor):
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('annotation', '0020_importjob_media_kind'),
+        ('annotation', '0021_training_feedback'),
     ]
 
     operations = [
