@@ -169,3 +169,19 @@ def test_an_account_deleted_through_the_api_is_recorded_and_keeps_its_name(clien
     assert client.delete(f"/api/workers/{victim.pk}/").status_code == 404
     client.force_login(UserFactory(role="researcher"))
     assert client.delete(f"/api/workers/{root.pk}/").status_code == 403
+
+
+def test_pairs_generated_through_the_api_are_an_import_by_the_staff_member(client):
+    boss = UserFactory(role="admin")
+    boss.is_superuser = True
+    boss.save()
+    rows = parse_arguments(b"arg_id\ttopic\tdebate_title\tstance\tauthor\ttext\n"
+                           + b"".join(f"x{n}\tt1\tPrompt\tyes\tsomeone\targument number {n} {'with enough words to be paired ' * 2}\n".encode() for n in range(3)))
+    arguments_import(rows=rows)
+    project = ProjectFactory(task_type="pairwise")
+    client.force_login(boss)
+    response = client.post(f"/api/projects/{project.slug}/pairs/", {"topic": "t1", "seed": 1},
+                           content_type="application/json")
+    assert response.status_code == 201, response.content
+    e = AuditEntry.objects.get(action="import:items")
+    assert (e.actor, e.project, e.target, e.details["created"]) == (boss, project, "pairs of topic t1 (seed 1)", 3)
