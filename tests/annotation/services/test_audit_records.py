@@ -185,3 +185,19 @@ def test_pairs_generated_through_the_api_are_an_import_by_the_staff_member(clien
     assert response.status_code == 201, response.content
     e = AuditEntry.objects.get(action="import:items")
     assert (e.actor, e.project, e.target, e.details["created"]) == (boss, project, "pairs of topic t1 (seed 1)", 3)
+
+
+def test_an_account_added_in_the_user_admin_is_recorded(client):
+    root = UserFactory(role="admin")
+    root.is_superuser = True
+    root.save()
+    client.force_login(root)
+    form = client.get(reverse("admin:auth_user_add")).context["inline_admin_formsets"]
+    management = {f"{formset.formset.prefix}-{key}": value for formset in form
+                  for key, value in formset.formset.management_form.initial.items()}
+    response = client.post(reverse("admin:auth_user_add"), {
+        "username": "newcomer", "password1": "a-long-password-9", "password2": "a-long-password-9",
+        "usable_password": "true", **management})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    e = entry("account_create")
+    assert (e.actor, e.target, e.details["via"]) == (root, "user newcomer", "admin")
