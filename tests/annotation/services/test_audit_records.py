@@ -167,6 +167,7 @@ def test_an_account_deleted_through_the_api_is_recorded_and_keeps_its_name(clien
     made, gone = entry("account_create"), entry("account_delete")
     assert (gone.actor, gone.target) == (root, "user leaver") and made.target == "user leaver"
     assert client.delete(f"/api/workers/{victim.pk}/").status_code == 404
+    assert client.delete(f"/api/workers/{root.pk}/").status_code == 400  # not oneself
     client.force_login(UserFactory(role="researcher"))
     assert client.delete(f"/api/workers/{root.pk}/").status_code == 403
 
