@@ -236,8 +236,7 @@ MEDIA_MAX_ZIP_MEMBERS = env_int("MEDIA_MAX_ZIP_MEMBERS", 10_000)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        # DRF's session and token authentication, refusing an account's one-time password.
-        "annotation.api.authentication.SessionAuthentication",
+        "annotation.api.authentication.SessionAuthentication",  # DRF's, refusing one-time passwords
         "annotation.api.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],

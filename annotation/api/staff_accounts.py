@@ -7,13 +7,13 @@ from __future__ import annotations
 from django.urls import reverse
 from drf_spectacular.utils import extend_schema
 from rest_framework import serializers, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.lookups import project_or_404
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
+from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
 from annotation.services.accounts import AccountError, annotators_create
@@ -46,7 +46,7 @@ class AnnotatorsCreate(APIView):
 
     @extend_schema(operation_id="annotators_create", request=AnnotatorsCreateRequestSerializer,
                    responses={201: AnnotatorsCreatedSerializer, **refusals(400, 404)})
-    def post(self, request: Request, slug: str) -> Response:
+    def post(self, request: AuthenticatedApiRequest, slug: str) -> Response:
         project = project_or_404(slug)
         form = AnnotatorsCreateRequestSerializer(data=request.data)
         form.is_valid(raise_exception=True)

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework.exceptions import NotFound, PermissionDenied, ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -83,11 +83,14 @@ class AccountDelete(APIView):
     permission_classes = [has_perm("auth.delete_user")]
 
     @extend_schema(operation_id="account_delete", tags=["workers"], request=None,
-                   responses={204: None, **refusals(404)})
+                   responses={204: None, **refusals(400, 404)})
     def delete(self, request: AuthenticatedApiRequest, worker_id: int) -> Response:
         user = get_user_model().objects.filter(pk=worker_id).first()
         if user is None:
             raise NotFound("No such account.")
+        if user.pk == request.user.pk:
+            # A client would lose its own token halfway through whatever it is doing.
+            raise ValidationError({"detail": "An account cannot delete itself; ask another admin."})
         account_delete(user=user, actor=request.user)
         return Response(status=status.HTTP_204_NO_CONTENT)
 

@@ -164,8 +164,7 @@ class Item(models.Model):
     # (``annotation.models.quality``). Declared there, stored here: the engine filters on it.
     # The database's default too, so that rows written in bulk without the column are real items.
     kind = models.CharField(max_length=10, choices=ItemKind.choices, default=ItemKind.REAL, db_default=ItemKind.REAL)
-    # What a withdrawn item was before (real, gold or training), so that staff may undo the
-    # withdrawal; empty for an item that is not withdrawn.
+    # What a withdrawn item was before (so that staff may undo it); empty unless withdrawn.
     kind_before_withdrawal = models.CharField(max_length=10, blank=True, default="", db_default="")
     position = models.PositiveIntegerField(default=0)
     # The item's topic, motion or prompt as its task type names it (``TaskType.group_of``),

@@ -53,7 +53,8 @@ def pairs_view(model_admin: Any, request: HttpRequest, pk: int) -> HttpResponse:
         data = form.cleaned_data
         try:
             result = pairs_generate(project=project, topic=data["topic"], seed=data["seed"],
-                                    min_words=data["min_words"], max_words=data["max_words"], sample=data["sample"])
+                                    min_words=data["min_words"], max_words=data["max_words"], sample=data["sample"],
+                                    actor=request.user)
         except ImportFailed as exc:
             errors = exc
         else:

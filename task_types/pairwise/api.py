@@ -75,7 +75,7 @@ class PairsGenerate(APIView):
                             status=status.HTTP_400_BAD_REQUEST)
         try:
             result = pairs_generate(project=project, topic=topic, seed=data["seed"], min_words=data.get("min_words"),
-                                    max_words=data.get("max_words"), sample=data.get("sample"))
+                                    max_words=data.get("max_words"), sample=data.get("sample"), actor=request.user)
         except ImportFailed as exc:
             body: dict[str, list[str]] = {}
             for e in exc.errors:

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from django.contrib.auth.models import User
+from django.contrib.auth.models import AnonymousUser, User
 from django.db import transaction
 from django.utils import timezone
 
@@ -150,6 +150,8 @@ def pairs_generate(
     min_words: int | None = None,
     max_words: int | None = None,
     sample: int | None = None,
+    actor: User | AnonymousUser | None = None,
+    source: str = "",
 ) -> PairsResult:
     """Add all pairs of a topic's arguments to a pairwise project.
 
@@ -181,7 +183,10 @@ def pairs_generate(
             raise ImportFailed([RowError(number, exc.field, exc.message, unit="pair")]) from None
     used = {a for r in records for a in (r["arg1_id"], r["arg2_id"])}
     with transaction.atomic():
-        result = items_import(project=project, parsed=parsed, on_duplicate="reject", unit="pair") if parsed else ImportResult(0, 0, 0)
+        who = actor if isinstance(actor, User) else None
+        result = (items_import(project=project, parsed=parsed, on_duplicate="reject", unit="pair", actor=who,
+                               source=source or f"pairs of topic {topic.external_id} (seed {seed})")
+                  if parsed else ImportResult(0, 0, 0))
         log = list(project.options.get("pair_generation", []))
         log.append({
             "topic": topic.external_id, "seed": seed, "min_words": min_words, "max_words": max_words,

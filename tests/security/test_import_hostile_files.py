@@ -165,6 +165,7 @@ NOT_IMPORT_ROUTES = {
     "api-flag": "a flag's problem and reason",
     "api-flag-withdraw": "a note for the audit log",
     "api-flag-dismiss": "a note for the audit log",
+    "api-flag-withdraw-undo": "a note for the audit log",
 }
 
 

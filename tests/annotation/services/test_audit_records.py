@@ -167,5 +167,38 @@ def test_an_account_deleted_through_the_api_is_recorded_and_keeps_its_name(clien
     made, gone = entry("account_create"), entry("account_delete")
     assert (gone.actor, gone.target) == (root, "user leaver") and made.target == "user leaver"
     assert client.delete(f"/api/workers/{victim.pk}/").status_code == 404
+    assert client.delete(f"/api/workers/{root.pk}/").status_code == 400  # not oneself
     client.force_login(UserFactory(role="researcher"))
     assert client.delete(f"/api/workers/{root.pk}/").status_code == 403
+
+
+def test_pairs_generated_through_the_api_are_an_import_by_the_staff_member(client):
+    boss = UserFactory(role="admin")
+    boss.is_superuser = True
+    boss.save()
+    rows = parse_arguments(b"arg_id\ttopic\tdebate_title\tstance\tauthor\ttext\n"
+                           + b"".join(f"x{n}\tt1\tPrompt\tyes\tsomeone\targument number {n} {'with enough words to be paired ' * 2}\n".encode() for n in range(3)))
+    arguments_import(rows=rows)
+    project = ProjectFactory(task_type="pairwise")
+    client.force_login(boss)
+    response = client.post(f"/api/projects/{project.slug}/pairs/", {"topic": "t1", "seed": 1},
+                           content_type="application/json")
+    assert response.status_code == 201, response.content
+    e = AuditEntry.objects.get(action="import:items")
+    assert (e.actor, e.project, e.target, e.details["created"]) == (boss, project, "pairs of topic t1 (seed 1)", 3)
+
+
+def test_an_account_added_in_the_user_admin_is_recorded(client):
+    root = UserFactory(role="admin")
+    root.is_superuser = True
+    root.save()
+    client.force_login(root)
+    form = client.get(reverse("admin:auth_user_add")).context["inline_admin_formsets"]
+    management = {f"{formset.formset.prefix}-{key}": value for formset in form
+                  for key, value in formset.formset.management_form.initial.items()}
+    response = client.post(reverse("admin:auth_user_add"), {
+        "username": "newcomer", "password1": "a-long-password-9", "password2": "a-long-password-9",
+        "usable_password": "true", **management})
+    assert response.status_code == 302, response.content.decode()[:3000]
+    e = entry("account_create")
+    assert (e.actor, e.target, e.details["via"]) == (root, "user newcomer", "admin")

@@ -27,7 +27,7 @@ class Command(BaseCommand):
         for topic in chosen:
             try:
                 result = pairs_generate(project=project, topic=topic, seed=seed, min_words=min_words,
-                                        max_words=max_words, sample=sample)
+                                        max_words=max_words, sample=sample, source="manage.py generate_pairs")
             except ImportFailed as exc:
                 raise CommandError(str(exc)) from None
             self.stdout.write(f"{topic.external_id}: {result.arguments} arguments, {result.pairs} pairs, "
