@@ -279,6 +279,31 @@ class RuleDecision(models.Model):
         return f"{self.kind} → {self.action} for {self.worker_id}"
 
 
+class RuleState(models.Model):
+    """One rule's running evidence about one worker, moved on each answer it judges (gold
+    accuracy reads the gold counts of ``WorkerStanding`` instead): the answers it counted, those
+    that speak against the worker (too fast, the first-shown option chosen, an automated
+    browser), and the log-likelihood ratio of the rule's sequential test so far
+    (``analysis.methods.sequential``). Kept so that judging an answer reads one row, never the
+    worker's earlier answers."""
+
+    rule = models.ForeignKey(QualityRule, on_delete=models.CASCADE, related_name="states")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    answers = models.PositiveIntegerField(default=0)
+    hits = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0, help_text="The test's log-likelihood ratio over the answers counted.")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "worker"], name="rule_state_rule_worker_unique"),
+            models.CheckConstraint(condition=Q(hits__lte=models.F("answers")), name="rule_state_counts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rule {self.rule_id} on {self.worker_id}: {self.hits}/{self.answers}"
+
+
 class Adjudication(models.Model):
     """A staff decision on a contested item: the answer it takes, with who, when and why.
     One per item; a later decision replaces it and the audit log keeps the earlier ones."""

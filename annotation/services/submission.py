@@ -69,16 +69,20 @@ def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapp
     return clean.answer == existing.answer and clean.reason == existing.reason
 
 
-def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
-    server = max((now - assigned_at).total_seconds(), 0.0)
+def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> tuple[float, float | None]:
+    """The time spent on the item as the server saw it (from the lease's start to the answer's
+    arrival), and the client's own count of it (None when it sent none that reads as a time).
+    Rules judge the server's: a client can claim any time it likes. The client's is kept as
+    evidence beside it (a claim far from the server's time is a signal in itself)."""
+    server = round(max((now - assigned_at).total_seconds(), 0.0), 3)
     try:
         client = float(client_ms) / 1000.0
     except (TypeError, ValueError, OverflowError):
-        return round(server, 3)
-    # The client's clock counts visible time only; never trust it beyond what the server saw.
-    if not 0 <= client <= server + 5:
-        return round(server, 3)
-    return round(client, 3)
+        return server, None
+    if client != client or client in (float("inf"), float("-inf")) or client < 0:
+        return server, None
+    # A week covers any real lease; a larger claim is kept as that bound, not as a number to trust.
+    return server, round(min(client, 7 * 24 * 3600.0), 3)
 
 
 def answer_context(*, task: TaskType, assignment: Assignment, revising: bool = False,
@@ -184,10 +188,10 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
         if refused:
             # The answers refused before this one stay with it, in exports too.
             recorded["refused"] = refused
-        seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
+        seconds, client_seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
         annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,
-                                client=recorded)
+                                client_seconds=client_seconds, client=recorded)
         if a.status == Status.ASSIGNED:
             # The slot stays held (assigned and submitted both hold it): no item row is touched.
             set_status(assignments=[a], new=Status.SUBMITTED, now=now, submitted_at=now)
