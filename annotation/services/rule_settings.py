@@ -15,12 +15,14 @@ from annotation.services.audit import audit_record
 
 Kind = QualityRule.Kind
 FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence", "enabled")
-# The bar of each kind: (lowest, highest, lowest allowed itself, highest allowed itself).
+# The bar of each kind: (lowest, highest, lowest allowed itself, highest allowed itself). Too
+# fast and position bias test a rate against the bar (``analysis.methods.sequential``): a bar
+# of 0 too-fast answers, or no excess over 1/k, would make a single answer decide.
 THRESHOLDS: dict[str, tuple[float, float, bool, bool]] = {
     Kind.GOLD_ACCURACY: (0.0, 1.0, False, True),
     Kind.COMPETENCE: (0.0, 1.0, False, True),
-    Kind.TOO_FAST: (0.0, 1.0, True, False),
-    Kind.POSITION_BIAS: (0.0, 1.0, True, False),
+    Kind.TOO_FAST: (0.0, 1.0, False, False),
+    Kind.POSITION_BIAS: (0.0, 1.0, False, False),
     Kind.AUTOMATION: (0.0, 1.0, True, True),
 }
 MAX_MIN_ANSWERS = 100_000

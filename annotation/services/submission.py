@@ -27,6 +27,7 @@ from annotation.services.bonuses import bonus_grant_new
 from annotation.services.checks import CheckOutcome, check_score
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
+from annotation.services.rule_judging import answer_rules_after_commit
 from annotation.services.standing import STOPPED
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
@@ -212,4 +213,6 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             bonus_grant_new(annotation=annotation, assignment=a, task=task)
         # A gold or training answer is scored with it: never stored without its score.
         check = check_score(assignment=a, annotation=annotation, task=task, now=now)
+        # The rules that read single answers judge this one once it is stored for good.
+        answer_rules_after_commit(assignment=a, annotation=annotation, task=task)
     return SubmitResult(annotation, a, created=True, counted=counted, late=now >= a.expires_at, check=check)
