@@ -20,7 +20,7 @@ study's length, and the median answers until the first decision of any rule; the
 each goal holds. ``--write`` stores the table in ``analysis/quality/rule_error_rates.py`` for
 the rules page.
 
-    python bench/quality_rules_simulation.py            # 2000 studies per worker, 40 MACE studies
+    python bench/quality_rules_simulation.py            # 2000 studies per worker, 20 MACE studies
     python bench/quality_rules_simulation.py --write    # and store the figures for the rules page
 """
 
@@ -38,7 +38,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from analysis.methods.mace.bootstrap import DEFAULT_REPLICATES, competence_intervals  # noqa: E402
+from analysis.methods.mace.bootstrap import (  # noqa: E402
+    DEFAULT_REPLICATES,
+    TAIL_SHARE,
+    competence_intervals,
+)
 from analysis.methods.sequential import (  # noqa: E402
     SequentialTest,
     gold_accuracy_test,
@@ -119,7 +123,7 @@ def simulate(worker: Worker, studies: int, rng: np.random.Generator) -> dict[str
     return found
 
 
-def competence_coverage(studies: int, replicates: int, seed: int) -> tuple[float, int]:
+def competence_coverage(studies: int, replicates: int, seed: int, level: float = 0.95) -> tuple[float, int]:
     """Share of workers whose competence lies in their nominal 95% interval, over simulated
     studies of MACE's own model (20 workers of competence 0.3–0.95 spamming from their own
     distribution, 100 items of 3 labels, 5 answers each)."""
@@ -136,7 +140,7 @@ def competence_coverage(studies: int, replicates: int, seed: int) -> tuple[float
         spammed = (rng.random(len(items))[:, None] > np.cumsum(spam[who], axis=1)).sum(axis=1)
         labels = np.where(careful, truth[items], spammed)
         found = competence_intervals(items, who, labels, n_workers=n_workers, n_labels=n_labels,
-                                     replicates=replicates, seed=seed + s)
+                                     replicates=replicates, seed=seed + s, level=level)
         hits += int(((found.low <= theta) & (theta <= found.high)).sum())
         total += n_workers
     return hits / total, total
@@ -145,10 +149,12 @@ def competence_coverage(studies: int, replicates: int, seed: int) -> tuple[float
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=2000, help="simulated studies per worker (default 2000)")
-    parser.add_argument("--mace-studies", type=int, default=40, help="simulated studies for MACE coverage (default 40)")
+    parser.add_argument("--mace-studies", type=int, default=20, help="simulated studies for MACE coverage (default 20)")
     parser.add_argument("--replicates", type=int, default=DEFAULT_REPLICATES, help="MACE bootstrap replicates")
     parser.add_argument("--seed", type=int, default=20261201)
     parser.add_argument("--write", action="store_true", help="store the table for the rules page")
+    parser.add_argument("--plain", action="store_true",
+                        help="MACE: the plain 2.5th-97.5th percentiles instead of the calibrated interval")
     args = parser.parse_args()
     started = time.perf_counter()
     rng = np.random.default_rng(args.seed)
@@ -173,7 +179,9 @@ def main() -> None:
         median = medians[name]
         goals.append(("any rule", name, f"median answers to the first decision ≤ {limit}",
                       median is not None and median <= limit))
-    coverage, intervals = competence_coverage(args.mace_studies, args.replicates, args.seed)
+    # The plain percentiles: the nominal level whose calibrated percentiles are 2.5 and 97.5.
+    level = 1 - 0.05 / TAIL_SHARE if args.plain else 0.95
+    coverage, intervals = competence_coverage(args.mace_studies, args.replicates, args.seed, level)
     goals.append(("competence", f"{intervals} workers", "95% interval covers ≥ 94%", coverage >= 0.94))
 
     names = [w.name for w in workers(g["threshold"], f["threshold"])]
@@ -190,15 +198,16 @@ def main() -> None:
         print(f"| {name} | {' | '.join(cells)} | {'never (most studies)' if median is None else f'{median:.0f}'} |")
         rows.append({"worker": name, "gold": cells[0], "too_fast": cells[1], "position": cells[2],
                      "median": "never (most studies)" if median is None else f"{median:.0f}"})
+    kind = "plain 2.5th-97.5th percentile" if args.plain else "nominal 95% (1st-99th percentile)"
     print(f"\nMACE competence: {args.replicates} replicates, {args.mace_studies} studies, {intervals} workers: "
-          f"{100 * coverage:.1f}% of nominal 95% intervals cover the true competence.\n")
+          f"{100 * coverage:.1f}% of {kind} intervals cover the true competence.\n")
     print("| Goal | Worker | Target | Met |")
     print("|---|---|---|---|")
     for rule, who, target, met in goals:
         print(f"| {rule} | {who} | {target} | {'yes' if met else 'no'} |")
     seconds = time.perf_counter() - started
     print(f"\n{seconds:.0f} s; seed {args.seed}.")
-    if args.write:
+    if args.write and not args.plain:
         table = {"command": COMMAND, "studies": args.studies, "seed": args.seed,
                  "setup": f"N = {PER_ITEM} answers per item, {GOLD_RATE:.0%} gold, {STUDY_ANSWERS} answers "
                           f"({STUDY_GOLD} gold) a study, {args.studies} studies per worker, rules at their defaults",

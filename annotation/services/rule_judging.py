@@ -6,9 +6,9 @@ counts move: ``annotation.services.checks``), and the request of a fresh agreeme
 A submit registers ``answer_rules_judge`` to run once its transaction has committed
 (``transaction.on_commit``): the answer is stored whatever the rules find, and a fault in a
 rule never loses it. Each rule keeps its running evidence about the worker in one ``RuleState``
-row, so judging an answer reads the project's enabled rules (one query) and, per rule the answer
-tells something, one row; the project's median time comes from the cache (recounted at most
-once a minute). After a decision the rule's state starts again from nothing: a worker whom staff
+row, so judging an answer reads the project's enabled rules from the cache, the worker's states
+of the rules the answer tells something (one query) and writes them back (one); the project's
+median time comes from the cache too (recounted at most once a minute). After a decision the rule's state starts again from nothing: a worker whom staff
 move back to active is judged afresh on new answers only.
 """
 
@@ -46,6 +46,8 @@ from annotation.task_types.base import TaskType
 logger = logging.getLogger(__name__)
 Kind = QualityRule.Kind
 PER_ANSWER = (Kind.TOO_FAST, Kind.POSITION_BIAS, Kind.AUTOMATION, Kind.COMPETENCE)
+# What judging an answer reads of a rule (kept in the cache).
+RULE_FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence")
 # The competence rule reads MACE over everyone's answers: an agreement run is requested after
 # every this many answers of a worker (one at a time per project).
 RUN_EVERY = 20
@@ -53,6 +55,9 @@ RUN_EVERY = 20
 # answers to real items were timed: a median of a handful of answers says nothing.
 MEDIAN_SECONDS = 60
 MEDIAN_MIN_ANSWERS = 20
+# The rules are read from the cache, dropped by every change through the rule services; a
+# change made around them (the admin site, the shell) reaches the submits within this long.
+RULES_SECONDS = 30
 
 # Apps above the engine (analysis) register what requests a run: the engine never imports them.
 RunRequest = Callable[[int], object]
@@ -128,57 +133,76 @@ def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | No
     return None
 
 
-def _state(rule: QualityRule, worker_id: int, now: datetime) -> RuleState:
-    rows = RuleState.objects.select_for_update().filter(rule=rule, worker_id=worker_id)
-    found = rows.first()
+def _state_made(rule_id: int, worker_id: int, now: datetime) -> RuleState:
+    """A new state row, or the one another answer of the same worker made meanwhile."""
+    try:
+        with transaction.atomic():
+            return RuleState.objects.create(rule_id=rule_id, worker_id=worker_id, updated_at=now)
+    except IntegrityError:
+        return RuleState.objects.select_for_update().get(rule_id=rule_id, worker_id=worker_id)
+
+
+def rules_per_answer(*, project_id: int) -> list[QualityRule]:
+    """The project's enabled per-answer rules, from the cache (dropped whenever a rule of the
+    project changes: ``rules_per_answer_forget``), so that a submit reads no rule row."""
+    key = f"quality:rules-per-answer:{project_id}"
+    found = cache.get(key)
     if found is None:
-        try:
-            with transaction.atomic():
-                return RuleState.objects.create(rule=rule, worker_id=worker_id, updated_at=now)
-        except IntegrityError:  # made meanwhile by another answer of the same worker
-            found = rows.get()
-    return found
+        found = [{"id": r.pk, **{name: getattr(r, name) for name in RULE_FIELDS}}
+                 for r in QualityRule.objects.filter(project_id=project_id, enabled=True, kind__in=PER_ANSWER)
+                 .order_by("pk")]
+        cache.set(key, found, RULES_SECONDS)
+    return [QualityRule(project_id=project_id, **row) for row in found]
+
+
+def rules_per_answer_forget(*, project_id: int) -> None:
+    cache.delete(f"quality:rules-per-answer:{project_id}")
 
 
 def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -> list[RuleDecision]:
     """Move the running evidence of each enabled per-answer rule of the project by this answer,
-    and decide where a rule's test now decides."""
-    now = now or timezone.now()
-    rules = list(QualityRule.objects.filter(project_id=arrived.project_id, enabled=True, kind__in=PER_ANSWER)
-                 .order_by("pk"))
+    and decide where a rule's test now decides. One read of the worker's states and one write
+    of those that moved."""
+    rules = rules_per_answer(project_id=arrived.project_id)
     if not rules:
         return []
-    median = cutoff = None
-    decisions: list[RuleDecision] = []
+    now = now or timezone.now()
+    median: float | None = None
+    steps: dict[int, tuple[QualityRule, tuple[int, int, float], float | None]] = {}
     for rule in rules:
+        cutoff = None
         if rule.kind == Kind.TOO_FAST and arrived.purpose == Purpose.TASK:
             median = median_seconds(project_id=arrived.project_id) if median is None else median
             cutoff = None if median is None else median * rule.share_of_median
         step = _increments(rule, arrived, cutoff=cutoff)
-        if step is None:
-            continue
-        with transaction.atomic():
-            state = _state(rule, arrived.worker_id, now)
-            state.answers += step[0]
-            state.hits += step[1]
-            state.llr += step[2]
-            state.updated_at = now
+        if step is not None:
+            steps[rule.pk] = (rule, step, cutoff)
+    if not steps:
+        return []
+    decided: list[tuple[QualityRule, dict[str, Any]]] = []
+    with transaction.atomic():
+        states = {state.rule_id: state for state in RuleState.objects.select_for_update()
+                  .filter(worker_id=arrived.worker_id, rule_id__in=list(steps))}
+        for pk in set(steps) - set(states):
+            states[pk] = _state_made(pk, arrived.worker_id, now)
+        for pk, (rule, (answers, hits, llr), cutoff) in steps.items():
+            state = states[pk]
+            state.answers, state.hits, state.llr, state.updated_at = (state.answers + answers, state.hits + hits,
+                                                                      state.llr + llr, now)
             if rule.kind == Kind.COMPETENCE:
                 if state.answers % RUN_EVERY == 0 and _RUN_REQUESTS:
                     transaction.on_commit(lambda: _RUN_REQUESTS[0](arrived.project_id))
-                state.save(update_fields=["answers", "hits", "llr", "updated_at"])
                 continue
             evidence = state_evidence(rule=rule, state=state, median=median, cutoff=cutoff)
             if evidence is not None:
-                decision = rule_decide(rule=rule, project=Project(pk=arrived.project_id),
-                                       worker=User(pk=arrived.worker_id), evidence=evidence,
-                                       trigger=f"answer ({rule.get_kind_display().lower()})"[:100], now=now)
-                if decision is not None:
-                    decisions.append(decision)
+                decided.append((rule, evidence))
                 # The test starts again: new evidence only decides again.
                 state.answers, state.hits, state.llr = 0, 0, 0.0
-            state.save(update_fields=["answers", "hits", "llr", "updated_at"])
-    return decisions
+        RuleState.objects.bulk_update([states[pk] for pk in steps], ["answers", "hits", "llr", "updated_at"])
+        decisions = [rule_decide(rule=rule, project=Project(pk=arrived.project_id), worker=User(pk=arrived.worker_id),
+                                 evidence=evidence, trigger=f"answer ({rule.get_kind_display().lower()})"[:100],
+                                 now=now) for rule, evidence in decided]
+    return [d for d in decisions if d is not None]
 
 
 def answer_rules_judge_safely(*, arrived: ArrivedAnswer) -> None:

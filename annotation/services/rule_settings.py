@@ -12,6 +12,7 @@ from django.db import transaction
 
 from annotation.models import Project, QualityRule
 from annotation.services.audit import audit_record
+from annotation.services.rule_judging import rules_per_answer_forget
 
 Kind = QualityRule.Kind
 FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence", "enabled")
@@ -116,6 +117,7 @@ def rule_add(*, project: Project, actor: User | None, data: Mapping[str, Any]) -
                                           **clean)
         audit_record(actor=actor, action="rule_add", project=project, target=f"rule {rule.pk}",
                      details={"before": None, "after": rule_settings(rule=rule)})
+        _forget(project.pk)
     return rule
 
 
@@ -131,6 +133,7 @@ def rule_change(*, rule: QualityRule, actor: User | None, data: Mapping[str, Any
         if after != before:
             audit_record(actor=actor, action="rule_change", project=rule.project, target=f"rule {rule.pk}",
                          details={"before": before, "after": after})
+            _forget(rule.project_id)
     return rule
 
 
@@ -142,3 +145,11 @@ def rule_delete(*, rule: QualityRule, actor: User | None) -> None:
         rule.delete()
         audit_record(actor=actor, action="rule_delete", project=project, target=f"rule {pk}",
                      details={"before": before, "after": None})
+        _forget(project.pk)
+
+
+def _forget(project_id: int) -> None:
+    """The submits' cached rules of the project are dropped now and once the change commits (a
+    submit in between could cache the rules as they were)."""
+    rules_per_answer_forget(project_id=project_id)
+    transaction.on_commit(lambda: rules_per_answer_forget(project_id=project_id))
