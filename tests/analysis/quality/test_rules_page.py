@@ -133,3 +133,18 @@ def test_decisions_are_paged_newest_first(client, admin):
     assert first.index(">w54<") < first.index(">w53<") and ">w04<" not in first and "page 1 of 2" in first
     second = client.get(url("quality-rules", project), {"page": 2}).content.decode()
     assert ">w04<" in second and ">w54<" not in second
+
+
+def test_the_page_states_how_often_the_rules_err_with_the_command_and_a_new_rule_starts_from_its_kinds_defaults(
+        client, admin):
+    from analysis.quality.rule_error_rates import MEASURED
+
+    project = ProjectFactory()
+    body = client.get(url("quality-rules", project)).content.decode()
+    assert "How often the rules err" in body and "python bench/quality_rules_simulation.py --write" in body
+    at_bar = next(row for row in MEASURED["workers"] if row["worker"] == "at the bar")
+    assert f"<td class=\"num\">{at_bar['gold']}</td>" in body and MEASURED["competence"]["coverage"] in body
+    form = client.get(url("quality-rules", project)).context["form"]
+    assert (form["kind"].initial, form["threshold"].initial, form["min_answers"].initial) == ("gold_accuracy", 0.7, 5)
+    form = client.get(url("quality-rules", project), {"kind": "too_fast"}).context["form"]
+    assert (form["kind"].initial, form["threshold"].initial, form["share_of_median"].initial) == ("too_fast", 0.1, 0.25)
