@@ -105,8 +105,8 @@ def position_bias(*, project: Project, rule: QualityRule) -> list[Finding]:
         tally[1] += int(first)
         tally[2] += 1
     found = []
-    for worker_id, (llr, first, answers) in sorted(running.items()):
-        evidence = position_bias_evidence(rule=rule, llr=llr, chose_first=int(first), answers=int(answers))
+    for worker_id, (llr, chose, answers) in sorted(running.items()):
+        evidence = position_bias_evidence(rule=rule, llr=llr, chose_first=int(chose), answers=int(answers))
         if evidence is not None:
             found.append(Finding(worker_id, evidence))
     return found

@@ -7,7 +7,7 @@ A submit registers ``answer_rules_judge`` to run once its transaction has commit
 (``transaction.on_commit``): the answer is stored whatever the rules find, and a fault in a
 rule never loses it. Each rule keeps its running evidence about the worker in one ``RuleState``
 row, so judging an answer reads the project's enabled rules from the cache, the worker's states
-of the rules the answer tells something (one query) and writes them back (one); the project's
+of the rules the answer tells something (one query) and writes each back (one UPDATE); the project's
 median time comes from the cache too (recounted at most once a minute). After a decision the rule's state starts again from nothing: a worker whom staff
 move back to active is judged afresh on new answers only.
 """
@@ -161,8 +161,8 @@ def rules_per_answer_forget(*, project_id: int) -> None:
 
 def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -> list[RuleDecision]:
     """Move the running evidence of each enabled per-answer rule of the project by this answer,
-    and decide where a rule's test now decides. One read of the worker's states and one write
-    of those that moved."""
+    and decide where a rule's test now decides. One read of the worker's states, locked, and one
+    write of each that moved."""
     rules = rules_per_answer(project_id=arrived.project_id)
     if not rules:
         return []
@@ -198,7 +198,11 @@ def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -
                 decided.append((rule, evidence))
                 # The test starts again: new evidence only decides again.
                 state.answers, state.hits, state.llr = 0, 0, 0.0
-        RuleState.objects.bulk_update([states[pk] for pk in steps], ["answers", "hits", "llr", "updated_at"])
+        # One plain UPDATE per state: bulk_update's CASE expressions cost several times the CPU.
+        for pk in steps:
+            state = states[pk]
+            RuleState.objects.filter(pk=state.pk).update(answers=state.answers, hits=state.hits, llr=state.llr,
+                                                         updated_at=now)
         decisions = [rule_decide(rule=rule, project=Project(pk=arrived.project_id), worker=User(pk=arrived.worker_id),
                                  evidence=evidence, trigger=f"answer ({rule.get_kind_display().lower()})"[:100],
                                  now=now) for rule, evidence in decided]
