@@ -46,7 +46,9 @@ def _test(e: Mapping[str, Any], *, alternative: str, bar: str) -> str:
     """The sequential test's verdict: how much likelier the answers are under the alternative
     than at the bar, against what the rule needs, and the error that bound keeps to."""
     alpha = float(e["alpha"])
-    return (f"{_times(e['llr'])} times likelier for a worker {alternative} than {bar}, past the "
+    # None: an answer the bar rules out (a wrong one against a bar of 100%).
+    likelier = "infinitely likelier" if e["llr"] is None else f"{_times(e['llr'])} times likelier"
+    return (f"{likelier} for a worker {alternative} than {bar}, past the "
             f"{_times(e['bound'])} times the rule needs (a worker at the bar: at most {100 * alpha:g}% of studies)")
 
 

@@ -16,6 +16,7 @@ How a rule's settings map to its test:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,7 +36,9 @@ IMPORT_ORDER = ("cannot judge: the project shows every item's options in import 
 
 
 def _test_figures(v: Verdict) -> dict[str, Any]:
-    return {"test": "sprt", "llr": round(v.llr, 4), "bound": round(v.bound, 4), "alpha": round(v.alpha, 6),
+    # An answer the bar rules out (a wrong one against a bar of 1) makes the ratio infinite:
+    # stored as None, since JSON has no infinity.
+    return {"test": "sprt", "llr": round(v.llr, 4) if math.isfinite(v.llr) else None, "bound": round(v.bound, 4), "alpha": round(v.alpha, 6),
             "p0": round(v.p0, 6), "p1": round(v.p1, 6), "min_answers": v.min_answers}
 
 

@@ -17,6 +17,15 @@ def test_gold_accuracy_reads_as_wrong_answers_and_the_tests_ratio_against_what_i
                     "bar of 70%, past the 20 times the rule needs (a worker at the bar: at most 5% of studies): blocked")
 
 
+def test_a_wrong_answer_against_a_bar_of_perfect_accuracy_is_infinite_evidence_stored_as_none():
+    rule = QualityRule(kind="gold_accuracy", threshold=1.0, confidence=0.95, min_answers=2)
+    evidence = gold_accuracy_evidence(rule=rule, right=1, answered=2)
+    assert evidence["llr"] is None
+    said = evidence_words(kind="gold_accuracy", action="block", evidence=evidence)
+    assert said.startswith("1 of 2 gold answers wrong (accuracy 50%): infinitely likelier for a worker at 85% than "
+                           "at the bar of 100%")
+
+
 def test_too_fast_reads_with_server_time_and_the_tests_ratio():
     rule = QualityRule(kind="too_fast", threshold=0.1, confidence=0.95, min_answers=5, share_of_median=0.25)
     evidence = too_fast_evidence(rule=rule, fast=5, answers=5, median=12.4, cutoff=3.1)  # (0.55/0.1)^5 = 5,033
