@@ -214,14 +214,14 @@ def main() -> None:
                  "workers": rows, "competence": {"replicates": args.replicates, "workers": intervals,
                                                  "coverage": f"{100 * coverage:.1f}%"},
                  "goals": [{"rule": r, "worker": w, "goal": t, "met": "yes" if m else "no"} for r, w, t, m in goals]}
-        target = ROOT / "analysis" / "quality" / "rule_error_rates.py"
-        target.write_text(
+        module_path = ROOT / "analysis" / "quality" / "rule_error_rates.py"
+        module_path.write_text(
             '"""How often the quality rules err, as measured by ``bench/quality_rules_simulation.py --write``\n'
             '(written by it; the rules page shows it)."""\n\n'
             "from __future__ import annotations\n\nfrom typing import Any\n\n"
             f"MEASURED: dict[str, Any] | None = {pprint.pformat(table, width=110, sort_dicts=False)}\n\n\n"
             "def error_rates() -> dict[str, Any] | None:\n    return MEASURED\n")
-        print(f"written to {target.relative_to(ROOT)}")
+        print(f"written to {module_path.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -105,7 +105,8 @@ def median_seconds(*, project_id: int) -> float | None:
                                            assignment__project_id=project_id, seconds__isnull=False)
                  .order_by("seconds").values_list("seconds", flat=True))
         n = timed.count()
-        found = float(timed[n // 2]) if n >= MEDIAN_MIN_ANSWERS else -1.0
+        middle = timed[n // 2] if n >= MEDIAN_MIN_ANSWERS else None
+        found = float(middle) if middle is not None else -1.0
         cache.set(key, found, MEDIAN_SECONDS)
     return None if found < 0 else float(found)
 
