@@ -215,8 +215,8 @@ class CheckResult(models.Model):
 
 
 class QualityRule(models.Model):
-    """A rule evaluated on every gold answer and every analysis run: when its evidence says a
-    worker is below the bar (an interval, not a point estimate), the worker is blocked in the
+    """A rule judged as answers arrive (and after analysis runs): when its sequential test finds a
+    worker beyond the bar (``annotation.services.rule_verdicts``), the worker is blocked in the
     project or sent to review."""
 
     class Kind(models.TextChoices):
@@ -239,7 +239,9 @@ class QualityRule(models.Model):
     min_answers = models.PositiveIntegerField(default=5, help_text="Answers (or gold answers) before the rule judges.")
     share_of_median = models.FloatField(
         default=0.25, help_text="Too fast: an answer below this share of the project's median time.")
-    confidence = models.FloatField(default=0.95, help_text="Of the interval the rule judges by.")
+    confidence = models.FloatField(
+        default=0.95, help_text="One minus the rule's error over the whole study: at 0.95 a worker exactly at the "
+                                "bar is decided about in at most 5% of studies.")
     enabled = models.BooleanField(default=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
