@@ -48,3 +48,8 @@ class AnalysisConfig(AppConfig):
         from annotation.selectors.adjudication import posterior_source_register
 
         posterior_source_register(source=mace_posteriors)
+        # And what queues the agreement run the competence rule reads as answers arrive.
+        from analysis.quality.runs import agreement_run_request
+        from annotation.services.rule_judging import run_request_register
+
+        run_request_register(agreement_run_request)

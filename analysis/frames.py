@@ -3,7 +3,8 @@
 Every task type maps an answer to rows through ``TaskType.long_rows``; here those rows get the
 common columns. Columns: ``item`` (external id), ``worker`` (user name), ``label``, whatever the
 task type adds (e.g. the worker's standpoint; ``option`` for binary questions of multi-select
-answers), and ``reason``, ``seconds``, ``submitted_at``, ``annotation`` (id).
+answers), and ``reason``, ``seconds`` (the server's time), ``client_seconds`` (the browser's own
+count, evidence only), ``submitted_at``, ``annotation`` (id).
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from annotation.selectors.counted import answers_as_data, blocked_answers_exclud
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 
-BASE_COLUMNS = ["item", "worker", "label", "reason", "seconds", "submitted_at", "annotation"]
+BASE_COLUMNS = ["item", "worker", "label", "reason", "seconds", "client_seconds", "submitted_at", "annotation"]
 
 
 @dataclass(frozen=True)
@@ -83,9 +84,10 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
     qs = annotations_queryset(project=project, counted_only=counted_only)
     if up_to_id is not None:
         qs = qs.filter(pk__lte=up_to_id)
-    common = ["annotation", "item", "worker", "reason", "seconds", "submitted_at"]
+    common = ["annotation", "item", "worker", "reason", "seconds", "client_seconds", "submitted_at"]
     # Ids are mapped to names afterwards: two small lookups cost less than joining every row.
-    lookups = ["pk", "assignment__item_id", "assignment__worker_id", "reason", "seconds", "submitted_text"]
+    lookups = ["pk", "assignment__item_id", "assignment__worker_id", "reason", "seconds", "client_seconds",
+               "submitted_text"]
     # Times come as text and are parsed by pandas at once: converting a million datetimes one
     # by one in the database driver takes longer than the query.
     qs = qs.annotate(submitted_text=Cast("assignment__submitted_at", output_field=CharField()))
@@ -104,6 +106,8 @@ def _annotation_frame(*, project: Project, counted_only: bool, up_to_id: int | N
         frame = pd.DataFrame(columns=BASE_COLUMNS)
     else:
         frame["item"], frame["worker"] = _names(project, frame, items=prefetched.get("items"))
+        # Most answers carry no client time: NaN, as the bulk path reads it, not None.
+        frame["client_seconds"] = frame["client_seconds"].astype(float)
         if not pd.api.types.is_datetime64_any_dtype(frame["submitted_at"]):
             frame["submitted_at"] = pd.to_datetime(frame["submitted_at"], utc=True, format="ISO8601")
     frame = _in_submission_order(frame)
@@ -188,7 +192,8 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
                    for n in range(len(task.answer_columns)))
     annotations_sql = f"""
         SELECT string_agg(int8send(assignment_id), ''), string_agg(int8send(id), ''),
-               string_agg(float8send(COALESCE(seconds, 'NaN')), '') {", array_agg(reason)" if reasons else ""} {keys}
+               string_agg(float8send(COALESCE(seconds, 'NaN')), ''),
+               string_agg(float8send(COALESCE(client_seconds, 'NaN')), '') {", array_agg(reason)" if reasons else ""} {keys}
         FROM {Annotation._meta.db_table}
         WHERE assignment_id BETWEEN %(low)s AND %(high)s {"AND id <= %(up_to)s" if up_to_id is not None else ""}
     """
@@ -220,6 +225,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         # No time, and 'infinity' (the int64 maximum, which the platform never writes): NaT.
         a_at = np.where((a_at == _NAT) | (a_at == _NEVER), _NAT, a_at + _EPOCH_2000_US)
         n_assignment, n_id, n_seconds = numbers(n_row[0], ">i8"), numbers(n_row[1], ">i8"), numbers(n_row[2], ">f8")
+        n_client = numbers(n_row[3], ">f8")
         order = np.argsort(a_id, kind="stable")
         a_id = a_id[order]
         where = np.minimum(np.searchsorted(a_id, n_assignment), max(len(a_id) - 1, 0))
@@ -228,8 +234,8 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
             return None
         at = order[where[keep]]
         part = {"annotation": n_id[keep], "item": a_item[at], "worker": a_worker[at], "seconds": n_seconds[keep],
-                "submitted_at": a_at[at]}
-        texts = list(n_row[3:])
+                "client_seconds": n_client[keep], "submitted_at": a_at[at]}
+        texts = list(n_row[4:])
         if reasons:
             part["reason"] = np.array(texts.pop(0), dtype=object)[keep]
         for n, (key, name, joined) in enumerate(zip(task.answer_columns, answer_frame_columns(task), texts,

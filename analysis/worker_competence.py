@@ -14,8 +14,7 @@ KIND = "agreement"
 
 
 def wilson_interval(hits: int, n: int) -> tuple[float, float]:
-    # Imported when asked: the module brings numpy and pandas, which start-up does not need.
-    from analysis.methods.position_bias import wilson
+    from analysis.methods.intervals import wilson
 
     return wilson(hits, n)
 

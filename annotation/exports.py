@@ -35,12 +35,14 @@ from annotation.task_types.base import ExportContext, TaskType
 # the export holds the latest, given at ``revised_at`` when it was changed. ``shown_order`` is the
 # order the worker saw the item's options in, as compact JSON ({part: [option ids]}; the import
 # order where none was drawn), empty for a type that shows no options in a drawn order.
+# ``seconds`` is the time the server saw (lease start to the answer's arrival), which the rules
+# judge; ``client_seconds`` the worker's browser's own count, kept as evidence (empty when none).
 # ``adjudicated`` is the item's decided answer (``Adjudication``) as compact JSON, empty when none.
 # ``standing`` is the worker's standing in the project when the export is made (active, review,
 # blocked, …): a blocked worker's answers are in an export only on request (``include_blocked``).
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "standing", "status",
-    "accepted_at", "submitted_at", "seconds", "version", "revised_at", "shown_order", "adjudicated",
+    "accepted_at", "submitted_at", "seconds", "client_seconds", "version", "revised_at", "shown_order", "adjudicated",
 )
 # Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
 # assignment and item are empty (None) for bonuses granted by hand, paid_at while unpaid.
@@ -109,7 +111,7 @@ def _as_text(path: str) -> Cast:
 def _annotation_values(*, project: Project, counted_only: bool, include_blocked: bool = False) -> Iterator[tuple]:
     """The export's raw values, one tuple per annotation in submission order: item pk, item id,
     payload, gold, assignment, worker id, worker name, source, external id, status, accepted,
-    submitted, seconds, version, revised, answer, reason, client, shown order (JSON and times as
+    submitted, seconds, client seconds, version, revised, answer, reason, client, shown order (JSON and times as
     text). Only answers that are data (``annotation.selectors.counted``): never a gold or training
     answer, nor an answer to a withdrawn item, with or without ``counted_only``; a blocked
     worker's only with ``include_blocked`` (or when the project keeps them)."""
@@ -124,7 +126,7 @@ def _annotation_values(*, project: Project, counted_only: bool, include_blocked:
             "assignment__item_id", "assignment__item__external_id", _as_text("assignment__item__payload"),
             _as_text("assignment__item__gold"), "assignment_id", "assignment__worker_id", f"assignment__worker__{username}",
             "assignment__worker__profile__source", "assignment__worker__profile__external_id", "assignment__status",
-            _as_text("assignment__assigned_at"), _as_text("assignment__submitted_at"), "seconds", "version",
+            _as_text("assignment__assigned_at"), _as_text("assignment__submitted_at"), "seconds", "client_seconds", "version",
             _as_text("revised_at"), _as_text("answer"), "reason", _as_text("client"),
             _as_text("assignment__shown_order"),
         )
@@ -153,7 +155,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True, include_bloc
     # Orders repeat too (a pair has two): each distinct one is written out once.
     orders: dict[Any, str] = {}
     for n, (item_pk, item, payload, gold, assignment, worker_id, worker, source, external_id, status, accepted,
-            submitted, seconds, version, revised, answer, reason, client, shown) in enumerate(
+            submitted, seconds, client_seconds, version, revised, answer, reason, client, shown) in enumerate(
                 _annotation_values(project=project, counted_only=counted_only, include_blocked=include_blocked),
                 start=1):
         if n % CHUNK_ROWS == 0:
@@ -168,7 +170,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True, include_bloc
             "worker_source": source or "", "worker_external_id": external_id or "",
             "standing": standings.get(worker_id, Standing.ACTIVE.value), "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
-            "version": version, "revised_at": iso_time(revised),
+            "client_seconds": client_seconds, "version": version, "revised_at": iso_time(revised),
             "shown_order": "", "adjudicated": adjudicated.get(item_pk, ""),
         }
         # Most annotations record no metrics and no refused answers: their client data is not

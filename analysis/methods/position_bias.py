@@ -25,9 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from analysis.methods.intervals import Z95, wilson
+from analysis.methods.intervals import wilson, z_for
 
-__all__ = ["Z95", "FirstShare", "PositionBias", "position_bias", "wilson"]
+__all__ = ["FirstShare", "PositionBias", "position_bias"]
 
 
 @dataclass(frozen=True)
@@ -56,12 +56,6 @@ class PositionBias:
     orders_varied: bool  # whether some item was shown with different options first
 
 
-def _z(level: float) -> float:
-    from statistics import NormalDist
-
-    return NormalDist().inv_cdf(0.5 + level / 2)
-
-
 def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float = 0.95,
                   min_answers: int = 1) -> PositionBias:
     """``answers``: one row per answer with ``answer``, ``item``, ``worker`` and ``first`` (the id
@@ -70,7 +64,7 @@ def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float =
     with fewer than ``min_answers`` counted answers are listed but never flagged."""
     if not 0 < level < 1:
         raise ValueError(f"level must be between 0 and 1, got {level}")
-    z = _z(level)
+    z = z_for(level)
     frame = answers[["answer", "item", "worker", "first"]].drop_duplicates("answer")
     picked = chosen[["answer", "option"]].drop_duplicates()
     picked = picked.merge(frame[["answer", "item"]], on="answer", how="inner")
@@ -97,7 +91,7 @@ def position_bias(answers: pd.DataFrame, chosen: pd.DataFrame, *, level: float =
     groups = sorted(frame.groupby("worker", sort=False), key=lambda kv: str(kv[0]))
     tested = sum(1 for _, rows in groups if len(rows) >= min_answers)
     worker_level = 1 - (1 - level) / max(tested, 1)
-    worker_z = _z(worker_level)
+    worker_z = z_for(worker_level)
     workers = {str(worker): share(rows, worker_z, tested=len(rows) >= min_answers) for worker, rows in groups}
     return PositionBias(overall=share(frame, z), workers=workers, level=level, worker_level=worker_level,
                         tested_workers=tested, orders_varied=varied)

@@ -1,11 +1,14 @@
 """Judging a project's rules on stored data, and acting on what they find.
 
-- After every analysis run that finishes (``analysis.services``): the rules that read it
-  (MACE competence after an agreement run, position bias after a position-bias run), and on
-  every run the too-fast and automated-browser rules.
-- When staff check the rules now: every enabled rule over every worker of the project, gold
-  accuracy from the workers' running gold counts, competence and position bias from the last
-  finished run of each report.
+- As answers arrive (``annotation.services.rule_judging``, ``annotation.services.checks``):
+  gold accuracy, too fast, position bias and automated browsers, each by its sequential test.
+- After every analysis run that finishes (``analysis.services``): the competence rule after an
+  agreement run (requested every ``RUN_EVERY`` answers of a worker), and on every run the
+  too-fast and automated-browser rules.
+- When staff check the rules now: every enabled rule over every worker of the project, from
+  stored data: gold accuracy from the workers' running gold counts, too fast and position bias
+  from their answers in the order they came, competence from the last finished agreement run.
+  The check lists every finding, with whether it made a new decision.
 
 A rule decides about a worker once per basis of evidence (see ``analysis.quality.findings``)
 and never moves a worker who is already where its action leads (``rule_decide``).
@@ -30,7 +33,18 @@ from annotation.services.rules import NOT_MOVED, rule_decide
 logger = logging.getLogger(__name__)
 Kind = QualityRule.Kind
 # The report whose runs each run-reading rule judges.
-RUN_KINDS = {Kind.COMPETENCE: "agreement", Kind.POSITION_BIAS: "position_bias"}
+RUN_KINDS = {Kind.COMPETENCE: "agreement"}
+
+
+@dataclass(frozen=True)
+class Found:
+    """One worker a rule found below its bar, and the decision it made (None: none new, since
+    the worker is already where the action leads or was decided about on the same evidence)."""
+
+    rule: QualityRule
+    worker: User
+    finding: Finding
+    decision: RuleDecision | None
 
 
 @dataclass
@@ -40,6 +54,8 @@ class RuleCheck:
     decisions: list[RuleDecision] = field(default_factory=list)
     found: dict[int, int] = field(default_factory=dict)  # rule id -> workers below its bar
     runs: dict[str, int | None] = field(default_factory=dict)  # report kind -> run judged
+    listed: list[Found] = field(default_factory=list)
+    unjudged: list[tuple[QualityRule, str]] = field(default_factory=list)  # rules that cannot judge, and why
 
 
 def _enabled(project: Project) -> dict[str, list[QualityRule]]:
@@ -71,12 +87,13 @@ def _apply(*, project: Project, found: dict[QualityRule, list[Finding]], trigger
     users = get_user_model().objects.in_bulk(wanted)
     for rule, hits in found.items():
         for hit in hits:
-            if states.get(hit.worker_id) in NOT_MOVED[QualityRule.Action(rule.action)]:
-                continue
-            if (rule.pk, hit.worker_id, hit.basis) in decided:
+            if (states.get(hit.worker_id) in NOT_MOVED[QualityRule.Action(rule.action)]
+                    or (rule.pk, hit.worker_id, hit.basis) in decided):
+                check.listed.append(Found(rule, users[hit.worker_id], hit, None))
                 continue
             decision = rule_decide(rule=rule, project=project, worker=users[hit.worker_id], evidence=hit.evidence,
                                    trigger=trigger)
+            check.listed.append(Found(rule, users[hit.worker_id], hit, decision))
             if decision is not None:
                 check.decisions.append(decision)
                 states[hit.worker_id] = WorkerStanding.State.BLOCKED if rule.action == QualityRule.Action.BLOCK \
@@ -85,7 +102,7 @@ def _apply(*, project: Project, found: dict[QualityRule, list[Finding]], trigger
 
 
 def _answer_rules(project: Project, rules: dict[str, list[QualityRule]]) -> dict[QualityRule, list[Finding]]:
-    """The rules judged on the stored answers: too fast and automated browsers."""
+    """The rules judged on the stored answers after a run: too fast and automated browsers."""
     by_id = {rule.pk: rule for kind in (Kind.TOO_FAST, Kind.AUTOMATION) for rule in rules.get(kind, [])}
     hits = findings.automation(project=project, rules=rules.get(Kind.AUTOMATION, []))
     if rules.get(Kind.TOO_FAST):
@@ -94,8 +111,7 @@ def _answer_rules(project: Project, rules: dict[str, list[QualityRule]]) -> dict
 
 
 def _run_rules(run: AnalysisRun, rules: Iterable[QualityRule]) -> dict[QualityRule, list[Finding]]:
-    judge = findings.competence if run.kind == RUN_KINDS[Kind.COMPETENCE] else findings.position_bias
-    return {rule: judge(run=run, rule=rule) for rule in rules}
+    return {rule: findings.competence(run=run, rule=rule) for rule in rules}
 
 
 def rules_after_run(*, run: AnalysisRun) -> list[RuleDecision]:
@@ -120,6 +136,12 @@ def rules_check(*, project: Project, actor: User | None = None) -> RuleCheck:
     found = _answer_rules(project, rules)
     for rule in rules.get(Kind.GOLD_ACCURACY, []):
         found[rule] = findings.gold_accuracy(project=project, rule=rule)
+    unjudged = findings.position_bias_unjudged(project=project)
+    for rule in rules.get(Kind.POSITION_BIAS, []):
+        if unjudged is not None:
+            check.unjudged.append((rule, unjudged))
+        else:
+            found[rule] = findings.position_bias(project=project, rule=rule)
     for kind, report in RUN_KINDS.items():
         if not rules.get(kind):
             continue

@@ -8,7 +8,6 @@ active is judged again only once there is new evidence.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -17,10 +16,19 @@ import numpy as np
 from django.contrib.auth import get_user_model
 from django.db.models import Count
 
-from analysis.methods.position_bias import wilson
 from analysis.models import AnalysisRun
 from annotation.models import Annotation, Project, QualityRule, WorkerStanding
 from annotation.selectors.counted import counted_as_data
+from annotation.services.rule_verdicts import (
+    IMPORT_ORDER,
+    automation_evidence,
+    gold_accuracy_evidence,
+    position_bias_evidence,
+    position_bias_increment,
+    position_bias_observation,
+    too_fast_evidence,
+)
+from annotation.task_types import get_task_type
 
 
 @dataclass(frozen=True)
@@ -33,34 +41,20 @@ class Finding:
         return str(self.evidence["basis"])
 
 
-def z_of(confidence: float) -> float:
-    """The normal quantile of a two-sided interval of this coverage."""
-    return statistics.NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-
-
-def _share(part: int, whole: int, rule: QualityRule) -> dict[str, Any]:
-    low, high = wilson(part, whole, z=z_of(rule.confidence))
-    return {"share": round(part / whole, 6) if whole else None, "low": round(low, 6), "high": round(high, 6),
-            "confidence": rule.confidence}
-
-
 def _bar(rule: QualityRule) -> dict[str, Any]:
     return {"threshold": rule.threshold, "min_answers": rule.min_answers}
 
 
 def gold_accuracy(*, project: Project, rule: QualityRule) -> list[Finding]:
-    """Workers whose gold accuracy's Wilson interval lies wholly below the bar, after
-    ``min_answers`` gold answers (from the running counts of their standing)."""
+    """Workers whose running gold counts (of their standing) the rule's sequential test finds
+    below the bar (``rule_verdicts.gold_accuracy_evidence``, as on each gold answer)."""
     rows = (WorkerStanding.objects.filter(project=project, gold_answered__gte=rule.min_answers)
             .values_list("worker_id", "gold_answered", "gold_right"))
     found = []
     for worker_id, answered, right in rows:
-        figures = _share(right, answered, rule)
-        if figures["high"] < rule.threshold:
-            found.append(Finding(worker_id, {
-                "right": right, "answered": answered, "accuracy": figures["share"], "low": figures["low"],
-                "high": figures["high"], "confidence": rule.confidence, **_bar(rule),
-                "basis": f"{answered} gold answers"}))
+        evidence = gold_accuracy_evidence(rule=rule, right=right, answered=answered)
+        if evidence is not None:
+            found.append(Finding(worker_id, evidence))
     return found
 
 
@@ -88,18 +82,39 @@ def competence(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
         **_bar(rule), "basis": f"run {run.pk}"}) for row in hits if str(row["worker"]) in ids]
 
 
-def position_bias(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
-    """From a position-bias run: flagged workers with ``min_answers`` answers whose interval's
-    low end exceeds the share the drawn orders predict by more than the bar."""
-    hits = [row for row in _result_rows(run)
-            if row.get("flagged") and row.get("low") is not None and row.get("expected") is not None
-            and (row.get("answers") or 0) >= rule.min_answers and row["low"] - row["expected"] > rule.threshold]
-    ids = _user_ids(row["worker"] for row in hits)
-    return [Finding(ids[str(row["worker"])], {
-        "share": row.get("share"), "low": row["low"], "high": row.get("high"), "expected": row["expected"],
-        "excess": round(row["low"] - row["expected"], 6), "answers": row["answers"],
-        "chose_first": row.get("chose_first"), "run": run.pk, "level": (run.result or {}).get("worker_level"),
-        **_bar(rule), "basis": f"run {run.pk}"}) for row in hits if str(row["worker"]) in ids]
+def position_bias(*, project: Project, rule: QualityRule) -> list[Finding]:
+    """Workers whose answers to real items, in the order they came, the rule's sequential test
+    finds choosing the option shown first more than ``1/k`` (``rule_verdicts``, as on each
+    answer). Nobody under import order: the rule cannot judge it (``position_bias_unjudged``)."""
+    task = get_task_type(project.task_type)
+    if project.keep_import_order or not task.shown_order_parts:
+        return []
+    rows = (Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
+                                      assignment__project=project)
+            .order_by("assignment__submitted_at", "pk")
+            .values_list("assignment__worker_id", "assignment__shown_order", "assignment__item__payload", "answer")
+            .iterator(chunk_size=5000))
+    running: dict[int, list[float]] = {}  # worker -> [ratio, chose first, answers]
+    for worker_id, shown, payload, answer in rows:
+        seen = position_bias_observation(task, shown=shown, payload=payload or {}, answer=answer or {})
+        if seen is None:
+            continue
+        options, first = seen
+        tally = running.setdefault(worker_id, [0.0, 0, 0])
+        tally[0] += position_bias_increment(rule=rule, options=options, chose_first=first)
+        tally[1] += int(first)
+        tally[2] += 1
+    found = []
+    for worker_id, (llr, chose, answers) in sorted(running.items()):
+        evidence = position_bias_evidence(rule=rule, llr=llr, chose_first=int(chose), answers=int(answers))
+        if evidence is not None:
+            found.append(Finding(worker_id, evidence))
+    return found
+
+
+def position_bias_unjudged(*, project: Project) -> str | None:
+    """Why the position-bias rule cannot judge the project's workers, or None when it can."""
+    return IMPORT_ORDER if project.keep_import_order else None
 
 
 @dataclass(frozen=True)
@@ -130,9 +145,9 @@ def _per_worker(workers: np.ndarray, *masks: np.ndarray) -> tuple[np.ndarray, li
 
 
 def too_fast(*, table: TimedAnswers, rules: list[QualityRule]) -> dict[int, list[Finding]]:
-    """Per rule (by id): workers whose share of answers to real items faster than the rule's
-    share of the project's median time has a Wilson interval wholly above the bar, after
-    ``min_answers`` timed answers."""
+    """Per rule (by id): workers whose answers to real items faster than the rule's share of
+    the project's median time its sequential test finds above the bar
+    (``rule_verdicts.too_fast_evidence``, as on each answer)."""
     found: dict[int, list[Finding]] = {rule.pk: [] for rule in rules}
     median = table.median_seconds() if rules else None
     if median is None:
@@ -141,12 +156,10 @@ def too_fast(*, table: TimedAnswers, rules: list[QualityRule]) -> dict[int, list
         cutoff = median * rule.share_of_median
         ids, (answers, fast) = _per_worker(table.workers, np.ones(len(table.workers)), table.seconds < cutoff)
         for at in np.flatnonzero((answers >= rule.min_answers) & (fast > 0)):
-            figures = _share(int(fast[at]), int(answers[at]), rule)
-            if figures["low"] > rule.threshold:
-                found[rule.pk].append(Finding(int(ids[at]), {
-                    "median": round(median, 3), "cutoff": round(cutoff, 3), "share_of_median": rule.share_of_median,
-                    "too_fast": int(fast[at]), "answers": int(answers[at]), **figures, **_bar(rule),
-                    "basis": f"{int(answers[at])} answers"}))
+            evidence = too_fast_evidence(rule=rule, fast=int(fast[at]), answers=int(answers[at]), median=median,
+                                         cutoff=cutoff)
+            if evidence is not None:
+                found[rule.pk].append(Finding(int(ids[at]), evidence))
     return found
 
 
@@ -168,8 +181,7 @@ def automation(*, project: Project, rules: list[QualityRule]) -> dict[int, list[
                   .annotate(n=Count("pk")).values_list("assignment__worker_id", "n"))
     for rule in rules:
         for worker_id, n in sorted(automated.items()):
-            if n >= rule.min_answers:
-                found[rule.pk].append(Finding(worker_id, {
-                    "automated": n, "answers": totals.get(worker_id, n), "min_answers": rule.min_answers,
-                    "basis": f"{n} automated answers"}))
+            evidence = automation_evidence(rule=rule, automated=n, answers=totals.get(worker_id, n))
+            if evidence is not None:
+                found[rule.pk].append(Finding(worker_id, evidence))
     return found

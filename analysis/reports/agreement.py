@@ -279,7 +279,7 @@ class AgreementReport(Report):
               label="Iterations per restart", group="Worker competence (MACE)"),
         Param("mace_restarts", int, 10, "MACE restarts (the best log-likelihood wins)", minimum=1, maximum=500,
               label="Restarts", group="Worker competence (MACE)"),
-        Param("competence_replicates", int, 50, "bootstrap resamples of items for each worker's competence interval "
+        Param("competence_replicates", int, 200, "bootstrap resamples of items for each worker's competence interval "
               "(0: none); each reruns MACE with one restart", minimum=0, maximum=1000,
               label="Resamples for competence intervals", group="Worker competence (MACE)"),
         Param("min_annotations", int, 10, "a rank resting on fewer of the worker's annotations is marked 'few' (flag 'few annotations')",

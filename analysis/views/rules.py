@@ -11,11 +11,13 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
-from analysis.quality.checks import rules_check
+from analysis.quality.checks import RuleCheck, rules_check
 from analysis.quality.forms import RuleForm
+from analysis.quality.rule_error_rates import error_rates
 from analysis.quality.selectors import decisions_page, rules_of
-from analysis.quality.words import decision_words
+from analysis.quality.words import decision_words, finding_words
 from annotation.models import Project, QualityRule, RuleDecision
+from annotation.services.rule_judging import RUN_EVERY
 from annotation.services.rule_settings import rule_add, rule_change, rule_delete, rule_settings
 from annotation.views.permissions import permission_required
 from annotation.wording import count_of
@@ -36,17 +38,30 @@ def _decision_rows(project: Project, decisions: list[RuleDecision]) -> list[dict
              "url": worker_url(project.slug, d.worker_id)} for d in decisions]
 
 
+def _check_rows(project: Project, check: RuleCheck) -> list[dict[str, Any]]:
+    """What a check found, worker by worker: the rule, the evidence in words, and whether it
+    made a new decision (and which)."""
+    return [{"worker": found.worker.get_username(), "url": worker_url(project.slug, found.worker.pk),
+             "rule": found.rule, "words": finding_words(kind=found.rule.kind, evidence=found.finding.evidence),
+             "decision": found.decision} for found in check.listed]
+
+
 def _page(request: HttpRequest, project: Project, *, form: RuleForm | None = None,
-          editing: QualityRule | None = None, status: int = 200) -> HttpResponse:
+          editing: QualityRule | None = None, status: int = 200, check: RuleCheck | None = None) -> HttpResponse:
     decisions = decisions_page(project=project, page=request.GET.get("page"))
     ctx = {
         "project": project,
         "rules": rules_of(project=project),
-        "form": form if form is not None and editing is None else RuleForm(),
+        "form": form if form is not None and editing is None else RuleForm(kind=request.GET.get("kind")),
+        "kinds": QualityRule.Kind.choices,
         "editing": editing,
         "edit_form": form if editing is not None else None,
         "decisions": decisions,
         "rows": _decision_rows(project, list(decisions.object_list)),
+        "check": check,
+        "check_rows": _check_rows(project, check) if check is not None else [],
+        "error_rates": error_rates(),
+        "run_every": RUN_EVERY,
     }
     return render(request, PAGE, ctx, status=status)
 
@@ -115,4 +130,5 @@ def rules_check_view(request: HttpRequest, slug: str) -> HttpResponse:
     found = sum(check.found.values())
     messages.success(request, f"The rules were checked: {count_of(found, 'finding', 'findings')}, "
                               f"{count_of(len(check.decisions), 'new decision', 'new decisions')}.")
-    return redirect("quality-rules", slug=slug)
+    # The page itself, with what the check found listed: a redirect would lose the list.
+    return _page(request, project, check=check)

@@ -288,7 +288,12 @@ class Annotation(models.Model):
     )
     answer = models.JSONField()
     reason = models.TextField(blank=True)
-    seconds = models.FloatField(null=True, blank=True, help_text="Time spent on the item.")
+    seconds = models.FloatField(
+        null=True, blank=True, help_text="Time spent on the item as the server saw it: from the lease's start to the "
+                                         "answer's arrival (the rules judge this one).")
+    client_seconds = models.FloatField(
+        null=True, blank=True, help_text="Time spent on the item as the worker's browser counted it (visible time "
+                                         "only); evidence, never judged on: a client can claim any time.")
     client = models.JSONField(default=dict, blank=True, help_text="Client metadata.")
     created_at = models.DateTimeField(auto_now_add=True)
     version = models.PositiveIntegerField(
@@ -301,6 +306,10 @@ class Annotation(models.Model):
         constraints = [
             models.CheckConstraint(
                 condition=Q(seconds__isnull=True) | Q(seconds__gte=0), name="annotation_seconds_min"
+            ),
+            models.CheckConstraint(
+                condition=Q(client_seconds__isnull=True) | Q(client_seconds__gte=0),
+                name="annotation_client_seconds_min",
             ),
             models.CheckConstraint(condition=Q(version__gte=1), name="annotation_version_min"),
         ]

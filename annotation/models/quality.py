@@ -236,8 +236,8 @@ class CheckResult(models.Model):
 
 
 class QualityRule(models.Model):
-    """A rule evaluated on every gold answer and every analysis run: when its evidence says a
-    worker is below the bar (an interval, not a point estimate), the worker is blocked in the
+    """A rule judged as answers arrive (and after analysis runs): when its sequential test finds a
+    worker beyond the bar (``annotation.services.rule_verdicts``), the worker is blocked in the
     project or sent to review."""
 
     class Kind(models.TextChoices):
@@ -260,7 +260,9 @@ class QualityRule(models.Model):
     min_answers = models.PositiveIntegerField(default=5, help_text="Answers (or gold answers) before the rule judges.")
     share_of_median = models.FloatField(
         default=0.25, help_text="Too fast: an answer below this share of the project's median time.")
-    confidence = models.FloatField(default=0.95, help_text="Of the interval the rule judges by.")
+    confidence = models.FloatField(
+        default=0.95, help_text="One minus the rule's error over the whole study: at 0.95 a worker exactly at the "
+                                "bar is decided about in at most 5% of studies.")
     enabled = models.BooleanField(default=True)
     created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
                                    related_name="+")
@@ -298,6 +300,31 @@ class RuleDecision(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} → {self.action} for {self.worker_id}"
+
+
+class RuleState(models.Model):
+    """One rule's running evidence about one worker, moved on each answer it judges (gold
+    accuracy reads the gold counts of ``WorkerStanding`` instead): the answers it counted, those
+    that speak against the worker (too fast, the first-shown option chosen, an automated
+    browser), and the log-likelihood ratio of the rule's sequential test so far
+    (``analysis.methods.sequential``). Kept so that judging an answer reads one row, never the
+    worker's earlier answers."""
+
+    rule = models.ForeignKey(QualityRule, on_delete=models.CASCADE, related_name="states")
+    worker = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    answers = models.PositiveIntegerField(default=0)
+    hits = models.PositiveIntegerField(default=0)
+    llr = models.FloatField(default=0.0, help_text="The test's log-likelihood ratio over the answers counted.")
+    updated_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["rule", "worker"], name="rule_state_rule_worker_unique"),
+            models.CheckConstraint(condition=Q(hits__lte=models.F("answers")), name="rule_state_counts"),
+        ]
+
+    def __str__(self) -> str:
+        return f"rule {self.rule_id} on {self.worker_id}: {self.hits}/{self.answers}"
 
 
 class Adjudication(models.Model):

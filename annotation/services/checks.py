@@ -3,22 +3,21 @@ task type scores it against the item's known answer (``TaskType.score_gold`` wit
 ``QualityPolicy``), a ``CheckResult`` keeps the score with the expected answer, the worker's
 gold counts or their open round move, and the project's gold-accuracy rules judge the worker.
 
-A gold-accuracy rule judges by the Wilson interval of the worker's gold accuracy: after at
-least ``min_answers`` gold answers it decides when the interval's upper bound at the rule's
-confidence is below its threshold, so a short unlucky run (2 of 3 right against a bar of 0.8)
-does not block anyone.
+A gold-accuracy rule judges the worker's running gold counts by its sequential test
+(``annotation.services.rule_verdicts.gold_accuracy_evidence``), here, in the transaction that
+moves the counts, so that a decision and the counts it rests on never disagree. The test's
+error over the whole study is the rule's ``1 - confidence``, however many gold answers come:
+a short unlucky run (2 of 3 right against a bar of 0.8) blocks nobody.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import F
 
-from analysis.methods.intervals import wilson, z_for
 from annotation.models import (
     Annotation,
     Assignment,
@@ -31,6 +30,7 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
+from annotation.services.rule_verdicts import gold_accuracy_evidence
 from annotation.services.rules import rule_decide, rules_enabled
 from annotation.services.standing import gold_policy, standing_for
 from annotation.services.training import training_round_count
@@ -117,19 +117,3 @@ def gold_answer_count(*, project: Project, worker_id: int, right: bool, now: dat
         evidence = gold_accuracy_evidence(rule=rule, right=gold_right, answered=gold_answered)
         if evidence is not None:
             rule_decide(rule=rule, project=project, worker=worker, evidence=evidence, trigger="gold answer", now=now)
-
-
-def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> dict[str, Any] | None:
-    """The evidence on which ``rule`` finds a worker below its bar, or None when it does not
-    (too few gold answers, or an interval that reaches the bar)."""
-    if answered < rule.min_answers:
-        return None
-    low, high = wilson(right, answered, z=z_for(rule.confidence))
-    if high >= rule.threshold:
-        return None
-    return {"right": right, "answered": answered, "accuracy": round(right / answered, 4), "low": round(low, 4),
-            "high": round(high, 4), "confidence": rule.confidence, "threshold": rule.threshold,
-            "min_answers": rule.min_answers,
-            # What the evidence rests on, as the rule check of a whole project records it: a rule
-            # never decides twice on the same basis (``analysis.quality.findings``).
-            "basis": f"{answered} gold answers"}

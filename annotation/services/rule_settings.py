@@ -12,15 +12,18 @@ from django.db import transaction
 
 from annotation.models import Project, QualityRule
 from annotation.services.audit import audit_record
+from annotation.services.rule_judging import rules_per_answer_forget
 
 Kind = QualityRule.Kind
 FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence", "enabled")
-# The bar of each kind: (lowest, highest, lowest allowed itself, highest allowed itself).
+# The bar of each kind: (lowest, highest, lowest allowed itself, highest allowed itself). Too
+# fast and position bias test a rate against the bar (``analysis.methods.sequential``): a bar
+# of 0 too-fast answers, or no excess over 1/k, would make a single answer decide.
 THRESHOLDS: dict[str, tuple[float, float, bool, bool]] = {
     Kind.GOLD_ACCURACY: (0.0, 1.0, False, True),
     Kind.COMPETENCE: (0.0, 1.0, False, True),
-    Kind.TOO_FAST: (0.0, 1.0, True, False),
-    Kind.POSITION_BIAS: (0.0, 1.0, True, False),
+    Kind.TOO_FAST: (0.0, 1.0, False, False),
+    Kind.POSITION_BIAS: (0.0, 1.0, False, False),
     Kind.AUTOMATION: (0.0, 1.0, True, True),
 }
 MAX_MIN_ANSWERS = 100_000
@@ -114,6 +117,7 @@ def rule_add(*, project: Project, actor: User | None, data: Mapping[str, Any]) -
                                           **clean)
         audit_record(actor=actor, action="rule_add", project=project, target=f"rule {rule.pk}",
                      details={"before": None, "after": rule_settings(rule=rule)})
+        _forget(project.pk)
     return rule
 
 
@@ -129,6 +133,7 @@ def rule_change(*, rule: QualityRule, actor: User | None, data: Mapping[str, Any
         if after != before:
             audit_record(actor=actor, action="rule_change", project=rule.project, target=f"rule {rule.pk}",
                          details={"before": before, "after": after})
+            _forget(rule.project_id)
     return rule
 
 
@@ -140,3 +145,11 @@ def rule_delete(*, rule: QualityRule, actor: User | None) -> None:
         rule.delete()
         audit_record(actor=actor, action="rule_delete", project=project, target=f"rule {pk}",
                      details={"before": before, "after": None})
+        _forget(project.pk)
+
+
+def _forget(project_id: int) -> None:
+    """The submits' cached rules of the project are dropped now and once the change commits (a
+    submit in between could cache the rules as they were)."""
+    rules_per_answer_forget(project_id=project_id)
+    transaction.on_commit(lambda: rules_per_answer_forget(project_id=project_id))

@@ -28,6 +28,7 @@ from annotation.services.bonuses import bonus_grant_new
 from annotation.services.checks import CheckOutcome, check_score
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
+from annotation.services.rule_judging import answer_rules_after_commit
 from annotation.services.standing import STOPPED
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
@@ -70,16 +71,20 @@ def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapp
     return clean.answer == existing.answer and clean.reason == existing.reason
 
 
-def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> float:
-    server = max((now - assigned_at).total_seconds(), 0.0)
+def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> tuple[float, float | None]:
+    """The time spent on the item as the server saw it (from the lease's start to the answer's
+    arrival), and the client's own count of it (None when it sent none that reads as a time).
+    Rules judge the server's: a client can claim any time it likes. The client's is kept as
+    evidence beside it (a claim far from the server's time is a signal in itself)."""
+    server = round(max((now - assigned_at).total_seconds(), 0.0), 3)
     try:
         client = float(client_ms) / 1000.0
     except (TypeError, ValueError, OverflowError):
-        return round(server, 3)
-    # The client's clock counts visible time only; never trust it beyond what the server saw.
-    if not 0 <= client <= server + 5:
-        return round(server, 3)
-    return round(client, 3)
+        return server, None
+    if client != client or client in (float("inf"), float("-inf")) or client < 0:
+        return server, None
+    # A week covers any real lease; a larger claim is kept as that bound, not as a number to trust.
+    return server, round(min(client, 7 * 24 * 3600.0), 3)
 
 
 def answer_context(*, task: TaskType, assignment: Assignment, revising: bool = False,
@@ -191,10 +196,10 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
         if refused:
             # The answers refused before this one stay with it, in exports too.
             recorded["refused"] = refused
-        seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
+        seconds, client_seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
         counted = True
         annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,
-                                client=recorded)
+                                client_seconds=client_seconds, client=recorded)
         if a.status == Status.ASSIGNED:
             # The slot stays held (assigned and submitted both hold it): no item row is touched.
             set_status(assignments=[a], new=Status.SUBMITTED, now=now, submitted_at=now)
@@ -215,4 +220,6 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             bonus_grant_new(annotation=annotation, assignment=a, task=task)
         # A gold or training answer is scored with it: never stored without its score.
         check = check_score(assignment=a, annotation=annotation, task=task, now=now)
+        # The rules that read single answers judge this one once it is stored for good.
+        answer_rules_after_commit(assignment=a, annotation=annotation, task=task)
     return SubmitResult(annotation, a, created=True, counted=counted, late=now >= a.expires_at, check=check)

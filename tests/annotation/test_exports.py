@@ -59,7 +59,7 @@ def _reference_rows(project, *, counted_only: bool) -> list[dict]:
             .values_list("state", flat=True).first() or "active",
             "status": assignment.status, "accepted_at": assignment.assigned_at.isoformat(),
             "submitted_at": assignment.submitted_at.isoformat() if assignment.submitted_at else "",
-            "seconds": annotation.seconds, "version": annotation.version,
+            "seconds": annotation.seconds, "client_seconds": annotation.client_seconds, "version": annotation.version,
             "revised_at": annotation.revised_at.isoformat() if annotation.revised_at else "",
             "shown_order": json.dumps(assignment.shown_order or task.order_parts(item.payload), separators=(",", ":"),
                                       ensure_ascii=False) if task.shown_order_parts else "",

@@ -102,7 +102,10 @@ def test_a_submit_writes_the_row_the_orm_writes():
     stored = Annotation.objects.get(pk=result.annotation.pk)
     assert field_values(stored) == field_values(result.annotation)
     assert stored.answer == {"label": "equal", "standpoint": "none"} and stored.version == 1
-    assert stored.client == {"ua": "x"} and stored.seconds == pytest.approx(0.9) and stored.revised_at is None
+    # The time is the server's (lease start to arrival); the client's claim is kept beside it.
+    assert stored.client == {"ua": "x"} and stored.client_seconds == pytest.approx(0.9) and stored.revised_at is None
+    assert stored.seconds == pytest.approx((stored.assignment.submitted_at - stored.assignment.assigned_at).total_seconds(),
+                                           abs=0.001)
     a.refresh_from_db()
     assert a.status == Assignment.Status.SUBMITTED and a.submitted_at is not None
     assert Item.objects.get(pk=a.item_id).n_active == 1

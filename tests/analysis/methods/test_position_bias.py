@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 from statsmodels.stats.proportion import proportion_confint
 
-from analysis.methods.position_bias import position_bias, wilson
+from analysis.methods.intervals import wilson
+from analysis.methods.position_bias import position_bias
 
 
 @pytest.mark.parametrize(("k", "n"), [(0, 5), (3, 10), (10, 10), (412, 1000), (1, 1)])

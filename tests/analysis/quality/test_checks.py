@@ -4,6 +4,8 @@ and review actions, and no decision twice on the same evidence."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 from django.utils import timezone
 
@@ -29,7 +31,7 @@ def state(project, worker) -> str:
     return WorkerStanding.objects.get(project=project, worker=worker).state
 
 
-def test_gold_accuracy_judges_the_interval_so_two_of_three_does_not_block_and_two_of_twenty_does():
+def test_gold_accuracy_judges_by_its_sequential_test_so_two_of_three_does_not_block_and_two_of_twenty_does():
     project = ProjectFactory()
     lucky, poor, few = UserFactory(), UserFactory(), UserFactory()
     gold_counts(project, lucky, 2, 3)
@@ -42,7 +44,9 @@ def test_gold_accuracy_judges_the_interval_so_two_of_three_does_not_block_and_tw
     assert decision.rule == gold and decision.action == "block" and decision.kind == "gold_accuracy"
     ev = decision.evidence
     assert (ev["right"], ev["answered"]) == (2, 20) and ev["accuracy"] == 0.1
-    assert ev["low"] < 0.1 < ev["high"] < 0.8 and ev["threshold"] == 0.8
+    # 18 wrong answers, each log(0.35 / 0.2), 2 right, each log(0.65 / 0.8): far past log(20).
+    assert ev["llr"] == pytest.approx(18 * math.log(0.35 / 0.2) + 2 * math.log(0.65 / 0.8), abs=1e-4)
+    assert ev["llr"] > ev["bound"] == round(math.log(20), 4) and ev["threshold"] == 0.8
     assert state(project, poor) == Standing.BLOCKED
     assert state(project, lucky) == Standing.ACTIVE and state(project, few) == Standing.ACTIVE
     assert AuditEntry.objects.filter(action="rule_check", project=project).count() == 1
@@ -97,14 +101,14 @@ def test_disabled_rules_and_other_projects_rules_decide_nothing():
     assert state(project, worker) == Standing.ACTIVE
 
 
-def test_too_fast_counts_task_answers_below_a_share_of_the_median_with_the_lower_bound():
+def test_too_fast_counts_task_answers_below_a_share_of_the_median_by_its_sequential_test():
     project = ProjectFactory()
     careful, speeder, some = UserFactory(), UserFactory(), UserFactory()
     for _ in range(20):
         answered(project, careful, seconds=20.0)
         answered(project, speeder, seconds=1.0)
     for n in range(20):
-        answered(project, some, seconds=1.0 if n < 2 else 20.0)  # 2 of 20: the low bound is near 3%
+        answered(project, some, seconds=1.0 if n < 2 else 20.0)  # 2 of 20: likelier at the bar of 20%
     for _ in range(30):  # gold answers are not timed against the median: fast ones do not count
         answered(project, careful, seconds=0.5, purpose="gold")
     too_fast = rule(project, "too_fast", threshold=0.2, share_of_median=0.25, min_answers=10)
@@ -112,7 +116,9 @@ def test_too_fast_counts_task_answers_below_a_share_of_the_median_with_the_lower
     assert decision.worker_id == speeder.pk and decision.rule == too_fast
     ev = decision.evidence
     assert ev["median"] == 20.0 and ev["cutoff"] == 5.0 and (ev["too_fast"], ev["answers"]) == (20, 20)
-    assert ev["share"] == 1.0 and 0.2 < ev["low"] < 1.0 and ev["high"] == 1.0
+    # H1: 60% too fast (halfway from the bar to all); 20 of 20 add 20 log(0.6 / 0.2).
+    assert ev["share"] == 1.0 and ev["alternative"] == 0.6
+    assert ev["llr"] == pytest.approx(20 * math.log(3), abs=1e-4) and ev["llr"] > ev["bound"]
     assert state(project, speeder) == Standing.REVIEW
 
 
@@ -178,7 +184,7 @@ def test_an_agreement_run_has_the_competence_rule_judge_its_intervals():
     assert rules_check(project=project).decisions == []
 
 
-def test_a_position_bias_run_has_the_rule_judge_the_excess_first_shown_rate():
+def test_position_bias_judges_the_first_shown_choices_against_one_in_k_and_lists_what_it_found():
     project = ProjectFactory(redundancy=6)
     items = [ItemFactory(project=project) for _ in range(30)]
     preferred = {item.pk: "a1" if n % 2 == 0 else "a2" for n, item in enumerate(items)}
@@ -186,15 +192,32 @@ def test_a_position_bias_run_has_the_rule_judge_the_excess_first_shown_rate():
     clicker = UserFactory(username="leftclicker")
     _answer_all(project, [*honest, clicker],
                 lambda w, a: a.shown_order["sides"][0] if w is clicker else preferred[a.item_id])
-    rule(project, "position_bias", threshold=0.9, min_answers=10)  # a bar nobody passes
-    bias = rule(project, "position_bias", threshold=0.1, min_answers=10, action="review")
-    run = _run(project, "position_bias")
-    [decision] = RuleDecision.objects.all()
+    rule(project, "position_bias", threshold=0.2, min_answers=100)  # waits for more answers than there are
+    bias = rule(project, "position_bias", threshold=0.2, min_answers=10, action="review")
+    check = rules_check(project=project)
+    [decision] = check.decisions
     assert decision.worker == clicker and decision.rule == bias
     ev = decision.evidence
-    assert ev["share"] == 1.0 and ev["low"] - ev["expected"] > 0.1 and ev["excess"] == round(ev["low"] - ev["expected"], 6)
-    assert ev["answers"] == 30 and ev["run"] == run.pk
+    # 30 of 30 first-shown choices where an unbiased worker makes 1 of 2: 30 log(0.7 / 0.5).
+    assert (ev["chose_first"], ev["answers"], ev["expected"]) == (30, 30, 0.5)
+    assert ev["llr"] == pytest.approx(30 * math.log(1.4), abs=1e-4)
     assert state(project, clicker) == Standing.REVIEW
+    assert [(found.worker, found.rule, found.decision) for found in check.listed] == [(clicker, bias, decision)]
+    # Checked again: the same finding, listed, with no new decision.
+    assert [(found.worker, found.decision) for found in rules_check(project=project).listed] == [(clicker, None)]
+
+
+def test_position_bias_under_import_order_cannot_judge_and_says_why():
+    project = ProjectFactory(redundancy=2, keep_import_order=True)
+    for _ in range(20):
+        ItemFactory(project=project)
+    clicker = UserFactory()
+    _answer_all(project, [clicker], lambda w, a: "a1")
+    bias = rule(project, "position_bias", threshold=0.2, min_answers=5, action="block")
+    check = rules_check(project=project)
+    assert check.decisions == [] and state(project, clicker) == Standing.ACTIVE
+    [(unjudged_rule, why)] = check.unjudged
+    assert unjudged_rule == bias and why.startswith("cannot judge: the project shows every item's options in import order")
 
 
 def test_every_run_judges_the_answer_rules_and_a_failed_run_judges_nothing():
@@ -206,7 +229,7 @@ def test_every_run_judges_the_answer_rules_and_a_failed_run_judges_nothing():
     rule(project, "too_fast", threshold=0.3, min_answers=5)
     failed = AnalysisRun.objects.create(project=project, kind="agreement", status=AnalysisRun.Status.FAILED)
     assert rules_after_run(run=failed) == []
-    done = AnalysisRun.objects.create(project=project, kind="position_bias", status=AnalysisRun.Status.DONE,
+    done = AnalysisRun.objects.create(project=project, kind="agreement", status=AnalysisRun.Status.DONE,
                                       result={"workers": []}, finished_at=timezone.now())
     [decision] = rules_after_run(run=done)
     assert decision.worker == speeder and decision.kind == "too_fast"

@@ -95,8 +95,9 @@ def test_check_now_and_the_decisions_in_words():
     assert listed["count"] == 1 and listed["pages"] == 1
     [row] = listed["results"]
     assert row["kind"] == "gold_accuracy" and row["action"] == "block" and row["rule"] == gold.pk
-    assert row["evidence"]["right"] == 2 and row["words"].startswith("2 of 20 gold answers right (10%")
-    assert row["words"].endswith("below the bar of 70%: blocked")
+    assert row["evidence"]["right"] == 2 and row["words"].startswith("18 of 20 gold answers wrong (accuracy 10%)")
+    assert row["words"].endswith("than at the bar of 70%, past the 20 times the rule needs (a worker at the bar: at "
+                                 "most 5% of studies): blocked")
     # The other project has no rules and no decisions.
     assert client.get("/api/projects/q/rule-decisions/").json()["count"] == 0
     assert RuleDecision.objects.filter(project=other).count() == 0

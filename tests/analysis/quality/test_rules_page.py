@@ -93,17 +93,29 @@ def test_edit_enable_disable_delete_are_audited_and_scoped(client, admin):
     assert actions == ["rule_change", "rule_change", "rule_change", "rule_delete"]
 
 
-def test_check_now_shows_the_decisions_with_their_evidence_in_words(client, admin):
+def test_check_now_lists_what_it_found_and_shows_the_decisions_in_words(client, admin):
     project = ProjectFactory()
     worker = UserFactory(username="guesser")
-    WorkerStanding.objects.create(project=project, worker=worker, gold_answered=9, gold_right=2)
-    rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
+    WorkerStanding.objects.create(project=project, worker=worker, gold_answered=12, gold_right=2)
+    # 2 of 9 right would not do: the test needs more than the 16 times that ratio reaches.
+    WorkerStanding.objects.create(project=project, worker=UserFactory(username="unlucky"), gold_answered=9,
+                                  gold_right=2)
+    gold = rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
     response = client.post(url("quality-rules-check", project), follow=True)
     body = response.content.decode()
-    assert "1 new decision." in body
-    assert "2 of 9 gold answers right (22%, 95% interval 6–55%), below the bar of 70%: blocked" in body
-    assert "guesser" in body and f"rule check by {admin.username}" in body
+    assert "1 finding, 1 new decision." in body
+    said = ("10 of 12 gold answers wrong (accuracy 17%): 36 times likelier for a worker at 55% than at the bar of "
+            "70%, past the 20 times the rule needs (a worker at the bar: at most 5% of studies)")
+    found = response.context["check_rows"]
+    assert [(row["worker"], row["rule"], row["words"]) for row in found] == [("guesser", gold, said)]
+    assert found[0]["decision"].action == "block" and "new: block in the project" in body
+    assert f"{said}: blocked" in body  # and among the decisions
+    assert "unlucky" not in body and f"rule check by {admin.username}" in body
     assert RuleDecision.objects.count() == 1
+    # Checked again: the finding is listed, with no new decision.
+    again = client.post(url("quality-rules-check", project))
+    assert "1 finding, 0 new decisions." in again.content.decode()
+    assert "none new (already decided on this evidence, or already there)" in again.content.decode()
 
 
 def test_decisions_are_paged_newest_first(client, admin):
@@ -121,3 +133,18 @@ def test_decisions_are_paged_newest_first(client, admin):
     assert first.index(">w54<") < first.index(">w53<") and ">w04<" not in first and "page 1 of 2" in first
     second = client.get(url("quality-rules", project), {"page": 2}).content.decode()
     assert ">w04<" in second and ">w54<" not in second
+
+
+def test_the_page_states_how_often_the_rules_err_with_the_command_and_a_new_rule_starts_from_its_kinds_defaults(
+        client, admin):
+    from analysis.quality.rule_error_rates import MEASURED
+
+    project = ProjectFactory()
+    body = client.get(url("quality-rules", project)).content.decode()
+    assert "How often the rules err" in body and "python bench/quality_rules_simulation.py --write" in body
+    at_bar = next(row for row in MEASURED["workers"] if row["worker"] == "at the bar")
+    assert f"<td class=\"num\">{at_bar['gold']}</td>" in body and MEASURED["competence"]["coverage"] in body
+    form = client.get(url("quality-rules", project)).context["form"]
+    assert (form["kind"].initial, form["threshold"].initial, form["min_answers"].initial) == ("gold_accuracy", 0.7, 5)
+    form = client.get(url("quality-rules", project), {"kind": "too_fast"}).context["form"]
+    assert (form["kind"].initial, form["threshold"].initial, form["share_of_median"].initial) == ("too_fast", 0.1, 0.25)

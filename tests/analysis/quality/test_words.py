@@ -2,13 +2,40 @@
 
 from __future__ import annotations
 
-from analysis.methods.position_bias import wilson
-from analysis.quality.findings import z_of
+from analysis.methods.intervals import wilson, z_for
 from analysis.quality.words import evidence_words
+from annotation.models import QualityRule
+from annotation.services.rule_verdicts import gold_accuracy_evidence, too_fast_evidence
 
 
-def test_gold_accuracy_reads_as_right_of_answered_with_its_interval_and_bar():
-    low, high = wilson(2, 9, z=z_of(0.95))
+def test_gold_accuracy_reads_as_wrong_answers_and_the_tests_ratio_against_what_it_needs():
+    rule = QualityRule(kind="gold_accuracy", threshold=0.7, confidence=0.95, min_answers=5)
+    evidence = gold_accuracy_evidence(rule=rule, right=2, answered=12)
+    said = evidence_words(kind="gold_accuracy", action="block", evidence=evidence)
+    # 10 wrong, 2 right: (0.45/0.3)^10 (0.55/0.7)^2 = 35.6 times; the rule needs 1/0.05 = 20.
+    assert said == ("10 of 12 gold answers wrong (accuracy 17%): 36 times likelier for a worker at 55% than at the "
+                    "bar of 70%, past the 20 times the rule needs (a worker at the bar: at most 5% of studies): blocked")
+
+
+def test_a_wrong_answer_against_a_bar_of_perfect_accuracy_is_infinite_evidence_stored_as_none():
+    rule = QualityRule(kind="gold_accuracy", threshold=1.0, confidence=0.95, min_answers=2)
+    evidence = gold_accuracy_evidence(rule=rule, right=1, answered=2)
+    assert evidence["llr"] is None
+    said = evidence_words(kind="gold_accuracy", action="block", evidence=evidence)
+    assert said.startswith("1 of 2 gold answers wrong (accuracy 50%): infinitely likelier for a worker at 85% than "
+                           "at the bar of 100%")
+
+
+def test_too_fast_reads_with_server_time_and_the_tests_ratio():
+    rule = QualityRule(kind="too_fast", threshold=0.1, confidence=0.95, min_answers=5, share_of_median=0.25)
+    evidence = too_fast_evidence(rule=rule, fast=5, answers=5, median=12.4, cutoff=3.1)  # (0.55/0.1)^5 = 5,033
+    said = evidence_words(kind="too_fast", action="review", evidence=evidence)
+    assert said.startswith("5 of 5 answers faster than 3.1 s (25% of the project's median of 12.4 s, server time): "
+                           "100%; 5,033 times likelier for a worker with 55% such answers than at the bar of 10%")
+
+
+def test_a_decision_recorded_with_an_interval_keeps_its_wording():
+    low, high = wilson(2, 9, z=z_for(0.95))
     said = evidence_words(kind="gold_accuracy", action="block", evidence={
         "right": 2, "answered": 9, "accuracy": 2 / 9, "low": low, "high": high, "confidence": 0.95, "threshold": 0.7})
     assert said == "2 of 9 gold answers right (22%, 95% interval 6–55%), below the bar of 70%: blocked"

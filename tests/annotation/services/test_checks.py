@@ -1,5 +1,7 @@
 """Gold answers are scored in the submission, counted for the worker, shown as feedback when
-the project says so, and judged by the gold-accuracy rules with the Wilson interval."""
+the project says so, and judged by the gold-accuracy rules with their sequential test."""
+
+import math
 
 import pytest
 
@@ -14,8 +16,8 @@ from annotation.models import (
 )
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services import check_serving as serving
-from annotation.services.checks import gold_accuracy_evidence
 from annotation.services.revisions import annotation_revise
+from annotation.services.rule_verdicts import gold_accuracy_evidence
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer
@@ -102,18 +104,21 @@ def test_two_of_three_right_against_a_bar_of_point_eight_does_not_block():
     assert not RuleDecision.objects.exists()
 
 
-def test_a_worker_whose_interval_stays_below_the_bar_is_blocked_with_the_evidence():
+def test_a_worker_whose_test_decides_below_the_bar_is_blocked_with_the_evidence():
     project = gold_project()
     decided_by = rule(project)
     worker = UserFactory()
-    for _ in range(3):
+    for _ in range(5):
         answer_gold(project, worker, WRONG)
-    # 0 of 3: the upper bound at 95 % is z²/(3+z²) = 0.5615, below 0.8.
+    # Each wrong answer adds log(0.35 / 0.2) = 0.5596 (H1 an accuracy of 0.65, 15 points below
+    # the bar of 0.8); 5 of them (2.798) stay below log(1 / 0.05) = 2.9957, the 6th passes it.
+    assert not RuleDecision.objects.filter(worker=worker).exists()
+    answer_gold(project, worker, WRONG)
     decision = RuleDecision.objects.get(worker=worker)
     assert decision.rule == decided_by and decision.trigger == "gold answer"
-    assert decision.evidence == {"right": 0, "answered": 3, "accuracy": 0.0, "low": 0.0, "high": 0.5615,
-                                 "confidence": 0.95, "threshold": 0.8, "min_answers": 3,
-                                 "basis": "3 gold answers"}
+    assert decision.evidence == {"right": 0, "answered": 6, "accuracy": 0.0, "threshold": 0.8, "confidence": 0.95,
+                                 "alternative": 0.65, "test": "sprt", "llr": 3.3577, "bound": 2.9957, "alpha": 0.05,
+                                 "p0": 0.2, "p1": 0.35, "min_answers": 3, "basis": "6 gold answers"}
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.BLOCKED
     assert assignment_next(project=project, worker=worker).reason == "blocked"
 
@@ -123,7 +128,7 @@ def test_the_rule_waits_for_its_minimum_and_a_review_rule_sends_to_review():
     rule(project, min_answers=5, action=QualityRule.Action.REVIEW)
     rule(project, enabled=False)
     worker = UserFactory()
-    for _ in range(4):
+    for _ in range(5):
         answer_gold(project, worker, WRONG)
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.ACTIVE
     answer_gold(project, worker, WRONG)
@@ -133,14 +138,14 @@ def test_the_rule_waits_for_its_minimum_and_a_review_rule_sends_to_review():
     assert RuleDecision.objects.filter(worker=worker).count() == 1
 
 
-@pytest.mark.parametrize(("right", "answered", "decides"), [(2, 3, False), (0, 2, False), (0, 3, True),
-                                                            (7, 10, False), (10, 20, True)])
-def test_the_evidence_is_the_wilson_upper_bound_against_the_bar(right, answered, decides):
+@pytest.mark.parametrize(("right", "answered", "decides"), [(2, 3, False), (0, 2, False), (0, 5, False),
+                                                            (0, 6, True), (7, 10, False), (10, 20, True)])
+def test_the_evidence_is_the_sequential_tests_ratio_against_its_bound(right, answered, decides):
     bar = QualityRule(threshold=0.8, min_answers=3, confidence=0.95)
     evidence = gold_accuracy_evidence(rule=bar, right=right, answered=answered)
     assert (evidence is not None) == decides
     if evidence:
-        assert evidence["high"] < 0.8 and evidence["low"] <= evidence["accuracy"] <= evidence["high"]
+        assert evidence["llr"] >= evidence["bound"] == round(math.log(20), 4)
 
 
 def test_a_worker_stopped_in_the_project_cannot_submit_a_late_answer():

@@ -173,8 +173,9 @@ def test_the_api_says_blocked_by_a_rule_and_never_marks_a_gold_question(monkeypa
     monkeypatch.setattr(serving, "draw", lambda: 0.0)
     project = ProjectFactory()
     quality_policy(project, gold_rate=0.5)
+    # A bar of perfect accuracy: its test decides on the first wrong gold answer (after min_answers).
     QualityRule.objects.create(project=project, kind=QualityRule.Kind.GOLD_ACCURACY, action=QualityRule.Action.BLOCK,
-                               threshold=0.9, min_answers=2)
+                               threshold=1.0, min_answers=2)
     for _ in range(3):
         check_item(project, answer={"label": RIGHT})
     ItemFactory(project=project)

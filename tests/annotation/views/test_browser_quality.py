@@ -98,8 +98,9 @@ def test_a_worker_who_qualifies_gets_gold_feedback_and_is_blocked_by_a_rule(live
     monkeypatch.setattr(check_serving, "draw", lambda: 0.0)  # a gold question whenever one is left
     project = ProjectFactory(name="Checked work")
     quality_policy(project, qualification_items=1, qualification_pass=1.0, gold_rate=0.2, gold_feedback=True)
+    # A bar of perfect accuracy: its sequential test decides on a wrong gold answer (after min_answers).
     QualityRule.objects.create(project=project, kind=QualityRule.Kind.GOLD_ACCURACY, action=QualityRule.Action.BLOCK,
-                               threshold=0.9, min_answers=2, confidence=0.95)
+                               threshold=1.0, min_answers=2, confidence=0.95)
     check_item(project, kind=ItemKind.TRAINING, answer={"label": "a1"}, explanation="A1 gives numbers.")
     for _ in range(3):
         check_item(project, answer={"label": "a1"}, explanation="A1 cites a study; A2 only asserts.")
@@ -119,14 +120,14 @@ def test_a_worker_who_qualifies_gets_gold_feedback_and_is_blocked_by_a_rule(live
     shot(page, "gold-feedback")
     go_on(page)
     answer(page, "passing", "a2")
-    # 0 of 2 right: the interval's upper bound (0.66) is below 0.9, so the rule blocks; the
-    # feedback on that answer comes first, beside its item.
+    # 0 of 2 right against a bar of 100%: infinitely likelier below the bar, so the rule blocks;
+    # the feedback on that answer comes first, beside its item.
     expect(page.get_by_test_id("feedback")).to_be_visible()
     go_on(page)
     expect(page.get_by_test_id("blocked-here")).to_be_visible()
     shot(page, "blocked")
     decision = RuleDecision.objects.get()
-    assert decision.evidence["answered"] == 2 and decision.evidence["high"] < 0.9
+    assert decision.evidence["answered"] == 2 and decision.evidence["llr"] is None
     page.reload()
     expect(page.get_by_test_id("blocked-here")).to_have_text("You can no longer take items in this project")
     assert page.errors == []

@@ -9,7 +9,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from analysis.methods.position_bias import wilson
+from analysis.methods.intervals import wilson
 from analysis.models import AnalysisRun
 from annotation.models import (
     Annotation,

@@ -91,3 +91,15 @@ def test_bad_input_is_refused():
         competence_intervals(np.array([0, 1]), np.array([0]), np.array([0, 1]))
     with pytest.raises(ValueError, match="lacks column"):
         competence_intervals_frame(pd.DataFrame({"item": [1], "worker": [1]}))
+
+
+def test_a_nominal_95_percent_interval_reads_the_calibrated_1st_to_99th_percentiles():
+    from analysis.methods.mace.bootstrap import percentile_level
+
+    assert percentile_level(0.95) == pytest.approx(0.98) and percentile_level(0.9) == pytest.approx(0.96)
+    items, workers, labels = crowd()
+    nominal = competence_intervals(items, workers, labels, replicates=40, seed=3)
+    plain = competence_intervals(items, workers, labels, replicates=40, seed=3, level=0.875)  # reads 0.95
+    assert (nominal.level, nominal.percentile_level) == (0.95, pytest.approx(0.98))
+    # The same replicates (same seed): the calibrated interval holds the plain 95% one.
+    assert np.all(nominal.low <= plain.low + 1e-12) and np.all(nominal.high >= plain.high - 1e-12)

@@ -1,0 +1,225 @@
+"""The rules that read single answers, judged as each answer arrives: too fast, position bias
+and automated browsers (gold accuracy is judged in the submit's own transaction, where its
+counts move: ``annotation.services.checks``), and the request of a fresh agreement run every
+``RUN_EVERY`` answers of a worker for the competence rule.
+
+A submit registers ``answer_rules_judge`` to run once its transaction has committed
+(``transaction.on_commit``): the answer is stored whatever the rules find, and a fault in a
+rule never loses it. Each rule keeps its running evidence about the worker in one ``RuleState``
+row, so judging an answer reads the project's enabled rules from the cache, the worker's states
+of the rules the answer tells something (one query) and writes each back (one UPDATE); the project's
+median time comes from the cache too (recounted at most once a minute). After a decision the rule's state starts again from nothing: a worker whom staff
+move back to active is judged afresh on new answers only.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.cache import cache
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from annotation.models import (
+    Annotation,
+    Assignment,
+    Project,
+    Purpose,
+    QualityRule,
+    RuleDecision,
+    RuleState,
+)
+from annotation.selectors.counted import counted_as_data
+from annotation.services.rule_verdicts import (
+    position_bias_increment,
+    position_bias_observation,
+    state_evidence,
+)
+from annotation.services.rules import rule_decide
+from annotation.task_types.base import TaskType
+
+logger = logging.getLogger(__name__)
+Kind = QualityRule.Kind
+PER_ANSWER = (Kind.TOO_FAST, Kind.POSITION_BIAS, Kind.AUTOMATION, Kind.COMPETENCE)
+# What judging an answer reads of a rule (kept in the cache).
+RULE_FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence")
+# The competence rule reads MACE over everyone's answers: an agreement run is requested after
+# every this many answers of a worker (one at a time per project).
+RUN_EVERY = 20
+# The project's median time is recounted at most this often, and judged on only once this many
+# answers to real items were timed: a median of a handful of answers says nothing.
+MEDIAN_SECONDS = 60
+MEDIAN_MIN_ANSWERS = 20
+# The rules are read from the cache, dropped by every change through the rule services; a
+# change made around them (the admin site, the shell) reaches the submits within this long.
+RULES_SECONDS = 30
+
+# Apps above the engine (analysis) register what requests a run: the engine never imports them.
+RunRequest = Callable[[int], object]
+_RUN_REQUESTS: list[RunRequest] = []
+
+
+def run_request_register(request: RunRequest) -> RunRequest:
+    """``request(project_id)`` queues an agreement run unless one is queued or running."""
+    _RUN_REQUESTS[:] = [request]
+    return request
+
+
+@dataclass(frozen=True)
+class ArrivedAnswer:
+    """What the rules read of one stored answer: taken from the submit, never read again."""
+
+    project_id: int
+    worker_id: int
+    purpose: str
+    seconds: float | None
+    automated: bool
+    keep_import_order: bool
+    task: TaskType
+    shown: Mapping[str, Any] | None
+    payload: Mapping[str, Any]
+    answer: Mapping[str, Any]
+
+
+def answer_arrived(*, assignment: Assignment, annotation: Annotation, task: TaskType) -> ArrivedAnswer:
+    signals = (annotation.client or {}).get("signals")
+    return ArrivedAnswer(project_id=assignment.project_id, worker_id=assignment.worker_id, purpose=assignment.purpose,
+                         seconds=annotation.seconds, automated=isinstance(signals, dict) and signals.get("webdriver") is True,
+                         keep_import_order=assignment.project.keep_import_order, task=task,
+                         shown=assignment.shown_order, payload=assignment.item.payload, answer=annotation.answer)
+
+
+def median_seconds(*, project_id: int) -> float | None:
+    """The median time of the project's counted answers to real items (server time), from the
+    cache; None while fewer than ``MEDIAN_MIN_ANSWERS`` are timed."""
+    key = f"quality:median-seconds:{project_id}"
+    found = cache.get(key)
+    if found is None:
+        project = Project(pk=project_id)
+        timed = (Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
+                                           assignment__project_id=project_id, seconds__isnull=False)
+                 .order_by("seconds").values_list("seconds", flat=True))
+        n = timed.count()
+        middle = timed[n // 2] if n >= MEDIAN_MIN_ANSWERS else None
+        found = float(middle) if middle is not None else -1.0
+        cache.set(key, found, MEDIAN_SECONDS)
+    return None if found < 0 else float(found)
+
+
+def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | None) -> tuple[int, int, float] | None:
+    """What the answer adds to the rule's state (answers, hits, ratio), or None: nothing."""
+    task_answer = arrived.purpose == Purpose.TASK
+    if rule.kind == Kind.AUTOMATION:
+        return (1, 1, 0.0) if arrived.automated else None
+    if rule.kind == Kind.COMPETENCE:
+        return (1, 0, 0.0) if task_answer else None
+    if rule.kind == Kind.TOO_FAST:
+        if not task_answer or cutoff is None or arrived.seconds is None:
+            return None
+        return 1, int(arrived.seconds < cutoff), 0.0
+    if rule.kind == Kind.POSITION_BIAS:
+        if not task_answer or arrived.keep_import_order:
+            return None
+        seen = position_bias_observation(arrived.task, shown=arrived.shown, payload=arrived.payload,
+                                         answer=arrived.answer)
+        if seen is None:
+            return None
+        options, first = seen
+        return 1, int(first), position_bias_increment(rule=rule, options=options, chose_first=first)
+    return None
+
+
+def _state_made(rule_id: int, worker_id: int, now: datetime) -> RuleState:
+    """A new state row, or the one another answer of the same worker made meanwhile."""
+    try:
+        with transaction.atomic():
+            return RuleState.objects.create(rule_id=rule_id, worker_id=worker_id, updated_at=now)
+    except IntegrityError:
+        return RuleState.objects.select_for_update().get(rule_id=rule_id, worker_id=worker_id)
+
+
+def rules_per_answer(*, project_id: int) -> list[QualityRule]:
+    """The project's enabled per-answer rules, from the cache (dropped whenever a rule of the
+    project changes: ``rules_per_answer_forget``), so that a submit reads no rule row."""
+    key = f"quality:rules-per-answer:{project_id}"
+    found = cache.get(key)
+    if found is None:
+        found = [{"id": r.pk, **{name: getattr(r, name) for name in RULE_FIELDS}}
+                 for r in QualityRule.objects.filter(project_id=project_id, enabled=True, kind__in=PER_ANSWER)
+                 .order_by("pk")]
+        cache.set(key, found, RULES_SECONDS)
+    return [QualityRule(project_id=project_id, **row) for row in found]
+
+
+def rules_per_answer_forget(*, project_id: int) -> None:
+    cache.delete(f"quality:rules-per-answer:{project_id}")
+
+
+def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -> list[RuleDecision]:
+    """Move the running evidence of each enabled per-answer rule of the project by this answer,
+    and decide where a rule's test now decides. One read of the worker's states, locked, and one
+    write of each that moved."""
+    rules = rules_per_answer(project_id=arrived.project_id)
+    if not rules:
+        return []
+    now = now or timezone.now()
+    median: float | None = None
+    steps: dict[int, tuple[QualityRule, tuple[int, int, float], float | None]] = {}
+    for rule in rules:
+        cutoff = None
+        if rule.kind == Kind.TOO_FAST and arrived.purpose == Purpose.TASK:
+            median = median_seconds(project_id=arrived.project_id) if median is None else median
+            cutoff = None if median is None else median * rule.share_of_median
+        step = _increments(rule, arrived, cutoff=cutoff)
+        if step is not None:
+            steps[rule.pk] = (rule, step, cutoff)
+    if not steps:
+        return []
+    decided: list[tuple[QualityRule, dict[str, Any]]] = []
+    with transaction.atomic():
+        states = {state.rule_id: state for state in RuleState.objects.select_for_update()
+                  .filter(worker_id=arrived.worker_id, rule_id__in=list(steps))}
+        for pk in set(steps) - set(states):
+            states[pk] = _state_made(pk, arrived.worker_id, now)
+        for pk, (rule, (answers, hits, llr), cutoff) in steps.items():
+            state = states[pk]
+            state.answers, state.hits, state.llr, state.updated_at = (state.answers + answers, state.hits + hits,
+                                                                      state.llr + llr, now)
+            if rule.kind == Kind.COMPETENCE:
+                if state.answers % RUN_EVERY == 0 and _RUN_REQUESTS:
+                    transaction.on_commit(lambda: _RUN_REQUESTS[0](arrived.project_id))
+                continue
+            evidence = state_evidence(rule=rule, state=state, median=median, cutoff=cutoff)
+            if evidence is not None:
+                decided.append((rule, evidence))
+                # The test starts again: new evidence only decides again.
+                state.answers, state.hits, state.llr = 0, 0, 0.0
+        # One plain UPDATE per state: bulk_update's CASE expressions cost several times the CPU.
+        for pk in steps:
+            state = states[pk]
+            RuleState.objects.filter(pk=state.pk).update(answers=state.answers, hits=state.hits, llr=state.llr,
+                                                         updated_at=now)
+        decisions = [rule_decide(rule=rule, project=Project(pk=arrived.project_id), worker=User(pk=arrived.worker_id),
+                                 evidence=evidence, trigger=f"answer ({rule.get_kind_display().lower()})"[:100],
+                                 now=now) for rule, evidence in decided]
+    return [d for d in decisions if d is not None]
+
+
+def answer_rules_judge_safely(*, arrived: ArrivedAnswer) -> None:
+    """``answer_rules_judge`` after a submit's commit: a fault is logged, the answer stays."""
+    try:
+        answer_rules_judge(arrived=arrived)
+    except Exception:
+        logger.exception("the quality rules could not judge an answer of worker %s in project %s",
+                         arrived.worker_id, arrived.project_id)
+
+
+def answer_rules_after_commit(*, assignment: Assignment, annotation: Annotation, task: TaskType) -> None:
+    """Have the per-answer rules judge this answer once the submit's transaction commits."""
+    arrived = answer_arrived(assignment=assignment, annotation=annotation, task=task)
+    transaction.on_commit(lambda: answer_rules_judge_safely(arrived=arrived))

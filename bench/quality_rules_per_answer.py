@@ -1,0 +1,106 @@
+"""Benchmark: the CPU the per-answer quality rules add to a submit (too fast, position bias,
+automated browser, and the competence rule's count), judged after the submit's commit.
+
+    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python manage.py migrate && \\
+    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python bench/quality_rules_per_answer.py [--workers 30]
+
+Calls the services in-process (``assignment_next``, ``annotation_submit``; autocommit, so the
+rules' ``on_commit`` callback runs inside the timed call) and reads the process's CPU time
+around each submit (``time.process_time``): with SQLite the database's work is in the process
+too; with ``DATABASE_URL`` set to PostgreSQL only the Django side is counted. Three projects
+of the same items: the submit as it was before answers were judged on arrival (the callback
+switched off), with the callback and no rule, and with one rule of each per-answer kind. Prints
+the median CPU per submit of each and the differences.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+REASON = "A1 gives a concrete example with numbers; A2 only restates it."
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=3000)
+    parser.add_argument("--workers", type=int, default=30)
+    parser.add_argument("--per-worker", type=int, default=40)
+    args = parser.parse_args()
+    os.environ.setdefault("DJANGO_DEBUG", "1")
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from annotation.models import Item, Project, QualityRule
+    from annotation.services import annotation_submit, assignment_next, submission
+    from annotation.task_types import get_task_type
+
+    task = get_task_type("pairwise")
+    payload = task.clean_item(task.example().records[0]).payload
+    answer = {"label": "a1", "standpoint": "none", "reason": REASON}
+    users = get_user_model()
+    made: list = []
+    judge = submission.answer_rules_after_commit
+
+    def project_of(slug: str, rules: bool) -> Project:
+        project = Project.objects.create(name=slug, slug=slug, task_type="pairwise", redundancy=5,
+                                         state=Project.State.ACTIVE, open_to_all=True)
+        made.append(project)
+        Item.objects.bulk_create([Item(project=project, external_id=f"r{i}", payload=payload, position=i,
+                                       redundancy=5) for i in range(args.items)], batch_size=2000)
+        if rules:
+            Kind = QualityRule.Kind
+            for kind, threshold, least in ((Kind.TOO_FAST, 0.1, 5), (Kind.POSITION_BIAS, 0.2, 10),
+                                           (Kind.AUTOMATION, 0.0, 3), (Kind.COMPETENCE, 0.5, 20)):
+                # A bar nobody in the run reaches: the cost measured is judging, not deciding.
+                QualityRule.objects.create(project=project, kind=kind, threshold=threshold, min_answers=least * 1000,
+                                           action=QualityRule.Action.REVIEW)
+        return project
+
+    def run(project: Project, prefix: str) -> list[float]:
+        submits: list[float] = []
+        for w in range(args.workers):
+            worker = users.objects.create_user(f"{prefix}-{w}")
+            made.append(worker)
+            for _ in range(args.per_worker):
+                a = assignment_next(project=project, worker=worker).assignment
+                if a is None:
+                    break
+                started = time.process_time()
+                annotation_submit(assignment=a, worker=worker, data=answer, client={"elapsed_ms": 9000})
+                submits.append(time.process_time() - started)
+        return submits
+
+    def ms(values: list[float]) -> str:
+        return f"{statistics.median(values) * 1000:.3f} ms (n={len(values)})"
+
+    try:
+        submission.answer_rules_after_commit = lambda **_: None
+        before = run(project_of("bench-rules-before", False), "br-before")
+        submission.answer_rules_after_commit = judge
+        no_rules = run(project_of("bench-rules-none", False), "br-none")
+        four = run(project_of("bench-rules-four", True), "br-four")
+        print(f"{args.items:,} items, {args.workers} workers x {args.per_worker} answers; median CPU per submit:")
+        print(f"  before (no judging on arrival):      {ms(before)}")
+        print(f"  judged on arrival, no rule:          {ms(no_rules)}")
+        print(f"  judged on arrival, 4 per-answer rules: {ms(four)}")
+        base = statistics.median(before)
+        print(f"  added: {1000 * (statistics.median(no_rules) - base):.3f} ms without rules, "
+              f"{1000 * (statistics.median(four) - base):.3f} ms with four rules")
+    finally:
+        for row in sorted(made, key=lambda r: not isinstance(r, Project)):
+            row.delete()
+
+
+if __name__ == "__main__":
+    main()
