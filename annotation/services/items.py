@@ -21,8 +21,8 @@ from annotation.importers import (
 )
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
-from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.audit import import_record
+from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import (
     CHECK_KINDS,
