@@ -49,7 +49,7 @@ class AnalysisConfig(AppConfig):
 
         posterior_source_register(source=mace_posteriors)
         # And what queues the agreement run the competence rule reads as answers arrive.
-        from analysis.quality.runs import agreement_run_request
+        from analysis.services import agreement_run_request
         from annotation.services.rule_judging import run_request_register
 
-        run_request_register(agreement_run_request)
+        run_request_register(request=agreement_run_request)

@@ -23,6 +23,7 @@ from django.db.models import CharField
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 
+from analysis.frame_strings import NULL, SEP, shared_strings, short_strings
 from annotation.models import (
     Annotation,
     Assignment,
@@ -148,9 +149,6 @@ def _bulk_available() -> bool:
 
 # Assignment ids per chunk of the bulk path: bounds the memory a chunk's transfer needs.
 CHUNK_IDS = 1_000_000
-# Separators of text values sent as one string per chunk (no stored text holds them: answer
-# values are a task type's choices; a chunk where one does falls back to an array).
-_SEP, _NULL = "\x1f", "\x1e"
 _NAT = np.iinfo(np.int64).min
 _NEVER = np.iinfo(np.int64).max
 _NO_TIME = _NAT.to_bytes(8, "big", signed=True)
@@ -202,7 +200,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
             "task": Purpose.TASK, "withdrawn": ItemKind.WITHDRAWN,
             "blocked": Standing.BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
-            "sep": _SEP, "null": _NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
+            "sep": SEP, "null": NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 
     def query(sql: str, chunk: tuple[int, int]) -> tuple:
@@ -240,12 +238,12 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
             part["reason"] = np.array(texts.pop(0), dtype=object)[keep]
         for n, (key, name, joined) in enumerate(zip(task.answer_columns, answer_frame_columns(task), texts,
                                                     strict=True)):
-            column = _short_strings(joined, len(n_id))
+            column = short_strings(joined, len(n_id))
             if column is None:
-                values = joined.split(_SEP)
+                values = joined.split(SEP)
                 if len(values) != len(n_id):  # a value holds the separator: read this column as an array
                     values = _answer_array(key, n, chunk, base, up_to_id)
-                column = _shared_strings(values)
+                column = shared_strings(values)
             part[name] = column[keep]
         return part
 
@@ -286,56 +284,6 @@ def _answer_array(key: str, n: int, chunk: tuple[int, int], base: dict, up_to_id
     with connection.cursor() as cursor:
         cursor.execute(sql, {**base, "low": chunk[0], "high": chunk[1]})
         return cursor.fetchone()[0] or []
-
-
-# Values up to this many bytes of UTF-8 are read as integers (the bytes, zero-padded).
-_SHORT = 8
-
-
-def _short_strings(joined: str, n: int) -> np.ndarray | None:
-    """What ``_shared_strings(joined.split(_SEP))`` gives, without a Python string per row, when
-    every one of the ``n`` values is at most ``_SHORT`` bytes long (labels are): each value's
-    bytes, zero-padded, are one integer, so finding the distinct values is integer work. None
-    when a value is longer, or when the count of separators is not ``n - 1`` (a value holds one)."""
-    if n == 0:
-        return None
-    data = joined.encode()
-    raw = np.frombuffer(data, dtype=np.uint8)
-    ends = np.flatnonzero(raw == ord(_SEP))
-    if len(ends) != n - 1:
-        return None
-    starts = np.empty(n, dtype=np.int64)
-    starts[0], starts[1:] = 0, ends + 1
-    lengths = np.append(ends, len(raw)) - starts
-    if lengths.max() > _SHORT:
-        return None
-    # The 8 bytes from every start, as one little-endian integer: eight copies of the text as
-    # 64-bit words, each shifted by one byte, so that any start is a whole word of one of them.
-    padded = data + bytes(2 * _SHORT)
-    count = len(data) // _SHORT + 1
-    words = np.stack([np.frombuffer(padded, dtype="<u8", count=count, offset=shift) for shift in range(_SHORT)])
-    # PostgreSQL text holds no NUL byte, so zero padding keeps distinct values distinct.
-    masks = np.array([(1 << (8 * k)) - 1 for k in range(_SHORT + 1)], dtype=np.uint64)
-    keys = words[starts % _SHORT, starts // _SHORT] & masks[lengths]
-    codes, uniques = pd.factorize(keys)
-    first = np.empty(len(uniques), dtype=np.int64)
-    first[codes[::-1]] = np.arange(n - 1, -1, -1)
-    table = np.empty(len(uniques), dtype=object)
-    for u, row in enumerate(first):
-        text = data[starts[row]: starts[row] + lengths[row]].decode()
-        table[u] = None if text == _NULL else text
-    return table[codes]
-
-
-def _shared_strings(values: list) -> np.ndarray:
-    """An object array of answer values in which equal values are one string object (answers
-    take few distinct values: this keeps millions of rows to a pointer each); ``_NULL`` and
-    None are None."""
-    codes, uniques = pd.factorize(np.asarray(values, dtype=object), use_na_sentinel=True)
-    table = np.empty(len(uniques) + 1, dtype=object)
-    table[:-1] = [None if u == _NULL else u for u in uniques]
-    table[-1] = None
-    return table[codes]
 
 
 def _names(project: Project, frame: pd.DataFrame, *, items: tuple[np.ndarray, np.ndarray] | None = None

@@ -7,6 +7,7 @@ restarted at once from the pages, the API or the command line.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
@@ -17,7 +18,15 @@ from analysis.item_frames import item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.presentation import shown_first_frame
 from analysis.quality.checks import rules_after_run_safely
-from analysis.reports import PARTS, ParamError, Report, ReportInput, get_report, report_kinds
+from analysis.reports import (
+    PARTS,
+    ParamError,
+    Report,
+    ReportInput,
+    UnknownReport,
+    get_report,
+    report_kinds,
+)
 from annotation.models import Project
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
@@ -30,6 +39,9 @@ from jobs.tasks import task_send
 # The Celery task that executes a run (analysis.tasks.run_analysis).
 RUN_TASK = AnalysisRun.task_name
 Status = AnalysisRun.Status
+logger = logging.getLogger(__name__)
+# The report the competence rule reads (``agreement_run_request``).
+AGREEMENT = "agreement"
 
 
 def _send(run_id: int) -> None:
@@ -175,3 +187,23 @@ def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
 
     return JobOutcome(fields={"result": result, "annotations_seen": loaded.annotations,
                               "last_annotation_id": loaded.last_annotation_id}, write=write_parts)
+
+
+def agreement_run_request(*, project_id: int) -> AnalysisRun | None:
+    """Queue an agreement run of the project for its competence rule, requested as answers arrive
+    (every ``RUN_EVERY`` answers of a worker, ``annotation.services.rule_judging``); None when
+    one is queued or running already (so that the requests of many workers at once make one run)
+    or the project is gone. The run is the report's own (its last parameters), and its end has
+    the competence rule judge it (``analysis.quality.checks.rules_after_run``)."""
+    runs = AnalysisRun.objects.filter(project_id=project_id, kind=AGREEMENT)
+    if runs.filter(status__in=AnalysisRun.ACTIVE).exists():
+        return None
+    project = Project.objects.filter(pk=project_id).first()
+    if project is None:
+        return None
+    last = runs.filter(status=AnalysisRun.Status.DONE).order_by("-finished_at", "-pk").values_list("params", flat=True).first()
+    try:
+        return analysis_run_create(project=project, kind=AGREEMENT, params=last or {})
+    except (UnknownReport, ParamError):
+        logger.warning("no %s report to judge the competence rule of project %s", AGREEMENT, project_id)
+        return None

@@ -96,7 +96,7 @@ def position_bias(*, project: Project, rule: QualityRule) -> list[Finding]:
             .iterator(chunk_size=5000))
     running: dict[int, list[float]] = {}  # worker -> [ratio, chose first, answers]
     for worker_id, shown, payload, answer in rows:
-        seen = position_bias_observation(task, shown=shown, payload=payload or {}, answer=answer or {})
+        seen = position_bias_observation(task=task, shown=shown, payload=payload or {}, answer=answer or {})
         if seen is None:
             continue
         options, first = seen

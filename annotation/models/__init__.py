@@ -4,11 +4,8 @@ from annotation.models.crowd import (
     Annotation,
     AnnotationRevision,
     Assignment,
-    Consent,
-    Invite,
     Item,
     Project,
-    WorkerProfile,
 )
 from annotation.models.imports import ImportJob
 from annotation.models.marketplace_study import ProlificStudy
@@ -37,6 +34,7 @@ from annotation.models.quality import (
     WorkerStanding,
 )
 from annotation.models.refusals import RefusedAnswer
+from annotation.models.workers import Consent, Invite, WorkerProfile
 
 __all__ = [
     "CHECK_ITEM_REDUNDANCY",

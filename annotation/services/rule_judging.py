@@ -60,12 +60,12 @@ MEDIAN_MIN_ANSWERS = 20
 RULES_SECONDS = 30
 
 # Apps above the engine (analysis) register what requests a run: the engine never imports them.
-RunRequest = Callable[[int], object]
+RunRequest = Callable[..., object]  # request(*, project_id)
 _RUN_REQUESTS: list[RunRequest] = []
 
 
-def run_request_register(request: RunRequest) -> RunRequest:
-    """``request(project_id)`` queues an agreement run unless one is queued or running."""
+def run_request_register(*, request: RunRequest) -> RunRequest:
+    """``request(project_id=…)`` queues an agreement run unless one is queued or running."""
     _RUN_REQUESTS[:] = [request]
     return request
 
@@ -125,7 +125,7 @@ def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | No
     if rule.kind == Kind.POSITION_BIAS:
         if not task_answer or arrived.keep_import_order:
             return None
-        seen = position_bias_observation(arrived.task, shown=arrived.shown, payload=arrived.payload,
+        seen = position_bias_observation(task=arrived.task, shown=arrived.shown, payload=arrived.payload,
                                          answer=arrived.answer)
         if seen is None:
             return None
@@ -192,7 +192,7 @@ def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -
                                                                       state.llr + llr, now)
             if rule.kind == Kind.COMPETENCE:
                 if state.answers % RUN_EVERY == 0 and _RUN_REQUESTS:
-                    transaction.on_commit(lambda: _RUN_REQUESTS[0](arrived.project_id))
+                    transaction.on_commit(lambda: _RUN_REQUESTS[0](project_id=arrived.project_id))
                 continue
             evidence = state_evidence(rule=rule, state=state, median=median, cutoff=cutoff)
             if evidence is not None:

@@ -9,14 +9,10 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
+from annotation.selectors.first_shown import worker_first_shown
 from annotation.selectors.prolific import worker_submission
 from annotation.selectors.shared_devices import accounts_sharing_device
-from annotation.selectors.worker_page import (
-    project_worker,
-    worker_crowd_figures,
-    worker_first_shown,
-    worker_page,
-)
+from annotation.selectors.worker_page import project_worker, worker_crowd_figures, worker_page
 from annotation.services.worker_actions import (
     ACTION_PERMS,
     ActionRefused,

@@ -164,28 +164,3 @@ def test_bulk_path_skips_unanswered_assignments_without_shifting_times(monkeypat
     for b, r in zip(bulk, rows, strict=True):
         assert len(b) == 2 and b.equals(r), (b, r)
         assert b["submitted_at"].notna().all()
-
-
-@pytest.mark.parametrize("n", [1, 2, 1000])
-def test_short_strings_are_the_split_strings_shared(n):
-    import numpy as np
-
-    from analysis.frames import _NULL, _SEP, _shared_strings, _short_strings
-
-    pool = ["a1", "a2", "equal", "", "ü✓", "12345678", _NULL]  # "ü✓": 5 bytes of UTF-8
-    values = [pool[i] for i in np.random.default_rng(n).integers(0, len(pool), n)]
-    joined = _SEP.join(values)
-    short = _short_strings(joined, n)
-    expected = _shared_strings(joined.split(_SEP))
-    assert list(short) == list(expected)
-    # Equal values are one object, as in the split path.
-    assert len({id(v) for v in short if v is not None}) == len({v for v in short if v is not None})
-
-
-def test_short_strings_leave_long_values_and_stray_separators_to_the_split_path():
-    from analysis.frames import _SEP, _short_strings
-
-    assert _short_strings(_SEP.join(["a1", "123456789"]), 2) is None  # 9 bytes
-    assert _short_strings(_SEP.join(["a1", "✓✓✓"]), 2) is None  # 3 characters, 9 bytes
-    assert _short_strings(_SEP.join(["a1", "a" + _SEP + "b"]), 2) is None  # a value holds the separator
-    assert _short_strings("", 0) is None

@@ -9,6 +9,7 @@ from annotation.models import (
     Assignment,
     CheckResult,
     Purpose,
+    QualityPolicy,
     QualityRule,
     RuleDecision,
     Standing,
@@ -133,7 +134,8 @@ def test_the_rule_waits_for_its_minimum_and_a_review_rule_sends_to_review():
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.ACTIVE
     answer_gold(project, worker, WRONG)
     assert WorkerStanding.objects.get(project=project, worker=worker).state == Standing.REVIEW
-    # A worker in review keeps working; the rule does not decide twice.
+    # Where the project lets a worker in review keep working, the rule does not decide twice.
+    QualityPolicy.objects.filter(project=project).update(review_pauses_work=False)
     answer_gold(project, worker, WRONG)
     assert RuleDecision.objects.filter(worker=worker).count() == 1
 

@@ -254,8 +254,8 @@ def test_unblocking_leads_back_to_the_qualification_a_worker_has_not_passed(setu
     project, me, _ = setup
     quality_policy(project, qualification_items=2)
     url = reverse("quality-worker-action", args=[project.slug, me.pk, "unblock"])
-    # Not blocked: nothing to undo, and the page says so.
-    assert "not blocked" in staff.post(url, follow=True).content.decode()
+    # Neither blocked nor to review: nothing to undo, and the page says so.
+    assert "neither blocked nor to review" in staff.post(url, follow=True).content.decode()
     WorkerStanding.objects.update_or_create(project=project, worker=me, defaults={"state": Standing.BLOCKED})
     body = staff.post(url, follow=True).content.decode()
     assert "is qualifying in this project" in body
