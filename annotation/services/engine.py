@@ -292,6 +292,9 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
     real = _claimable(project=project, worker=worker).order_by(*_ORDER[project.assignment_order]).first()
     if real is None:
         return None
+    if gold_rate <= 0:
+        # No gold question is ever served: there is nothing to tell apart and nothing to look up.
+        return _open(project=project, worker=worker, now=now, item=real, kind=ItemKind.REAL)
     gold, off_group = _gold_for(project=project, worker=worker, stand_in=real)
     if wants_gold and gold is not None:
         opened = _open(project=project, worker=worker, now=now, item=gold, kind=ItemKind.GOLD, off_group=off_group)
