@@ -23,6 +23,7 @@ from annotation.models import WorkerProfile
 from annotation.selectors.audit import audit_entries
 from annotation.services import worker_block, worker_unblock
 from annotation.services.accounts import account_delete
+from annotation.services.errors import WorkflowError
 
 REASON_LENGTH = 300
 
@@ -83,7 +84,7 @@ class AccountDelete(APIView):
     permission_classes = [has_perm("auth.delete_user")]
 
     @extend_schema(operation_id="account_delete", tags=["workers"], request=None,
-                   responses={204: None, **refusals(400, 404)})
+                   responses={204: None, **refusals(400, 404, 409)})
     def delete(self, request: AuthenticatedApiRequest, worker_id: int) -> Response:
         user = get_user_model().objects.filter(pk=worker_id).first()
         if user is None:
@@ -91,7 +92,10 @@ class AccountDelete(APIView):
         if user.pk == request.user.pk:
             # A client would lose its own token halfway through whatever it is doing.
             raise ValidationError({"detail": "An account cannot delete itself; ask another admin."})
-        account_delete(user=user, actor=request.user)
+        try:
+            account_delete(user=user, actor=request.user)
+        except WorkflowError as exc:
+            return Response({"detail": str(exc)}, status=status.HTTP_409_CONFLICT)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

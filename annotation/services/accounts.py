@@ -12,12 +12,14 @@ from django.apps import apps
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
+from django.db.models import ProtectedError
 from django.db.models.functions import Lower
 from django.utils import timezone
 
 from annotation.importers import ImportFailed, RowError
 from annotation.models import Invite, Project, WorkerProfile
 from annotation.services.audit import audit_record
+from annotation.services.errors import WorkflowError
 from annotation.task_types import task_types
 
 UserModel = get_user_model()
@@ -97,7 +99,14 @@ def account_delete(*, user: User, actor: User | None) -> None:
         role = getattr(getattr(user, "profile", None), "role", "")
         audit_record(actor=actor, action="account_delete", target=f"user {user.get_username()}",
                      details={"user": user.pk, "role": role, "staff": user.is_staff})
-        user.delete()
+        try:
+            user.delete()
+        except ProtectedError as exc:
+            # Assignments and bonuses keep their worker (the data and the ledger name them):
+            # nothing is deleted, the audit entry above included.
+            kept = sorted({str(type(obj)._meta.verbose_name_plural) for obj in exc.protected_objects})
+            raise WorkflowError(f"the account {user.get_username()} keeps its {' and '.join(kept)}, which name it: "
+                                "it cannot be deleted; block it instead") from None
 
 
 @dataclass(frozen=True)

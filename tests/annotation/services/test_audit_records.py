@@ -19,7 +19,7 @@ from annotation.services.items import items_import_file
 from annotation.services.projects import project_create
 from task_types.pairwise.arguments_file import parse_arguments
 from task_types.pairwise.corpus import arguments_import
-from tests.factories import ProjectFactory, UserFactory
+from tests.factories import AssignmentFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -170,6 +170,22 @@ def test_an_account_deleted_through_the_api_is_recorded_and_keeps_its_name(clien
     assert client.delete(f"/api/workers/{root.pk}/").status_code == 400  # not oneself
     client.force_login(UserFactory(role="researcher"))
     assert client.delete(f"/api/workers/{root.pk}/").status_code == 403
+
+
+def test_an_account_whose_answers_name_it_is_kept_with_a_409_and_nothing_is_written(client):
+    from django.contrib.auth import get_user_model
+
+    root = UserFactory(role="admin")
+    root.is_superuser = True
+    root.save()
+    worker = AssignmentFactory().worker
+    client.force_login(root)
+    response = client.delete(f"/api/workers/{worker.pk}/")
+    assert response.status_code == 409
+    assert "cannot be deleted; block it instead" in response.json()["detail"]
+    assert "assignments" in response.json()["detail"]
+    assert get_user_model().objects.filter(pk=worker.pk).exists()
+    assert not AuditEntry.objects.filter(action="account_delete").exists()
 
 
 def test_pairs_generated_through_the_api_are_an_import_by_the_staff_member(client):
