@@ -204,22 +204,6 @@ class WorkerActionOut(serializers.Serializer):
     count = serializers.IntegerField(help_text="Assignments, rounds or bonuses it touched.")
 
 
-class AuditEntryOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    at = serializers.DateTimeField()
-    actor = serializers.CharField(allow_blank=True)
-    project = serializers.CharField(allow_blank=True)
-    action = serializers.CharField()
-    target = serializers.CharField(allow_blank=True)
-    details = serializers.JSONField()
-
-
-class AuditOut(serializers.Serializer):
-    entries = AuditEntryOut(many=True)
-    next_before = serializers.IntegerField(allow_null=True, help_text="Pass as `?before=` for the next page; "
-                                                                      "null on the last.")
-
-
 class FlagDetailOut(serializers.Serializer):
     id = serializers.IntegerField()
     problem = serializers.ChoiceField(choices=ItemFlag.Problem.choices)

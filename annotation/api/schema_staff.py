@@ -176,3 +176,19 @@ EXPORT_SCHEMA = extend_schema(
         400: field_errors("`fmt` names no known format, or `include_blocked` is no yes or no."),
     },
 )
+
+
+class AuditEntryOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    at = serializers.DateTimeField()
+    actor = serializers.CharField(allow_blank=True)
+    project = serializers.CharField(allow_blank=True)
+    action = serializers.CharField()
+    target = serializers.CharField(allow_blank=True)
+    details = serializers.JSONField()
+
+
+class AuditOut(serializers.Serializer):
+    entries = AuditEntryOut(many=True)
+    next_before = serializers.IntegerField(allow_null=True, help_text="Pass as `?before=` for the next page; "
+                                                                      "null on the last.")

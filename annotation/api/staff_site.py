@@ -14,11 +14,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from annotation.api.audit import audit_page
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.refusals import refusals
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
-from annotation.api.workers import audit_page
 from annotation.models import WorkerProfile
 from annotation.selectors.audit import audit_entries
 from annotation.services import worker_block, worker_unblock

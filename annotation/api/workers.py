@@ -1,5 +1,5 @@
-"""API of the worker page and the audit log: a worker's figures in a project, the staff actions
-on them (the same service and checks as the page), and the project's audit entries."""
+"""API of the worker page: a worker's figures in a project and the staff actions on them (the same
+service and checks as the page)."""
 
 from __future__ import annotations
 
@@ -18,9 +18,8 @@ from rest_framework.views import APIView
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import FieldErrors
-from annotation.api.schema_quality import AuditOut, WorkerActionIn, WorkerActionOut, WorkerPageOut
+from annotation.api.schema_quality import WorkerActionIn, WorkerActionOut, WorkerPageOut
 from annotation.models import Project, ProlificSubmission
-from annotation.selectors.audit import audit_entries, audit_row
 from annotation.selectors.prolific import worker_submission
 from annotation.selectors.worker_page import (
     CrowdFigures,
@@ -30,8 +29,6 @@ from annotation.selectors.worker_page import (
     worker_page,
 )
 from annotation.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
-
-PER_PAGE_LIMIT = 500
 
 
 class _Perm(BasePermission):
@@ -44,11 +41,6 @@ class _Perm(BasePermission):
 class CanSeeProject(_Perm):
     message = "You need the permission annotation.view_project."
     perms = ("annotation.view_project",)
-
-
-class CanSeeAudit(_Perm):
-    message = "You need the permissions annotation.view_project and annotation.view_auditentry."
-    perms = ("annotation.view_project", "annotation.view_auditentry")
 
 
 def _worker(slug: str, worker_id: int):
@@ -162,40 +154,3 @@ class WorkerAction(APIView):
                 raise Http404(exc.message) from None
             return Response({exc.field: exc.message}, status=exc.status)
         return Response({"action": done.action, "detail": done.message, "count": done.count}, status=status.HTTP_200_OK)
-
-
-class AuditList(APIView):
-    """GET: the project's audit entries, newest first (``?action=`` keeps one kind or family,
-    ``?limit=`` up to 500, ``?before=<id>`` pages on)."""
-
-    permission_classes = [CanSeeAudit]
-
-    @extend_schema(
-        tags=["workers"], operation_id="audit_list", summary="The project's audit log, newest first",
-        parameters=[
-            OpenApiParameter("action", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                             description="One kind of entry (`worker.block`) or a family (`worker`)."),
-            OpenApiParameter("limit", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                             description="Entries per page, 1 to 500 (default 100; anything else gives 100)."),
-            OpenApiParameter("before", OpenApiTypes.STR, OpenApiParameter.QUERY, required=False,
-                             description="An entry id: the entries older than it (`next_before` of the last page); "
-                                         "anything but digits is ignored."),
-        ],
-        responses={200: AuditOut})
-    def get(self, request: Request, slug: str) -> Response:
-        project = get_object_or_404(Project, slug=slug)
-        entries = audit_entries(project=project, action=request.query_params.get("action", ""))
-        return Response(audit_page(entries=entries, params=request.query_params))
-
-
-def audit_page(*, entries, params) -> dict:
-    """One page of audit entries, newest first: ``limit`` of them (100, at most PER_PAGE_LIMIT)
-    older than the id ``before``, and the ``next_before`` that asks for the page after."""
-    before = params.get("before", "")
-    if before.isdigit():
-        entries = entries.filter(pk__lt=int(before))
-    limit = params.get("limit", "100")
-    n = min(int(limit), PER_PAGE_LIMIT) if limit.isdigit() and int(limit) > 0 else 100
-    rows = list(entries[:n])
-    return {"entries": [{"id": e.pk, **audit_row(entry=e)} for e in rows],
-            "next_before": rows[-1].pk if len(rows) == n else None}

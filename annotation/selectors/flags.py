@@ -30,11 +30,6 @@ class FlaggedItem:
     flags: list[ItemFlag] = field(default_factory=list)
 
 
-def open_flag_count(*, project: Project) -> int:
-    """Items with at least one open flag."""
-    return (_flags(project).filter(resolved_at__isnull=True).values("item_id").distinct().count())
-
-
 def _flags(project: Project):
     return ItemFlag.objects.filter(project=project).exclude(worker_id__in=excluded_worker_ids(project=project))
 

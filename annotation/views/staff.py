@@ -11,10 +11,15 @@ from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
 from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.counted import excluded_workers
-from annotation.selectors.flags import open_flag_count
 from annotation.selectors.pay_rate import project_pay_rate
 from annotation.selectors.progress import project_progress
-from annotation.selectors.staff import ITEM_STATES, clean_worker_sort, item_table, worker_table
+from annotation.selectors.staff import (
+    ITEM_STATES,
+    clean_worker_sort,
+    item_table,
+    open_flag_count,
+    worker_table,
+)
 from annotation.selectors.tallies import is_large
 from annotation.services.audit import audit_record
 from annotation.staff_links import staff_links
