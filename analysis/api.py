@@ -14,7 +14,6 @@ from rest_framework.views import APIView
 from analysis.api_schema import RunCreateIn
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
-from analysis.rules_api import urlpatterns as rules_urlpatterns
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.api.parsers import body_fields
 from annotation.api.schema_errors import conflict, field_errors, restart_conflict
@@ -116,6 +115,3 @@ urlpatterns = [
     path("analysis/<int:pk>/cancel/", RunCancel.as_view(), name="api-analysis-cancel"),
     path("analysis/<int:pk>/restart/", RunRestart.as_view(), name="api-analysis-restart"),
 ]
-
-# The quality rules' endpoints live in their own module.
-urlpatterns += rules_urlpatterns

@@ -9,13 +9,6 @@ def report_links(project) -> list[tuple[str, str]]:
     return [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)]
 
 
-def quality_links(project) -> list[tuple[str, str]]:
-    """The project's quality rules page (rules read analysis runs, so they live here)."""
-    from django.urls import reverse
-
-    return [(reverse("quality-rules", args=(project.slug,)), "Quality rules")]
-
-
 def mace_posteriors(project):
     """The posteriors of the project's last agreement run, for the adjudication queue."""
     from analysis.selectors import agreement_posteriors
@@ -29,21 +22,9 @@ class AnalysisConfig(AppConfig):
 
     def ready(self) -> None:
         # The crowd engine lies below analysis and never imports it: analysis adds its pages.
-        from analysis.worker_competence import agreement_competence, wilson_interval
         from annotation.staff_links import staff_links_register
-        from annotation.worker_figures import competence_source_register, interval_register
 
         staff_links_register(report_links)
-        staff_links_register(quality_links)
-        competence_source_register(agreement_competence)
-        interval_register(wilson_interval)
-        # The worker page's rule decisions in the rules page's words, and its position-bias figure.
-        from analysis.quality.words import decision_words
-        from analysis.worker_page_figures import first_shown_svg
-        from annotation.worker_figures import decision_words_register, first_shown_figure_register
-
-        decision_words_register(decision_words)
-        first_shown_figure_register(first_shown_svg)
         # And where the adjudication queue reads MACE's posteriors.
         from annotation.selectors.adjudication import posterior_source_register
 

@@ -21,24 +21,24 @@ plt.rcParams.update({
 COLOURS = ["#2455c3", "#d9822b", "#1d7a3a", "#b42318", "#7a4bc2", "#5d6475"]
 
 
-def _svg(fig) -> str:
+def svg_of(fig) -> str:
     buffer = io.StringIO()
     fig.savefig(buffer, format="svg", bbox_inches="tight")
     plt.close(fig)
     return buffer.getvalue()
 
 
-def _empty(message: str) -> str:
+def empty_svg(message: str) -> str:
     fig, ax = plt.subplots(figsize=(6, 1.2))
     ax.axis("off")
     ax.text(0.5, 0.5, message, ha="center", va="center", color="#5d6475")
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def curve_svg(curve: Sequence[Mapping[str, Any]]) -> str:
     """Agreement as annotations accumulate."""
     if not curve:
-        return _empty("No annotations yet")
+        return empty_svg("No annotations yet")
     fig, ax = plt.subplots(figsize=(6.4, 3.2))
     x = [p["annotations"] for p in curve]
     for key, name, colour in (("krippendorff_alpha", "Krippendorff's alpha", COLOURS[0]),
@@ -49,7 +49,7 @@ def curve_svg(curve: Sequence[Mapping[str, Any]]) -> str:
     ax.set_ylim(min(0.0, *(p["krippendorff_alpha"] or 0 for p in curve)), 1.0)
     ax.grid(alpha=0.3)
     ax.legend(frameon=False)
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def votes_svg(label_votes: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
@@ -57,7 +57,7 @@ def votes_svg(label_votes: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
     0..m votes for each label. Items with different m never share a panel, so none is left out
     and none is compared on the wrong scale."""
     if not label_votes:
-        return _empty("No annotations yet")
+        return empty_svg("No annotations yet")
     labels = list(label_votes)
     items_per_m: dict[int, int] = {}
     for per_m in label_votes.values():
@@ -84,25 +84,25 @@ def votes_svg(label_votes: Mapping[str, Mapping[str, Sequence[int]]]) -> str:
         ax.axis("off")
     axes.flat[0].legend(frameon=False, title="label", fontsize=8, title_fontsize=8)
     fig.tight_layout()
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def competence_svg(workers: Sequence[Mapping[str, Any]]) -> str:
     values = [w["competence"] for w in workers if w.get("competence") is not None]
     if not values:
-        return _empty("No competence estimates")
+        return empty_svg("No competence estimates")
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
     ax.hist(values, bins=20, range=(0, 1), color=COLOURS[0])
     ax.set_xlabel("MACE competence")
     ax.set_ylabel("workers")
     ax.grid(axis="y", alpha=0.3)
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None, tz_name: str = "UTC") -> str:
     """Annotations per hour; the hours are shown in ``tz`` and the axis names it."""
     if not per_hour:
-        return _empty("No annotations yet")
+        return empty_svg("No annotations yet")
     import matplotlib.dates as mdates
 
     fig, ax = plt.subplots(figsize=(6.4, 2.8))
@@ -113,7 +113,7 @@ def hourly_svg(per_hour: Sequence[tuple[Any, int]], *, tz: tzinfo | None = None,
     ax.xaxis.set_major_locator(locator)
     ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, tz=tz))
     ax.grid(axis="y", alpha=0.3)
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def votes_by_m_svg(series: Mapping[str, Mapping[Any, Sequence[int]]]) -> str:
@@ -122,7 +122,7 @@ def votes_by_m_svg(series: Mapping[str, Mapping[Any, Sequence[int]]]) -> str:
     text (as stored) or as a number."""
     ms = sorted({int(m) for counts in series.values() for m in counts})
     if not ms:
-        return _empty("No question has answers yet.")
+        return empty_svg("No question has answers yet.")
     fig, axes = plt.subplots(1, len(ms), figsize=(min(3.2 * len(ms), 12), 2.6), squeeze=False)
     width = 0.8 / max(len(series), 1)
     for ax, m in zip(axes[0], ms, strict=True):
@@ -138,13 +138,13 @@ def votes_by_m_svg(series: Mapping[str, Mapping[Any, Sequence[int]]]) -> str:
         ax.set_ylabel("share of questions")
         ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
-    return _svg(fig)
+    return svg_of(fig)
 
 
 def paired_shares_svg(labels: Sequence[str], series: Mapping[str, Sequence[float]], *, ylabel: str) -> str:
     """Horizontal bars: for each label, one bar per series (e.g. correct and wrong answers)."""
     if not labels or not any(any(v for v in values) for values in series.values()):
-        return _empty("Nothing to show yet.")
+        return empty_svg("Nothing to show yet.")
     fig, ax = plt.subplots(figsize=(7, 0.45 * len(labels) + 1))
     height = 0.8 / max(len(series), 1)
     for i, (name, values) in enumerate(series.items()):
@@ -155,7 +155,7 @@ def paired_shares_svg(labels: Sequence[str], series: Mapping[str, Sequence[float
     ax.set_xlabel(ylabel)
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
-    return _svg(fig)
+    return svg_of(fig)
 
 
 # Rows of the position-bias figure besides "all answers": the workers furthest from what the shown
@@ -168,7 +168,7 @@ def first_shown_svg(overall: Mapping[str, Any] | None, workers: Sequence[Mapping
     share that chose the option shown first with its interval (a line), and the share the shown
     orders predict with no bias (an open diamond). Flagged rows are red."""
     if not overall or not overall.get("answers"):
-        return _empty("No answer to an item that someone else answered too: nothing to show yet.")
+        return empty_svg("No answer to an item that someone else answered too: nothing to show yet.")
     ranked = sorted((w for w in workers if w.get("answers")),
                     key=lambda w: -abs((w["share"] or 0) - (w["expected"] or 0)))[:FIRST_SHOWN_ROWS]
     rows = [{**overall, "worker": f"all answers ({overall['answers']})"}] + [
@@ -188,7 +188,7 @@ def first_shown_svg(overall: Mapping[str, Any] | None, workers: Sequence[Mapping
         ax.set_title(f"all answers and the {len(ranked)} of {len(workers)} workers furthest from the expectation",
                      fontsize=9)
     fig.tight_layout()
-    return _svg(fig)
+    return svg_of(fig)
 
 
 FIGURES = {

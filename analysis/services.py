@@ -17,7 +17,6 @@ from analysis.frames import annotation_frame
 from analysis.item_frames import item_frame
 from analysis.models import AnalysisRun, RunPart
 from analysis.presentation import shown_first_frame
-from analysis.quality.checks import rules_after_run_safely
 from analysis.reports import (
     PARTS,
     ParamError,
@@ -157,11 +156,25 @@ def report_input(*, project: Project, frame, report: Report | None = None,
 def analysis_run_execute(*, run_id: int) -> AnalysisRun | None:
     """Execute a queued run and store its result or its failure; returns None if it was finished.
     Raises JobBusy when a live worker is executing it, TransientFault after requeueing it.
-    A run that finishes has the project's quality rules judge it (``analysis.quality``)."""
+    A run that finishes is handed to what the apps above registered (``run_done_register``):
+    the quality rules judge it."""
     run = job_execute(model=AnalysisRun, pk=run_id, work=_compute)
     if run is not None and run.status == Status.DONE:
-        rules_after_run_safely(run=run)
+        for done in _RUN_DONE:
+            done(run=run)
     return run
+
+
+# What a finished run is handed to: the apps above analysis register it (analysis never imports
+# them). Each must not raise: the run is stored whatever it does.
+_RUN_DONE: list[Any] = []
+
+
+def run_done_register(*, done: Any) -> Any:
+    """``done(run=…)`` is called with every run that finishes; registered once per callable."""
+    if done not in _RUN_DONE:
+        _RUN_DONE.append(done)
+    return done
 
 
 def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
@@ -194,7 +207,7 @@ def agreement_run_request(*, project_id: int) -> AnalysisRun | None:
     (every ``RUN_EVERY`` answers of a worker, ``annotation.services.rule_judging``); None when
     one is queued or running already (so that the requests of many workers at once make one run)
     or the project is gone. The run is the report's own (its last parameters), and its end has
-    the competence rule judge it (``analysis.quality.checks.rules_after_run``)."""
+    the competence rule judge it (``quality.rules.checks.rules_after_run``)."""
     runs = AnalysisRun.objects.filter(project_id=project_id, kind=AGREEMENT)
     if runs.filter(status__in=AnalysisRun.ACTIVE).exists():
         return None

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from analysis.views import dashboard, reports, rules
+from analysis.views import dashboard, reports
 
 urlpatterns = [
     path("projects/<slug:slug>/analysis/", dashboard.dashboard, name="analysis-dashboard"),
@@ -13,13 +13,4 @@ urlpatterns = [
          name="report-figure"),
     path("projects/<slug:slug>/reports/<slug:kind>/runs/<int:run_id>/files/<str:name>", reports.report_file,
          name="report-file"),
-    path("projects/<slug:slug>/quality/rules/", rules.rules_page, name="quality-rules"),
-    path("projects/<slug:slug>/quality/rules/add/", rules.rule_add_view, name="quality-rule-add"),
-    path("projects/<slug:slug>/quality/rules/check/", rules.rules_check_view, name="quality-rules-check"),
-    path("projects/<slug:slug>/quality/rules/<int:rule_id>/", rules.rule_edit_view, name="quality-rule-edit"),
-    path("projects/<slug:slug>/quality/rules/<int:rule_id>/enable/", rules.rule_switch_view, {"state": "enable"},
-         name="quality-rule-enable"),
-    path("projects/<slug:slug>/quality/rules/<int:rule_id>/disable/", rules.rule_switch_view, {"state": "disable"},
-         name="quality-rule-disable"),
-    path("projects/<slug:slug>/quality/rules/<int:rule_id>/delete/", rules.rule_delete_view, name="quality-rule-delete"),
 ]

@@ -2,7 +2,7 @@
 page was hidden, how often the window lost focus, whether the browser said it is driven by
 automation (``navigator.webdriver``), and the browser's device id (a random id the annotation
 page keeps in the browser's local storage, so that staff see which accounts answer from one
-browser: ``annotation.selectors.shared_devices``).
+browser: ``quality.selectors.shared_devices``).
 
 They are evidence for staff, shown on the worker page; they never refuse or block anything on
 their own (a quality rule may act on them). A client sends them as form fields (``client_pasted``,

@@ -1,4 +1,4 @@
-"""What the apps above the crowd engine add to the worker page (``annotation.selectors.worker_page``):
+"""What the apps above the crowd engine add to the worker page (``quality.selectors.worker_page``):
 a worker's MACE competence from an analysis run, the interval of a share, a rule decision in the
 rules page's words and the picture of a worker's position bias. The engine lies below analysis
 and never imports it: analysis registers each in its ``AppConfig.ready``.

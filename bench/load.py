@@ -91,7 +91,7 @@ def _add_checks(project, args) -> int:
     to 5% with feedback, and add a gold-accuracy rule that sends a worker to review (the
     simulated annotators answer at random, so the rule fires: its cost is part of the figure)."""
     from annotation.models import CHECK_ITEM_REDUNDANCY, GoldAnswer, Item, ItemKind, QualityRule
-    from annotation.services.quality_settings import quality_policy_update
+    from quality.services.settings import quality_policy_update
 
     gold = list(Item.objects.filter(project=project, position__in=range(0, args.items, 20)))
     Item.objects.filter(pk__in=[i.pk for i in gold]).update(kind=ItemKind.GOLD, redundancy=CHECK_ITEM_REDUNDANCY)

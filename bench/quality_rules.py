@@ -110,9 +110,9 @@ def measure(repeat: int) -> dict:
     from django.db import transaction
 
     from analysis.models import AnalysisRun
-    from analysis.quality.checks import rules_check
     from analysis.services import analysis_run_create, analysis_run_execute
     from annotation.models import Project, RuleDecision
+    from quality.rules.checks import rules_check
 
     project = Project.objects.get(slug="ukp-rules")
     runs = {}

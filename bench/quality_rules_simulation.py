@@ -1,6 +1,6 @@
 """How often the quality rules err, and how soon they decide: simulated pairwise studies judged
 by the tests the rules use (``analysis.methods.sequential``, with the rule defaults of
-``annotation.services.rule_settings.DEFAULTS``), and the coverage of the MACE competence
+``quality.services.rule_settings.DEFAULTS``), and the coverage of the MACE competence
 interval (``analysis.methods.mace.bootstrap``) at the agreement report's replicates.
 
 A study: a worker answers pairwise items (N = 5 answers per item, 10% of them gold questions
@@ -17,7 +17,7 @@ after ``min_answers``). Workers:
 
 Printed: per rule and worker, the share of studies in which the rule ever decides within the
 study's length, and the median answers until the first decision of any rule; then whether
-each goal holds. ``--write`` stores the table in ``analysis/quality/rule_error_rates.py`` for
+each goal holds. ``--write`` stores the table in ``quality/rules/error_rates.py`` for
 the rules page.
 
     python bench/quality_rules_simulation.py            # 2000 studies per worker, 20 MACE studies

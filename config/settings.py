@@ -69,7 +69,8 @@ INSTALLED_APPS = [
     "jobs",
     "annotation",
     "analysis",
-    # Task types: one app each (see task_types/__init__.py).
+    "quality",
+    # Task types: one app each (task_types/__init__.py).
     "task_types.comprehension",
     "task_types.counter_speech",
     "task_types.key_points",
@@ -313,7 +314,6 @@ MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or VAR_DIR / "media")
 # message files and the cache a folder too, so that `make run` needs no server: its worker and
 # the web server share both through the disk.
 REDIS_URL = os.environ.get("REDIS_URL", "")
-
 
 # The cache also counts throttled requests for every process. While Redis is away, each process uses
 # its own memory, retrying Redis CACHE_FALLBACK_SECONDS later (config/cache.py) without a timeout.

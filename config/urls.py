@@ -21,8 +21,10 @@ urlpatterns = [
     path("api/", include("annotation.api.urls")),
     path("api/", include("analysis.api")),
     path("api/", include("analysis.api_recompute")),
+    path("api/", include("quality.api.urls")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
+    path("", include("quality.urls")),
     *type_urlpatterns(),
     path("accounts/", include("django.contrib.auth.urls")),
 ]

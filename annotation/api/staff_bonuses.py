@@ -1,6 +1,6 @@
 """API of the bonus admin's actions: remove a bonus granted in error (never a paid one), and
 mark chosen bonuses paid once the money went out by hand (``annotation.services.bonuses``).
-Granting one is the worker action ``bonus`` (``annotation.api.workers``). An id that is not one of
+Granting one is the worker action ``bonus`` (``quality.api.workers``). An id that is not one of
 the project's bonuses is a 404 and changes nothing."""
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
 from django.urls import path
 
 from annotation.api import (
-    adjudication,
     annotator_actions,
     annotator_quality,
     audit,
@@ -10,7 +9,6 @@ from annotation.api import (
     panels,
     plays,
     prolific,
-    quality,
     revisions,
     staff_accounts,
     staff_bonuses,
@@ -20,7 +18,6 @@ from annotation.api import (
     staff_site,
     tokens,
     views,
-    workers,
 )
 
 urlpatterns = [
@@ -55,12 +52,6 @@ urlpatterns = [
     path("projects/<slug:slug>/bonus-payments/<int:pk>/release/",
          bonus_payments.BonusPaymentRelease.as_view(), name="api-bonus-payment-release"),
     path("projects/<slug:slug>/pay-rate/", bonus_payments.PayRate.as_view(), name="api-pay-rate"),
-    path("projects/<slug:slug>/quality/", quality.QualitySettings.as_view(), name="api-quality"),
-    path("projects/<slug:slug>/training/", quality.TrainingForEveryone.as_view(), name="api-training"),
-    path("projects/<slug:slug>/gold/promote/", quality.GoldPromotion.as_view(), name="api-gold-promote"),
-    path("projects/<slug:slug>/workers/<int:worker_id>/", workers.WorkerDetail.as_view(), name="api-worker"),
-    path("projects/<slug:slug>/workers/<int:worker_id>/<str:action>/", workers.WorkerAction.as_view(),
-         name="api-worker-action"),
     path("projects/<slug:slug>/audit/", audit.AuditList.as_view(), name="api-audit"),
     path("projects/<slug:slug>/prolific/", prolific.StudyLink.as_view(), name="api-prolific"),
     path("projects/<slug:slug>/prolific/sync/", prolific.StudySync.as_view(), name="api-prolific-sync"),
@@ -73,17 +64,6 @@ urlpatterns = [
     path("projects/<slug:slug>/prolific/submissions/<str:submission_id>/reject/",
          prolific.SubmissionReject.as_view(), name="api-prolific-reject"),
     path("prolific/webhook/", prolific.Webhook.as_view(), name="api-prolific-webhook"),
-    path("assignments/<int:pk>/flag/", adjudication.AssignmentFlag.as_view(), name="api-flag"),
-    path("projects/<slug:slug>/flags/", adjudication.FlagList.as_view(), name="api-flags"),
-    path("projects/<slug:slug>/flags/<int:pk>/withdraw/", adjudication.FlagWithdraw.as_view(),
-         name="api-flag-withdraw"),
-    path("projects/<slug:slug>/flags/<int:pk>/dismiss/", adjudication.FlagDismiss.as_view(),
-         name="api-flag-dismiss"),
-    path("projects/<slug:slug>/flags/<int:pk>/undo-withdrawal/", adjudication.FlagWithdrawUndo.as_view(),
-         name="api-flag-withdraw-undo"),
-    path("projects/<slug:slug>/adjudication/", adjudication.AdjudicationQueue.as_view(), name="api-adjudication"),
-    path("projects/<slug:slug>/items/<int:item_id>/adjudication/", adjudication.ItemAdjudication.as_view(),
-         name="api-item-adjudication"),
     # The page actions' twins (docs/api.md, "Page actions in the API").
     path("join/", annotator_actions.ProjectJoin.as_view(), name="api-join"),
     path("projects/<slug:slug>/consent/", annotator_actions.ConsentAccept.as_view(), name="api-consent"),

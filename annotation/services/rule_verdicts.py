@@ -55,7 +55,7 @@ def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> d
             "threshold": rule.threshold, "confidence": rule.confidence, "alternative": round(1 - v.p1, 6),
             **_test_figures(v),
             # What the evidence rests on, as the rule check of a whole project records it: a rule
-            # never decides twice on the same basis (``analysis.quality.findings``).
+            # never decides twice on the same basis (``quality.rules.findings``).
             "basis": f"{answered} gold answers"}
 
 

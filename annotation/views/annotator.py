@@ -168,7 +168,7 @@ def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
 
 
 def after_action(request: AuthenticatedRequest, project: Project, notice: str, kind: str) -> HttpResponse:
-    """After submit, skip, change or a report of a broken item (``annotation.views.item_flags``):
+    """After submit, skip, change or a report of a broken item (``quality.views.flags``):
     the next item in place (htmx), or a redirect to it."""
     if not request.htmx:
         messages.add_message(request, {"success": messages.SUCCESS, "warning": messages.WARNING,

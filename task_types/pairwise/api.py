@@ -20,7 +20,7 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed
 from annotation.models import Project
-from annotation.selectors.worker_page import project_worker
+from quality.selectors.worker_page import project_worker
 from task_types.pairwise.corpus import pairs_generate
 from task_types.pairwise.gold_review import KIND, gold_worker_reject
 from task_types.pairwise.models import Topic

@@ -18,10 +18,10 @@ from annotation import exports
 from annotation.exports import FORMATS, export_columns, iso_time
 from annotation.models import Annotation, Assignment, Item, WorkerProfile, WorkerStanding
 from annotation.services import annotation_submit, assignment_next, items_import_file
-from annotation.services.adjudication import item_adjudicate
 from annotation.spreadsheet import safe_cell
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import AnswerInvalid, ExportContext
+from quality.services.adjudication import item_adjudicate
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

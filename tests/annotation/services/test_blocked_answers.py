@@ -17,14 +17,14 @@ from analysis.methods.agreement import krippendorff_alpha
 from annotation.exports import EXCLUDED_HEADER, annotation_rows
 from annotation.models import Assignment, AuditEntry, CheckResult, Item, ItemFlag, Purpose, Standing
 from annotation.selectors.adjudication import contested_items, item_answers
-from annotation.selectors.flags import flagged_items
 from annotation.selectors.gold_candidates import unanimous_items
 from annotation.selectors.staff import open_flag_count
 from annotation.services import assignment_next
 from annotation.services.items import project_set_redundancy
-from annotation.services.quality_settings import quality_policy_update
 from annotation.services.review import worker_work_reject
 from annotation.services.standing import standing_set
+from quality.selectors.flags import flagged_items
+from quality.services.settings import quality_policy_update
 from tests.annotation.quality_helpers import answered, gold_item
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import quality_policy

@@ -23,8 +23,8 @@ from annotation.models import (
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_return
 from annotation.services import check_serving as serving
 from annotation.services.engine import leases_expire
-from annotation.services.flags import item_flag
 from bench.training_copy import copy_pass_chance
+from quality.services.flags import item_flag
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

@@ -7,8 +7,8 @@ import pytest
 from annotation.models import Assignment, CheckResult, Purpose, WorkerStanding
 from annotation.services import annotation_submit, assignment_next, assignment_review
 from annotation.services import check_serving as serving
-from annotation.services.adjudication import item_adjudicate
-from annotation.services.flags import item_withdraw
+from quality.services.adjudication import item_adjudicate
+from quality.services.flags import item_withdraw
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

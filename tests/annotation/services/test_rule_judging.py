@@ -14,8 +14,8 @@ from analysis.models import AnalysisRun
 from annotation.models import Annotation, RuleDecision, RuleState, Standing, WorkerStanding
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.rule_judging import RUN_EVERY
-from tests.analysis.quality.helpers import answered, rule
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.quality.rules.helpers import answered, rule
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer
 

@@ -4,7 +4,7 @@ decision replaces the labels its marks' shares gave (an ambiguous pair gets a la
 import pytest
 
 from annotation.models import QualityPolicy
-from annotation.services.adjudication import item_adjudicate
+from quality.services.adjudication import item_adjudicate
 from tests.task_types.key_points.test_report import annotated, run_report
 
 pytestmark = pytest.mark.django_db

@@ -1,0 +1,38 @@
+from django.apps import AppConfig
+
+
+def quality_links(project) -> list[tuple[str, str]]:
+    """The project's quality rules page, for its overview."""
+    from django.urls import reverse
+
+    return [(reverse("quality-rules", args=(project.slug,)), "Quality rules")]
+
+
+class QualityConfig(AppConfig):
+    name = "quality"
+    verbose_name = "Quality control"
+
+    def ready(self) -> None:
+        # The engine and the analysis lie below and never import quality control: it registers
+        # what it adds to them.
+        from analysis.services import run_done_register
+        from annotation.staff_links import staff_links_register
+        from annotation.worker_figures import (
+            competence_source_register,
+            decision_words_register,
+            first_shown_figure_register,
+            interval_register,
+        )
+        from quality.rules.checks import rules_after_run_safely
+        from quality.rules.words import decision_words
+        from quality.worker_competence import agreement_competence, wilson_interval
+        from quality.worker_page_figures import first_shown_svg
+
+        staff_links_register(quality_links)
+        competence_source_register(agreement_competence)
+        interval_register(wilson_interval)
+        # The worker page's rule decisions in the rules page's words, and its position-bias figure.
+        decision_words_register(decision_words)
+        first_shown_figure_register(first_shown_svg)
+        # A finished analysis run has the project's rules judge it.
+        run_done_register(done=rules_after_run_safely)
