@@ -29,8 +29,3 @@ class AnalysisConfig(AppConfig):
         from annotation.selectors.adjudication import posterior_source_register
 
         posterior_source_register(source=mace_posteriors)
-        # And what queues the agreement run the competence rule reads as answers arrive.
-        from analysis.services import agreement_run_request
-        from annotation.services.rule_judging import run_request_register
-
-        run_request_register(request=agreement_run_request)

@@ -3,7 +3,6 @@ from django.urls import path
 from annotation.views import (
     annotator,
     annotator_media,
-    annotator_quality,
     audit,
     bonuses,
     marketplace,
@@ -30,7 +29,6 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator_media.assignment_media,
          name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", annotator_media.media, name="media"),
-    path("projects/<slug:slug>/qualification/retry/", annotator_quality.qualification_retry, name="qualification-retry"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),

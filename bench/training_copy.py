@@ -4,7 +4,7 @@ The first account takes ``seen_rounds`` rounds and, with feedback after each ite
 expected answers of the ``seen_rounds·k`` items it saw. The second account answers those right
 when they come up, and the rest right with chance ``guess``; it passes a round with at least
 ``ceil(pass_mark·k)`` right and has ``attempts`` rounds. Rounds drawn per worker from a pool of
-``n`` items (``annotation.services.check_serving.training_pick``) give it the items it knows by
+``n`` items (``quality.services.check_serving.training_pick``) give it the items it knows by
 a hypergeometric draw; rounds served in one fixed order give it exactly the first account's
 items, so it always passes. Exact, no simulation:
 

@@ -15,7 +15,12 @@ class QualityConfig(AppConfig):
     def ready(self) -> None:
         # The engine and the analysis lie below and never import quality control: it registers
         # what it adds to them.
-        from analysis.services import run_done_register
+        import quality.services.check_serving
+        import quality.services.checks
+        import quality.services.rule_judging
+        import quality.views.annotator
+        from analysis.services import agreement_run_request, run_done_register
+        from annotation.quality_port import quality_port_register
         from annotation.staff_links import staff_links_register
         from annotation.worker_figures import (
             competence_source_register,
@@ -23,8 +28,10 @@ class QualityConfig(AppConfig):
             first_shown_figure_register,
             interval_register,
         )
+        from quality.api import annotator as api_annotator
         from quality.rules.checks import rules_after_run_safely
         from quality.rules.words import decision_words
+        from quality.services.rule_judging import run_request_register
         from quality.worker_competence import agreement_competence, wilson_interval
         from quality.worker_page_figures import first_shown_svg
 
@@ -36,3 +43,10 @@ class QualityConfig(AppConfig):
         first_shown_figure_register(first_shown_svg)
         # A finished analysis run has the project's rules judge it.
         run_done_register(done=rules_after_run_safely)
+        # What the engine asks on every request: what to serve next, what a submit means, and
+        # what the worker is shown of it.
+        quality_port_register(serving=quality.services.check_serving, checks=quality.services.checks,
+                              rules=quality.services.rule_judging, page=quality.views.annotator,
+                              api=api_annotator)
+        # What queues the agreement run the competence rule reads as answers arrive.
+        run_request_register(request=agreement_run_request)

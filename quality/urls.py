@@ -3,9 +3,10 @@ addresses sit beside the project's other pages)."""
 
 from django.urls import path
 
-from quality.views import adjudication, flags, rules, settings, worker_page
+from quality.views import adjudication, annotator, flags, rules, settings, worker_page
 
 urlpatterns = [
+    path("projects/<slug:slug>/qualification/retry/", annotator.qualification_retry, name="qualification-retry"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/flag/", flags.flag, name="flag"),
     path("projects/<slug:slug>/quality/", settings.quality, name="quality"),
     path("projects/<slug:slug>/quality/training/", settings.training_for_everyone, name="quality-training"),

@@ -2,7 +2,6 @@ from django.urls import path
 
 from annotation.api import (
     annotator_actions,
-    annotator_quality,
     audit,
     bonus_payments,
     media,
@@ -34,8 +33,6 @@ urlpatterns = [
     path("imports/<int:pk>/", views.ImportJobDetail.as_view(), name="api-import-job"),
     path("imports/<int:pk>/cancel/", views.ImportJobCancel.as_view(), name="api-import-job-cancel"),
     path("projects/<slug:slug>/assignments/next/", views.AssignmentNext.as_view(), name="api-next"),
-    path("projects/<slug:slug>/qualification/retry/", annotator_quality.QualificationRetry.as_view(),
-         name="api-qualification-retry"),
     path("assignments/<int:pk>/submit/", views.AssignmentSubmit.as_view(), name="api-submit"),
     path("assignments/<int:pk>/plays/", plays.AssignmentPlays.as_view(), name="api-plays"),
     path("assignments/<int:pk>/media/<str:ref>", plays.AssignmentMedia.as_view(), name="api-assignment-media"),

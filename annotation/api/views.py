@@ -18,7 +18,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.annotator_quality import feedback_data, next_quality
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict
@@ -44,6 +43,7 @@ from annotation.authenticity import signals_clean
 from annotation.exports import FORMATS, bonus_rows, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
+from annotation.quality_port import api_feedback, api_next
 from annotation.selectors.annotator import consent_pending, presentation, project_access
 from annotation.selectors.bonuses import bonus_ledger
 from annotation.selectors.progress import project_progress, projects_for_worker
@@ -221,13 +221,13 @@ def _next_body(request: AuthenticatedApiRequest, project: Project) -> dict:
         return {"assignment": None, "reason": "consent"}
     result = assignment_next(project=project, worker=request.user)
     if result.assignment is None:
-        return {"assignment": None, "reason": result.reason, **next_quality(request, project, result)}
+        return {"assignment": None, "reason": result.reason, **api_next(request, project, result)}
     # The variant and options tell a client how to present the item (e.g. listening rules); the
     # payload is what the task type lets this worker see.
     shown = presentation(project=project, worker=request.user, item=result.assignment.item,
                          assignment=result.assignment)
     return {"assignment": assignment_data(result.assignment, payload=shown["payload"]), "resumed": result.resumed,
-            "variant": shown["variant"], "options": shown["options"], **next_quality(request, project, result)}
+            "variant": shown["variant"], "options": shown["options"], **api_next(request, project, result)}
 
 
 class AssignmentNext(APIView):
@@ -279,7 +279,7 @@ class AssignmentSubmit(APIView):
                 "change": reverse("api-annotation", kwargs={"pk": outcome.assignment.pk}),
             }, status=status.HTTP_409_CONFLICT)
         body = {**annotation_data(outcome.annotation), "counted": outcome.counted}
-        feedback = feedback_data(outcome)
+        feedback = api_feedback(outcome)
         if feedback is not None:
             body["feedback"] = feedback
         if request.query_params.get("next") in ("1", "true"):

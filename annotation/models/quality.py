@@ -237,7 +237,7 @@ class CheckResult(models.Model):
 
 class QualityRule(models.Model):
     """A rule judged as answers arrive (and after analysis runs): when its sequential test finds a
-    worker beyond the bar (``annotation.services.rule_verdicts``), the worker is blocked in the
+    worker beyond the bar (``quality.services.rule_verdicts``), the worker is blocked in the
     project or sent to review."""
 
     class Kind(models.TextChoices):

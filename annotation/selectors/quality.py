@@ -21,6 +21,7 @@ from annotation.models import (
 )
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
+from annotation.task_types.gold import GoldPolicy
 
 # Workers listed as waiting for staff, at most.
 WAITING_SHOWN = 50
@@ -94,3 +95,8 @@ def quality_summary(*, project: Project) -> QualitySummary:
         decisions=RuleDecision.objects.filter(project=project).count(),
         waiting=waiting,
     )
+
+
+def gold_policy(*, policy: QualityPolicy) -> GoldPolicy:
+    return GoldPolicy(set_overlap=policy.set_overlap, set_pass=policy.set_pass,  # type: ignore[arg-type]
+                      rubric=policy.rubric)  # type: ignore[arg-type]

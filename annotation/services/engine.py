@@ -6,7 +6,7 @@ Invariants the database enforces and these functions rely on:
 - ``Item.n_active`` (assignments holding a slot) never exceeds ``Item.redundancy``.
 Real claims take only real items; gold questions (at the project's rate) and training items
 (in a training round) are handed out by the same claim and told apart only by the stored
-``Assignment.purpose`` (``annotation.services.check_serving``).
+``Assignment.purpose`` (``quality.services.check_serving``).
 Every change of an assignment's status goes through ``set_status`` so that the slot counter
 moves with it.
 """
@@ -25,7 +25,7 @@ from django.db.models import Exists, F, OuterRef
 from django.db.models.functions import Abs
 from django.utils import timezone
 
-import annotation.services.check_serving as check_serving
+import annotation.quality_port as quality_port
 from annotation.models import (
     Assignment,
     Item,
@@ -37,14 +37,14 @@ from annotation.models import (
     WorkerProfile,
     WorkerStanding,
 )
-from annotation.selectors.prolific import withdrawn_from_study
-from annotation.services.check_serving import (
+from annotation.quality_port import (
     WorkerQuality,
     qualification_taken,
     round_finish,
     round_open,
     worker_quality,
 )
+from annotation.selectors.prolific import withdrawn_from_study
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -96,7 +96,7 @@ def leases_expire(*, project: Project | None = None, now: datetime | None = None
         )
         expired = set_status(assignments=rows, new=Status.EXPIRED, now=now)
         # A training item left to expire counts as a wrong answer in its round.
-        check_serving.round_count_unanswered(assignment_ids=[a.pk for a in rows], how="expired", now=now)
+        quality_port.round_count_unanswered(assignment_ids=[a.pk for a in rows], how="expired", now=now)
         return expired
 
 
@@ -181,7 +181,7 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             return NextResult(open_one, resumed=True, round=_round_of(open_one, quality))
         # The worker's own lease ran out: the item goes back to the pool and the worker moves on.
         set_status(assignments=[open_one], new=Status.EXPIRED, now=now)
-        if check_serving.round_count_unanswered(assignment_ids=[open_one.pk], how="expired", now=now):
+        if quality_port.round_count_unanswered(assignment_ids=[open_one.pk], how="expired", now=now):
             # It counted as a wrong answer in the worker's round, which may have closed with it.
             quality = worker_quality(project=project, worker=worker, now=now)
             if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
@@ -286,7 +286,7 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
     The draw alone decides, so gold questions come at the rate under every order (a binomial
     share of the claims) for as long as the worker has a gold question left; one whose gold
     questions are all answered gets the real item."""
-    wants_gold = check_serving.draw() < gold_rate
+    wants_gold = quality_port.draw() < gold_rate
     # Locked as any real claim: on PostgreSQL the row stays locked until this request commits
     # even when a gold question goes out instead, and a concurrent request skips to the next.
     real = _claimable(project=project, worker=worker).order_by(*_ORDER[project.assignment_order]).first()
@@ -342,7 +342,7 @@ def _claim(*, project: Project, worker: User, now: datetime, kind: str = ItemKin
     open its assignment (``_open``). On PostgreSQL the pick locks its row with ``SKIP LOCKED``,
     so that concurrent requests pick different items; SQLite serialises writers."""
     if kind == ItemKind.TRAINING:
-        item = check_serving.training_pick(project=project, worker=worker)
+        item = quality_port.training_pick(project=project, worker=worker)
     else:
         item = _claimable(project=project, worker=worker, kind=kind).order_by(*_ORDER[project.assignment_order]).first()
     if item is None:
@@ -381,7 +381,7 @@ def assignment_return(*, assignment: Assignment, worker: User) -> Assignment:
             now = timezone.now()
             set_status(assignments=[a], new=Status.RETURNED, now=now)
             # A skipped training item counts as a wrong answer in its round.
-            check_serving.round_count_unanswered(assignment_ids=[a.pk], how="skipped", now=now)
+            quality_port.round_count_unanswered(assignment_ids=[a.pk], how="skipped", now=now)
         elif a.status not in (Status.RETURNED, Status.EXPIRED):
             raise WorkflowError("This item was already submitted.")
     return a

@@ -23,7 +23,7 @@ from annotation.models import (
     Purpose,
     WorkerStanding,
 )
-from annotation.services.standing import gold_policy, policy_for
+from annotation.selectors.quality import gold_policy, policy_for
 from annotation.task_types import get_task_type
 from annotation.task_types.gold import CleanGold
 

@@ -23,13 +23,11 @@ from annotation.models import (
     WorkerProfile,
     WorkerStanding,
 )
+from annotation.quality_port import STOPPED, CheckOutcome, answer_rules_after_commit, check_score
 from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
-from annotation.services.checks import CheckOutcome, check_score
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
-from annotation.services.rule_judging import answer_rules_after_commit
-from annotation.services.standing import STOPPED
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 from annotation.value_checks import field_problems, scrubbed
@@ -52,7 +50,7 @@ class SubmitResult:
     same_answer: bool = True
     # Sent after the lease's end (``expires_at``); it counts only if a slot was free.
     late: bool = False
-    # A gold or training answer's score (``annotation.services.checks``); None for a task answer
+    # A gold or training answer's score (``quality.services.checks``); None for a task answer
     # and for a repeat. Show it to the worker only when ``check.feedback`` says so.
     check: CheckOutcome | None = None
 

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_POST
 from annotation.authenticity import signals_from_form
 from annotation.models import Annotation, Assignment, Project
 from annotation.panels import origin_of
+from annotation.quality_port import page_context, page_feedback_keep, page_feedback_take
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_pending,
@@ -52,7 +53,6 @@ from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
-from annotation.views.annotator_quality import feedback_keep, feedback_take, quality_context
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
 
@@ -120,7 +120,7 @@ def _task_context(request: AuthenticatedRequest, project: Project, result: NextR
            "progress": worker_progress(project=project, worker=request.user, holding=assignment is not None),
            "errors": errors or {}, "notice": notice, "notice_kind": notice_kind,
            "revisable": revisable_annotation(project=project, worker=request.user),
-           **quality_context(request, project, result)}
+           **page_context(request, project, result)}
     if assignment is None:
         ctx.update(presentation(project=project, worker=request.user),
                    exit=completion_exit(project=project, params=arrival_params(session=request.session,
@@ -187,7 +187,7 @@ def _feedback_context(request: AuthenticatedRequest, project: Project, *, notice
     it (a training item, or a gold question where the project gives feedback) and a Continue
     button: feedback is read beside the item it is about, not above the next one. None when
     no feedback waits; the next item is handed out only after Continue."""
-    kept = feedback_take(request, project)
+    kept = page_feedback_take(request, project)
     if kept is None or not isinstance(kept.get("assignment"), int):
         return None
     a = (Assignment.objects.select_related("item", "annotation")
@@ -244,7 +244,7 @@ def submit(request: AuthenticatedRequest, slug: str, assignment_id: int) -> Http
         return _render_task(request, ctx)
     except WorkflowError as exc:
         return after_action(request, project, str(exc), "error")
-    feedback_keep(request, project, outcome)
+    page_feedback_keep(request, project, outcome)
     if not outcome.created and not outcome.same_answer:
         return _different_answer(request, project, outcome.annotation)
     if not outcome.created:

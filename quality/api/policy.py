@@ -21,7 +21,6 @@ from annotation.models import Project
 from annotation.selectors.quality import quality_policy_values, quality_summary
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import items_promote_gold
-from annotation.services.training import training_rounds_send
 from quality.api.schema import (
     GoldPromoteIn,
     NoteIn,
@@ -30,6 +29,7 @@ from quality.api.schema import (
     RoundsOpenedOut,
 )
 from quality.services.settings import quality_policy_update
+from quality.services.training import training_rounds_send
 
 
 def _summary(project: Project) -> dict:

@@ -3,10 +3,12 @@ flags, adjudication and rules (mounted under /api/ beside the engine's)."""
 
 from django.urls import path
 
-from quality.api import adjudication, policy, workers
+from quality.api import adjudication, annotator, policy, workers
 from quality.api.rules import urlpatterns as rules_urlpatterns
 
 urlpatterns = [
+    path("projects/<slug:slug>/qualification/retry/", annotator.QualificationRetry.as_view(),
+         name="api-qualification-retry"),
     path("projects/<slug:slug>/quality/", policy.QualitySettings.as_view(), name="api-quality"),
     path("projects/<slug:slug>/training/", policy.TrainingForEveryone.as_view(), name="api-training"),
     path("projects/<slug:slug>/gold/promote/", policy.GoldPromotion.as_view(), name="api-gold-promote"),

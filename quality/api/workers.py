@@ -20,7 +20,6 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import FieldErrors
 from annotation.models import Project, ProlificSubmission
 from annotation.selectors.prolific import worker_submission
-from annotation.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
 from quality.api.schema import WorkerActionIn, WorkerActionOut, WorkerPageOut
 from quality.selectors.worker_page import (
     CrowdFigures,
@@ -29,6 +28,7 @@ from quality.selectors.worker_page import (
     worker_crowd_figures,
     worker_page,
 )
+from quality.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
 
 
 class _Perm(BasePermission):

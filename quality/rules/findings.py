@@ -19,7 +19,8 @@ from django.db.models import Count
 from analysis.models import AnalysisRun
 from annotation.models import Annotation, Project, QualityRule, WorkerStanding
 from annotation.selectors.counted import counted_as_data
-from annotation.services.rule_verdicts import (
+from annotation.task_types import get_task_type
+from quality.services.rule_verdicts import (
     IMPORT_ORDER,
     automation_evidence,
     gold_accuracy_evidence,
@@ -28,7 +29,6 @@ from annotation.services.rule_verdicts import (
     position_bias_observation,
     too_fast_evidence,
 )
-from annotation.task_types import get_task_type
 
 
 @dataclass(frozen=True)

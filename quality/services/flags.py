@@ -19,10 +19,10 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Item, ItemFlag, ItemKind
 from annotation.services.audit import audit_record
-from annotation.services.check_serving import round_count_unanswered
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
 from annotation.services.gold_counts import gold_counts_recount, gold_item_workers
+from quality.services.check_serving import round_count_unanswered
 
 Status = Assignment.Status
 REASON_MAX = 500

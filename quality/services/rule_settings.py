@@ -12,7 +12,7 @@ from django.db import transaction
 
 from annotation.models import Project, QualityRule
 from annotation.services.audit import audit_record
-from annotation.services.rule_judging import rules_per_answer_forget
+from quality.services.rule_judging import rules_per_answer_forget
 
 Kind = QualityRule.Kind
 FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence", "enabled")

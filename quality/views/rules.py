@@ -12,7 +12,6 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualityRule, RuleDecision
-from annotation.services.rule_judging import RUN_EVERY
 from annotation.views.permissions import permission_required
 from annotation.wording import count_of
 from quality.rules.checks import RuleCheck, rules_check
@@ -20,6 +19,7 @@ from quality.rules.error_rates import error_rates
 from quality.rules.forms import RuleForm
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words, finding_words
+from quality.services.rule_judging import RUN_EVERY
 from quality.services.rule_settings import rule_add, rule_change, rule_delete, rule_settings
 
 PAGE = "analysis/rules.html"

@@ -10,11 +10,6 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project
 from annotation.selectors.prolific import worker_submission
-from annotation.services.worker_actions import (
-    ACTION_PERMS,
-    ActionRefused,
-    worker_action,
-)
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
@@ -22,6 +17,11 @@ from annotation.worker_figures import first_shown_figure
 from quality.selectors.first_shown import worker_first_shown
 from quality.selectors.shared_devices import accounts_sharing_device
 from quality.selectors.worker_page import project_worker, worker_crowd_figures, worker_page
+from quality.services.worker_actions import (
+    ACTION_PERMS,
+    ActionRefused,
+    worker_action,
+)
 
 PAGE_PERM = "annotation.view_project"
 TEMPLATE = "annotation/worker.html"

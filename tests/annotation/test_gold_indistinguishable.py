@@ -25,10 +25,10 @@ from sklearn.preprocessing import StandardScaler
 
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, Item, ItemKind, Project, Purpose
 from annotation.services import annotation_submit, assignment_next
-from annotation.services import check_serving as serving
 from annotation.services.engine import set_status
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
+from quality.services import check_serving as serving
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

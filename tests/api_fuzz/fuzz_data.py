@@ -17,11 +17,11 @@ from analysis.services import analysis_run_create
 from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.bonuses import bonus_grant
-from annotation.services.worker_actions import ACTION_PERMS
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from quality.services.flags import item_flag
 from quality.services.rule_settings import rule_add
+from quality.services.worker_actions import ACTION_PERMS
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 
 # The roles of load_demo, by the account that has each; anonymous sends no token.

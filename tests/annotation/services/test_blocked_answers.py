@@ -22,9 +22,9 @@ from annotation.selectors.staff import open_flag_count
 from annotation.services import assignment_next
 from annotation.services.items import project_set_redundancy
 from annotation.services.review import worker_work_reject
-from annotation.services.standing import standing_set
 from quality.selectors.flags import flagged_items
 from quality.services.settings import quality_policy_update
+from quality.services.standing import standing_set
 from tests.annotation.quality_helpers import answered, gold_item
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import quality_policy

@@ -6,7 +6,7 @@ import pytest
 
 from annotation.models import Assignment, CheckResult, Purpose, WorkerStanding
 from annotation.services import annotation_submit, assignment_next, assignment_review
-from annotation.services import check_serving as serving
+from quality.services import check_serving as serving
 from quality.services.adjudication import item_adjudicate
 from quality.services.flags import item_withdraw
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

@@ -7,7 +7,7 @@ import pytest
 from annotation.models import AuditEntry, ProlificSubmission, QualityRule
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.prolific_sync import prolific_submissions_sync
-from annotation.services.rules import rule_decide
+from quality.services.rules import rule_decide
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set
 from tests.task_types.pairwise.factories import answer

@@ -9,9 +9,9 @@ from rest_framework.test import APIClient
 
 from annotation.models import Assignment, ItemKind, Purpose, QualityRule, Standing, TrainingRound
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.rules import rule_decide
-from annotation.services.standing import standing_set
-from annotation.services.training import training_round_start
+from quality.services.rules import rule_decide
+from quality.services.standing import standing_set
+from quality.services.training import training_round_start
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

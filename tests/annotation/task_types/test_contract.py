@@ -31,10 +31,10 @@ from annotation.models import (
     Purpose,
     QualityPolicy,
 )
-from annotation.services import check_serving
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
 from annotation.task_types.shown_order import assignment_seed, order_for
+from quality.services import check_serving
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -15,8 +15,8 @@ from annotation.models import (
     WorkerProfile,
     WorkerStanding,
 )
-from annotation.services import check_serving as serving
-from annotation.services.standing import standing_set
+from quality.services import check_serving as serving
+from quality.services.standing import standing_set
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

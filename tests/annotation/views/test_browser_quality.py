@@ -17,7 +17,7 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
-from annotation.services import check_serving
+from quality.services import check_serving
 from tests.annotation.views.test_browser import held, open_page
 from tests.factories import ItemFactory, ProjectFactory
 from tests.quality_factories import check_item, quality_policy

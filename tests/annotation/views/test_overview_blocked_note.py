@@ -5,7 +5,7 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Standing
-from annotation.services.standing import standing_set
+from quality.services.standing import standing_set
 from tests.annotation.quality_helpers import answered
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 

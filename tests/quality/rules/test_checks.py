@@ -13,9 +13,9 @@ from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.models import Assignment, AuditEntry, RuleDecision, Standing, WorkerStanding
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.standing import standing_set
 from annotation.task_types import task_types
 from quality.rules.checks import rules_after_run, rules_check
+from quality.services.standing import standing_set
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
 from tests.task_types.pairwise.factories import answer

@@ -19,8 +19,8 @@ from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant
 from annotation.services.errors import WorkflowError
 from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
-from annotation.services.standing import policy_for, standing_set
-from annotation.services.training import training_round_start
+from quality.services.standing import policy_for, standing_set
+from quality.services.training import training_round_start
 
 # The permission each action needs, besides seeing the project.
 ACTION_PERMS = {

@@ -17,7 +17,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import Project, QualityRule, RuleDecision, Standing
-from annotation.services.standing import standing_for, standing_set
+from quality.services.standing import standing_for, standing_set
 
 # What each action moves a worker to.
 ACTION_STATE = {QualityRule.Action.BLOCK: Standing.BLOCKED, QualityRule.Action.REVIEW: Standing.REVIEW}

@@ -13,7 +13,7 @@ import pytest
 from analysis.models import AnalysisRun
 from annotation.models import Annotation, RuleDecision, RuleState, Standing, WorkerStanding
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.rule_judging import RUN_EVERY
+from quality.services.rule_judging import RUN_EVERY
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
 from tests.quality_factories import check_item, quality_policy
@@ -112,7 +112,7 @@ def test_a_rule_fault_after_commit_leaves_the_answer_stored(django_capture_on_co
     project = ProjectFactory()
     ItemFactory(project=project)
     rule(project, "automation", threshold=0, min_answers=1, action="block")
-    from annotation.services import rule_judging
+    from quality.services import rule_judging
 
     def broken(**_):
         raise RuntimeError("a rule broke")

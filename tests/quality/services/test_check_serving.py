@@ -15,10 +15,10 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.services import annotation_submit, assignment_next
-from annotation.services import check_serving as serving
-from annotation.services.standing import standing_set
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
+from quality.services import check_serving as serving
+from quality.services.standing import standing_set
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

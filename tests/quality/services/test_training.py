@@ -13,8 +13,8 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.services import WorkflowError, annotation_submit, assignment_next
-from annotation.services.standing import standing_set
-from annotation.services.training import training_round_start, training_rounds_send
+from quality.services.standing import standing_set
+from quality.services.training import training_round_start, training_rounds_send
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

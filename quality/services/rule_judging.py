@@ -1,6 +1,6 @@
 """The rules that read single answers, judged as each answer arrives: too fast, position bias
 and automated browsers (gold accuracy is judged in the submit's own transaction, where its
-counts move: ``annotation.services.checks``), and the request of a fresh agreement run every
+counts move: ``quality.services.checks``), and the request of a fresh agreement run every
 ``RUN_EVERY`` answers of a worker for the competence rule.
 
 A submit registers ``answer_rules_judge`` to run once its transaction has committed
@@ -35,13 +35,13 @@ from annotation.models import (
     RuleState,
 )
 from annotation.selectors.counted import counted_as_data
-from annotation.services.rule_verdicts import (
+from annotation.task_types.base import TaskType
+from quality.services.rule_verdicts import (
     position_bias_increment,
     position_bias_observation,
     state_evidence,
 )
-from annotation.services.rules import rule_decide
-from annotation.task_types.base import TaskType
+from quality.services.rules import rule_decide
 
 logger = logging.getLogger(__name__)
 Kind = QualityRule.Kind

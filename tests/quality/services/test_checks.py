@@ -16,9 +16,9 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.services import WorkflowError, annotation_submit, assignment_next
-from annotation.services import check_serving as serving
 from annotation.services.revisions import annotation_revise
-from annotation.services.rule_verdicts import gold_accuracy_evidence
+from quality.services import check_serving as serving
+from quality.services.rule_verdicts import gold_accuracy_evidence
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
 from tests.task_types.pairwise.factories import answer

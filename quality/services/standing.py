@@ -20,23 +20,17 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Project, QualityPolicy, Standing, WorkerStanding
-from annotation.selectors.quality import policy_for
+from annotation.models import Assignment, Project, Standing, WorkerStanding
+from annotation.quality_port import STOPPED
+from annotation.selectors.quality import gold_policy, policy_for
 from annotation.services.audit import audit_record
 from annotation.services.blocked_answers import blocked_answers_move
 from annotation.services.engine import set_status
-from annotation.task_types.gold import GoldPolicy
 
 Status = Assignment.Status
 __all__ = ["STOPPED", "gold_policy", "policy_for", "standing_for", "standing_set"]
 
 # States in which the worker gets no items in the project.
-STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
-
-
-def gold_policy(*, policy: QualityPolicy) -> GoldPolicy:
-    return GoldPolicy(set_overlap=policy.set_overlap, set_pass=policy.set_pass,  # type: ignore[arg-type]
-                      rubric=policy.rubric)  # type: ignore[arg-type]
 
 
 def standing_for(*, project: Project, worker: User, lock: bool = False,

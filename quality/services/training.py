@@ -1,6 +1,6 @@
 """Training rounds: the qualification before real items and the re-calibration rounds staff
 send workers to. A round holds the project's k training items (or what the worker has left),
-is scored item by item as the worker answers (``annotation.services.checks``) and closes when
+is scored item by item as the worker answers (``quality.services.checks``) and closes when
 all are answered: passed when right/answered reaches the pass mark.
 
 - A qualification passed makes the worker active; failed with attempts left, the worker may
@@ -20,10 +20,10 @@ from django.utils import timezone
 
 from annotation.models import Project, Standing, TrainingRound, WorkerProfile, WorkerStanding
 from annotation.services.audit import audit_record
-from annotation.services.check_serving import qualification_taken, round_open
-from annotation.services.check_serving import round_finish as training_round_finish
 from annotation.services.errors import WorkflowError
-from annotation.services.standing import policy_for, standing_for
+from quality.services.check_serving import qualification_taken, round_open
+from quality.services.check_serving import round_finish as training_round_finish
+from quality.services.standing import policy_for, standing_for
 
 Kind = TrainingRound.Kind
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
@@ -31,20 +30,13 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
+from annotation.quality_port import WorkerQuality
 from annotation.services.prolific_queue import prolific_sync_soon
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
 # Which of the worker's training items left comes next (``training_pick``).
 place = random.SystemRandom().random
-
-
-@dataclass(frozen=True)
-class WorkerQuality:
-    standing: WorkerStanding
-    policy: QualityPolicy
-    # The worker's open training round in the project (qualification or re-calibration).
-    open_round: TrainingRound | None
 
 
 def _policy_of(project: Project) -> QualityPolicy:

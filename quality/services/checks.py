@@ -4,7 +4,7 @@ task type scores it against the item's known answer (``TaskType.score_gold`` wit
 gold counts or their open round move, and the project's gold-accuracy rules judge the worker.
 
 A gold-accuracy rule judges the worker's running gold counts by its sequential test
-(``annotation.services.rule_verdicts.gold_accuracy_evidence``), here, in the transaction that
+(``quality.services.rule_verdicts.gold_accuracy_evidence``), here, in the transaction that
 moves the counts, so that a decision and the counts it rests on never disagree. The test's
 error over the whole study is the rule's ``1 - confidence``, however many gold answers come:
 a short unlucky run (2 of 3 right against a bar of 0.8) blocks nobody.
@@ -12,7 +12,6 @@ a short unlucky run (2 of 3 right against a bar of 0.8) blocks nobody.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from datetime import datetime
 
 from django.contrib.auth.models import User
@@ -30,30 +29,13 @@ from annotation.models import (
     TrainingRound,
     WorkerStanding,
 )
-from annotation.services.rule_verdicts import gold_accuracy_evidence
-from annotation.services.rules import rule_decide, rules_enabled
-from annotation.services.standing import gold_policy, standing_for
-from annotation.services.training import training_round_count
+from annotation.quality_port import CheckOutcome
 from annotation.task_types.base import TaskType
 from annotation.task_types.gold import CleanGold
-
-
-@dataclass(frozen=True)
-class CheckOutcome:
-    result: CheckResult
-    # Whether the worker is shown anything now: after a gold question when the project gives
-    # gold feedback; after a training item as its ``training_feedback`` says (after each item,
-    # or once the round closes).
-    feedback: bool
-    # Empty unless the expected answer is shown (``expected_shown``).
-    explanation: str = ""
-    # Whether the feedback names the expected answer and why: after a gold question, and after a
-    # training item under "after_each"; otherwise only whether it was right.
-    expected_shown: bool = True
-    # Under "after_round", on the answer that closed the round: each of its items right or not,
-    # in the order they were settled (skipped, flagged and expired ones as not right).
-    round_results: tuple[bool, ...] = ()
-
+from quality.services.rule_verdicts import gold_accuracy_evidence
+from quality.services.rules import rule_decide, rules_enabled
+from quality.services.standing import gold_policy, standing_for
+from quality.services.training import training_round_count
 
 # The policy's fields a check reads: what feedback to show, and how to score.
 _POLICY_FIELDS = ("gold_feedback", "training_feedback", "set_overlap", "set_pass", "rubric")

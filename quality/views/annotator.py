@@ -23,9 +23,9 @@ from annotation.selectors.annotator_quality import stop_facts
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
-from annotation.services.training import training_round_start
 from annotation.task_types import get_task_type
 from annotation.views.request_types import AuthenticatedRequest
+from quality.services.training import training_round_start
 
 FEEDBACK = "check_feedback"
 # Reasons for no item that the quality page explains.

@@ -23,8 +23,8 @@ from annotation.selectors.annotator_quality import stop_facts
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
-from annotation.services.training import training_round_start
 from annotation.task_types import get_task_type
+from quality.services.training import training_round_start
 
 
 def next_quality(request: AuthenticatedApiRequest, project: Project, result: NextResult) -> dict[str, Any]:

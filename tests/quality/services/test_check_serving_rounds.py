@@ -21,9 +21,9 @@ from annotation.models import (
     WorkerStanding,
 )
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_return
-from annotation.services import check_serving as serving
 from annotation.services.engine import leases_expire
 from bench.training_copy import copy_pass_chance
+from quality.services import check_serving as serving
 from quality.services.flags import item_flag
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
@@ -108,7 +108,7 @@ def test_a_further_round_draws_only_items_the_worker_has_not_had(monkeypatch):
     worker = UserFactory()
     take(project, worker, lambda a: "a2" if known(a) != "a2" else "a1")
     first = round_items(project, worker)
-    from annotation.services.training import training_round_start
+    from quality.services.training import training_round_start
     training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION)
     take(project, worker, known)
     assert len(round_items(project, worker) - first) == 5

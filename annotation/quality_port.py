@@ -1,0 +1,147 @@
+"""What the crowd engine asks quality control, which lies above it (docs/development.md,
+"Layers"): quality control registers its answers when Django loads it (``quality.apps``), so that
+the engine never imports it. The questions, asked on every request:
+
+- **what to serve next**: the worker's standing in the project with the project's policy and
+  their open training round (``worker_quality``), their qualification rounds
+  (``qualification_taken``, ``round_open``, ``round_finish``), a training item drawn for them
+  (``training_pick``), whether this claim is a gold question (``draw``), and training items left
+  unanswered, counted as wrong (``round_count_unanswered``);
+- **what a submit means**: a gold or training answer's score and what follows from it, in the
+  submit's transaction (``check_score``), and the rules judged once it has committed
+  (``answer_rules_after_commit``);
+- **what the worker is shown of it**, on the annotation page (``page_context``,
+  ``page_feedback_keep``, ``page_feedback_take``) and in the API (``api_next``,
+  ``api_feedback``).
+
+Each answer is looked up when asked, so that a test may replace one (``check_serving.draw``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.core.exceptions import ImproperlyConfigured
+
+from annotation.models import (
+    Annotation,
+    Assignment,
+    CheckResult,
+    Item,
+    Project,
+    QualityPolicy,
+    Standing,
+    TrainingRound,
+    WorkerStanding,
+)
+
+# A worker in one of these gets no item and their answers are no longer awaited.
+STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
+
+
+@dataclass(frozen=True)
+class WorkerQuality:
+    standing: WorkerStanding
+    policy: QualityPolicy
+    # The worker's open training round in the project (qualification or re-calibration).
+    open_round: TrainingRound | None
+
+
+@dataclass(frozen=True)
+class CheckOutcome:
+    result: CheckResult
+    # Whether the worker is shown anything now: after a gold question when the project gives
+    # gold feedback; after a training item as its ``training_feedback`` says (after each item,
+    # or once the round closes).
+    feedback: bool
+    # Empty unless the expected answer is shown (``expected_shown``).
+    explanation: str = ""
+    # Whether the feedback names the expected answer and why: after a gold question, and after a
+    # training item under "after_each"; otherwise only whether it was right.
+    expected_shown: bool = True
+    # Under "after_round", on the answer that closed the round: each of its items right or not,
+    # in the order they were settled (skipped, flagged and expired ones as not right).
+    round_results: tuple[bool, ...] = ()
+
+
+# The modules that answer: "serving", "checks", "rules", "page" and "api".
+_ANSWERS: dict[str, Any] = {}
+
+
+def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any) -> None:
+    """Who answers each question: objects (modules) with the functions named above."""
+    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api)
+
+
+def _answer(part: str, name: str) -> Any:
+    try:
+        return getattr(_ANSWERS[part], name)
+    except KeyError:
+        raise ImproperlyConfigured('Quality control is not installed: "quality" belongs in INSTALLED_APPS.') from None
+
+
+# --- What to serve next ---------------------------------------------------------------------
+
+def worker_quality(*, project: Project, worker: User, now: datetime) -> WorkerQuality:
+    return _answer("serving", "worker_quality")(project=project, worker=worker, now=now)
+
+
+def qualification_taken(*, project: Project, worker: User) -> list[TrainingRound]:
+    return _answer("serving", "qualification_taken")(project=project, worker=worker)
+
+
+def round_open(*, project: Project, worker: User, kind: str, policy: QualityPolicy,
+               now: datetime) -> TrainingRound | None:
+    return _answer("serving", "round_open")(project=project, worker=worker, kind=kind, policy=policy, now=now)
+
+
+def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
+    return _answer("serving", "round_finish")(training_round=training_round, now=now)
+
+
+def round_count_unanswered(*, assignment_ids: Sequence[int], how: str, now: datetime) -> int:
+    return _answer("serving", "round_count_unanswered")(assignment_ids=assignment_ids, how=how, now=now)
+
+
+def training_pick(*, project: Project, worker: User) -> Item | None:
+    return _answer("serving", "training_pick")(project=project, worker=worker)
+
+
+def draw() -> float:
+    return _answer("serving", "draw")()
+
+
+# --- What a submit means ----------------------------------------------------------------------
+
+def check_score(*, assignment: Assignment, annotation: Annotation, task: Any, now: datetime) -> CheckOutcome | None:
+    return _answer("checks", "check_score")(assignment=assignment, annotation=annotation, task=task, now=now)
+
+
+def answer_rules_after_commit(*, assignment: Assignment, annotation: Annotation, task: Any) -> None:
+    _answer("rules", "answer_rules_after_commit")(assignment=assignment, annotation=annotation, task=task)
+
+
+# --- What the worker is shown of it ---------------------------------------------------------
+
+def page_context(request: Any, project: Project, result: Any) -> dict[str, Any]:
+    return _answer("page", "quality_context")(request, project, result)
+
+
+def page_feedback_keep(request: Any, project: Project, outcome: Any) -> None:
+    _answer("page", "feedback_keep")(request, project, outcome)
+
+
+def page_feedback_take(request: Any, project: Project) -> dict[str, Any] | None:
+    return _answer("page", "feedback_take")(request, project)
+
+
+def api_next(request: Any, project: Project, result: Any) -> dict[str, Any]:
+    return _answer("api", "next_quality")(request, project, result)
+
+
+def api_feedback(outcome: Any) -> dict[str, Any] | None:
+    return _answer("api", "feedback_data")(outcome)
