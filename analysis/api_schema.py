@@ -56,11 +56,33 @@ class DecisionOut(serializers.Serializer):
     decided_at = serializers.DateTimeField()
 
 
+class FindingOut(serializers.Serializer):
+    worker = serializers.CharField(help_text="The worker's user name.")
+    worker_id = serializers.IntegerField()
+    worker_url = serializers.CharField(allow_null=True, help_text="The worker's quality page.")
+    rule = serializers.IntegerField(help_text="The rule that found the worker beyond its bar.")
+    kind = serializers.ChoiceField(choices=QualityRule.Kind.choices)
+    evidence = serializers.JSONField(help_text="The rule's figures about the worker.")
+    words = serializers.CharField(help_text="The evidence in a sentence.")
+    decision = serializers.IntegerField(allow_null=True, help_text="The new decision's id (null: none new).")
+    decided = serializers.CharField(help_text='The decision in words: "new: block in the project", "new: send to '
+                                              'review" or "none new (already decided on this evidence, or already '
+                                              'there)".')
+
+
+class UnjudgedOut(serializers.Serializer):
+    rule = serializers.IntegerField()
+    kind = serializers.ChoiceField(choices=QualityRule.Kind.choices)
+    why = serializers.CharField(help_text="Why the rule cannot judge the project.")
+
+
 class RulesCheckOut(serializers.Serializer):
     decisions = DecisionOut(many=True, help_text="The decisions this check made.")
     found = serializers.DictField(child=serializers.IntegerField(), help_text="Rule id -> workers below its bar.")
     runs = serializers.DictField(child=serializers.IntegerField(allow_null=True),
                                  help_text="Report kind -> the run judged (null: none).")
+    findings = FindingOut(many=True, help_text="Each worker a rule found beyond its bar, as the rules page lists them.")
+    unjudged = UnjudgedOut(many=True, help_text="The enabled rules that could not judge the project, and why.")
 
 
 class DecisionsPageOut(serializers.Serializer):

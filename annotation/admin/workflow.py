@@ -119,7 +119,7 @@ class RevisionInline(admin.TabularInline):
     model = AnnotationRevision
     extra = 0
     can_delete = False
-    readonly_fields = ["version", "answer", "reason", "seconds", "saved_at", "replaced_at"]
+    readonly_fields = ["version", "answer", "reason", "seconds", "client_seconds", "saved_at", "replaced_at"]
     fields = [*readonly_fields]
 
     def has_add_permission(self, request, obj=None):

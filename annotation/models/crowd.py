@@ -337,7 +337,10 @@ class AnnotationRevision(models.Model):
     version = models.PositiveIntegerField()
     answer = models.JSONField()
     reason = models.TextField(blank=True)
-    seconds = models.FloatField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True, help_text="The version's time as the server saw it (as the "
+                                                                  "annotation's seconds when it was current).")
+    client_seconds = models.FloatField(null=True, blank=True, help_text="The version's time as the worker's browser "
+                                                                        "counted it; evidence, never judged on.")
     client = models.JSONField(default=dict, blank=True)
     saved_at = models.DateTimeField(help_text="When this version was stored.")
     replaced_at = models.DateTimeField(help_text="When the worker replaced it.")

@@ -21,7 +21,7 @@ from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import revision_refusal
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.errors import WorkflowError
-from annotation.services.submission import answer_context
+from annotation.services.submission import answer_context, answer_seconds
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.value_checks import field_problems
@@ -32,16 +32,6 @@ class ReviseResult:
     annotation: Annotation
     # False when the answer sent equals the stored one (a double click, a replay): nothing written.
     changed: bool
-
-
-def _edit_seconds(client_ms: Any, *, since: datetime, now: datetime) -> float:
-    """Seconds spent on the change: the client's visible time, never more than the server saw."""
-    server = max((now - since).total_seconds(), 0.0)
-    try:
-        client = float(client_ms) / 1000.0
-    except (TypeError, ValueError):
-        return 0.0
-    return round(client, 3) if 0 <= client <= server + 5 else round(server, 3)
 
 
 def annotation_revise(
@@ -57,7 +47,16 @@ def annotation_revise(
 
     ``version`` is the version the worker was editing: if the answer changed meanwhile (another
     window, another device), a different answer is refused instead of silently overwriting it.
-    The time spent on the change is added to the annotation's seconds.
+
+    The time of a change is the server's, as for a submit: from when the version it replaces was
+    stored to when the change arrived. The server records no moment at which the change form was
+    opened (the page and ``GET`` of the answer write nothing, and a form may stay open in several
+    windows), so this is the one span it saw; it includes whatever the worker did in between,
+    the next item too. It is added to the annotation's ``seconds``, which so stays the server's
+    time from the lease's start to the current version's arrival. The client's own count of the
+    change (``elapsed_ms``) is added to ``client_seconds`` the same way, as evidence only; when
+    either count is missing the sum is unknown (None). The replaced version keeps both of its
+    figures in its ``AnnotationRevision``.
     """
     now = now or timezone.now()
     with transaction.atomic():
@@ -90,20 +89,25 @@ def annotation_revise(
             )
         AnnotationRevision.objects.create(
             annotation=current, version=current.version, answer=current.answer, reason=current.reason,
-            seconds=current.seconds, client=current.client, saved_at=current.saved_at, replaced_at=now,
+            seconds=current.seconds, client_seconds=current.client_seconds, client=current.client,
+            saved_at=current.saved_at, replaced_at=now,
         )
         client = dict(client or {})
         # Metrics of how the item was first taken in (e.g. playback) stay with the answer.
         metrics = {**current.client.get("metrics", {}), **clean.metrics}
         if metrics:
             client["metrics"] = metrics
-        spent = _edit_seconds(client.pop("elapsed_ms", None), since=current.saved_at, now=now)
+        spent, client_spent = answer_seconds(client_ms=client.pop("elapsed_ms", None), since=current.saved_at,
+                                             now=now)
         current.answer, current.reason = clean.answer, clean.reason
         current.seconds = round((current.seconds or 0.0) + spent, 3)
+        current.client_seconds = None if client_spent is None or current.client_seconds is None \
+            else round(current.client_seconds + client_spent, 3)
         current.client = client
         current.version += 1
         current.revised_at = now
-        current.save(update_fields=["answer", "reason", "seconds", "client", "version", "revised_at"])
+        current.save(update_fields=["answer", "reason", "seconds", "client_seconds", "client", "version",
+                                    "revised_at"])
         # The bonus follows the answer the worker now gives, not the one they replaced.
         bonus_revoke_for(assignment=a)
         bonus_grant_for(annotation=current)

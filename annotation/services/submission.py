@@ -69,12 +69,13 @@ def _same_answer(task: TaskType, a: Assignment, existing: Annotation, data: Mapp
     return clean.answer == existing.answer and clean.reason == existing.reason
 
 
-def _seconds(client_ms: Any, *, assigned_at: datetime, now: datetime) -> tuple[float, float | None]:
-    """The time spent on the item as the server saw it (from the lease's start to the answer's
-    arrival), and the client's own count of it (None when it sent none that reads as a time).
-    Rules judge the server's: a client can claim any time it likes. The client's is kept as
-    evidence beside it (a claim far from the server's time is a signal in itself)."""
-    server = round(max((now - assigned_at).total_seconds(), 0.0), 3)
+def answer_seconds(*, client_ms: Any, since: datetime, now: datetime) -> tuple[float, float | None]:
+    """The time spent as the server saw it (from ``since`` to the answer's arrival, ``now``:
+    for a submit ``since`` is the lease's start, for a change the previous version's storing),
+    and the client's own count of it (None when it sent none that reads as a time). Rules judge
+    the server's: a client can claim any time it likes. The client's is kept as evidence beside
+    it (a claim far from the server's time is a signal in itself)."""
+    server = round(max((now - since).total_seconds(), 0.0), 3)
     try:
         client = float(client_ms) / 1000.0
     except (TypeError, ValueError, OverflowError):
@@ -194,7 +195,8 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
         if refused:
             # The answers refused before this one stay with it, in exports too.
             recorded["refused"] = refused
-        seconds, client_seconds = _seconds(recorded.pop("elapsed_ms", None), assigned_at=a.assigned_at, now=now)
+        seconds, client_seconds = answer_seconds(client_ms=recorded.pop("elapsed_ms", None), since=a.assigned_at,
+                                                 now=now)
         counted = True
         annotation = Annotation(assignment=a, answer=clean.answer, reason=clean.reason, seconds=seconds,
                                 client_seconds=client_seconds, client=recorded)

@@ -25,7 +25,7 @@ from quality.rules.checks import rules_check
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words
 from quality.services.rule_settings import RuleInvalid, rule_add, rule_change, rule_delete
-from quality.views.rules import worker_url
+from quality.views.rules import check_rows, worker_url
 
 
 def perms_by_method(**perms: str) -> type[BasePermission]:
@@ -110,8 +110,8 @@ class RuleDetail(APIView):
 
 
 class RulesCheck(APIView):
-    """POST: judge every enabled rule over every worker now; the new decisions and what each
-    rule found."""
+    """POST: judge every enabled rule over every worker now; the new decisions, how many workers
+    each rule found, and the findings one by one as the page lists them."""
 
     permission_classes = [perms_by_method(post="annotation.change_qualityrule")]
 
@@ -120,8 +120,14 @@ class RulesCheck(APIView):
     def post(self, request: Request, slug: str) -> Response:
         project = get_object_or_404(Project, slug=slug)
         check = rules_check(project=project, actor=request.user)  # type: ignore[arg-type]
+        findings = [{"worker": row["worker"], "worker_id": row["worker_id"], "worker_url": row["url"],
+                     "rule": row["rule"].pk, "kind": row["rule"].kind, "evidence": row["evidence"],
+                     "words": row["words"], "decision": row["decision"].pk if row["decision"] else None,
+                     "decided": row["decided"]} for row in check_rows(project=project, check=check)]
         return Response({"decisions": [decision_data(d, slug) for d in check.decisions],
-                         "found": {str(pk): n for pk, n in check.found.items()}, "runs": check.runs})
+                         "found": {str(pk): n for pk, n in check.found.items()}, "runs": check.runs,
+                         "findings": findings,
+                         "unjudged": [{"rule": rule.pk, "kind": rule.kind, "why": why} for rule, why in check.unjudged]})
 
 
 class DecisionList(APIView):

@@ -92,11 +92,11 @@ def position_bias(*, project: Project, rule: QualityRule) -> list[Finding]:
     rows = (Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
                                       assignment__project=project)
             .order_by("assignment__submitted_at", "pk")
-            .values_list("assignment__worker_id", "assignment__shown_order", "assignment__item__payload", "answer")
+            .values_list("assignment__worker_id", "assignment__shown_order", "answer")
             .iterator(chunk_size=5000))
     running: dict[int, list[float]] = {}  # worker -> [ratio, chose first, answers]
-    for worker_id, shown, payload, answer in rows:
-        seen = position_bias_observation(task=task, shown=shown, payload=payload or {}, answer=answer or {})
+    for worker_id, shown, answer in rows:
+        seen = position_bias_observation(task=task, shown=shown, answer=answer or {})
         if seen is None:
             continue
         options, first = seen

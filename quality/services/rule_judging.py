@@ -82,7 +82,6 @@ class ArrivedAnswer:
     keep_import_order: bool
     task: TaskType
     shown: Mapping[str, Any] | None
-    payload: Mapping[str, Any]
     answer: Mapping[str, Any]
 
 
@@ -91,7 +90,7 @@ def answer_arrived(*, assignment: Assignment, annotation: Annotation, task: Task
     return ArrivedAnswer(project_id=assignment.project_id, worker_id=assignment.worker_id, purpose=assignment.purpose,
                          seconds=annotation.seconds, automated=isinstance(signals, dict) and signals.get("webdriver") is True,
                          keep_import_order=assignment.project.keep_import_order, task=task,
-                         shown=assignment.shown_order, payload=assignment.item.payload, answer=annotation.answer)
+                         shown=assignment.shown_order, answer=annotation.answer)
 
 
 def median_seconds(*, project_id: int) -> float | None:
@@ -125,8 +124,7 @@ def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | No
     if rule.kind == Kind.POSITION_BIAS:
         if not task_answer or arrived.keep_import_order:
             return None
-        seen = position_bias_observation(task=arrived.task, shown=arrived.shown, payload=arrived.payload,
-                                         answer=arrived.answer)
+        seen = position_bias_observation(task=arrived.task, shown=arrived.shown, answer=arrived.answer)
         if seen is None:
             return None
         options, first = seen

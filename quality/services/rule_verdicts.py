@@ -75,27 +75,19 @@ def too_fast_evidence(*, rule: QualityRule, fast: int, answers: int, median: flo
             "basis": basis or f"{answers} answers"}
 
 
-def chosen_options(*, task: TaskType, payload: Mapping[str, Any], answer: Mapping[str, Any]) -> list[str]:
-    """The options an answer chose, as the position-bias report reads them: a set type's
-    options marked 1, another type's label."""
-    rows = task.long_rows(payload=payload, answer=answer)
-    if task.level == "set":
-        return [str(row["option"]) for row in rows if str(row.get("label")) in ("1", "True")]
-    return [str(row["label"]) for row in rows[:1]]
-
-
 def position_bias_observation(*, task: TaskType, shown: Mapping[str, Sequence[Any]] | None,
-                              payload: Mapping[str, Any], answer: Mapping[str, Any]) -> tuple[int, bool] | None:
+                              answer: Mapping[str, Any]) -> tuple[int, bool] | None:
     """What one answer tells the position-bias test: (options shown, whether it chose the one
     shown first); None when it tells nothing: no order, or not exactly one of the options shown
-    chosen (a tie, "None", several)."""
+    chosen (a tie, "None", several). The options chosen are the task type's
+    (``TaskType.chosen_options``), as the worker page's first-shown figure reads them."""
     if not task.shown_order_parts or not shown:
         return None
     order = [str(option) for option in shown.get(task.shown_order_parts[0]) or ()]
     if len(order) < 2:
         return None
-    chosen = chosen_options(task=task, payload=payload, answer=answer)
-    if len(chosen) != 1 or chosen[0] not in order:
+    chosen = task.chosen_options(answer, options=order)
+    if len(chosen) != 1:
         return None
     return len(order), chosen[0] == order[0]
 

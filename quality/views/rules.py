@@ -38,12 +38,20 @@ def _decision_rows(project: Project, decisions: list[RuleDecision]) -> list[dict
              "url": worker_url(project.slug, d.worker_id)} for d in decisions]
 
 
-def _check_rows(project: Project, check: RuleCheck) -> list[dict[str, Any]]:
-    """What a check found, worker by worker: the rule, the evidence in words, and whether it
-    made a new decision (and which)."""
-    return [{"worker": found.worker.get_username(), "url": worker_url(project.slug, found.worker.pk),
-             "rule": found.rule, "words": finding_words(kind=found.rule.kind, evidence=found.finding.evidence),
-             "decision": found.decision} for found in check.listed]
+NONE_NEW = "none new (already decided on this evidence, or already there)"
+
+
+def check_rows(*, project: Project, check: RuleCheck) -> list[dict[str, Any]]:
+    """What a check found, worker by worker, as the page lists it and the API returns it: the
+    worker (and their quality page), the rule, the evidence and the evidence in words, and the
+    new decision it made (None: none new) with that in words."""
+    return [{"worker": found.worker.get_username(), "worker_id": found.worker.pk,
+             "url": worker_url(project.slug, found.worker.pk), "rule": found.rule,
+             "evidence": found.finding.evidence,
+             "words": finding_words(kind=found.rule.kind, evidence=found.finding.evidence),
+             "decision": found.decision,
+             "decided": NONE_NEW if found.decision is None else f"new: {found.decision.get_action_display().lower()}"}
+            for found in check.listed]
 
 
 def _page(request: HttpRequest, project: Project, *, form: RuleForm | None = None,
@@ -59,7 +67,7 @@ def _page(request: HttpRequest, project: Project, *, form: RuleForm | None = Non
         "decisions": decisions,
         "rows": _decision_rows(project, list(decisions.object_list)),
         "check": check,
-        "check_rows": _check_rows(project, check) if check is not None else [],
+        "check_rows": check_rows(project=project, check=check) if check is not None else [],
         "error_rates": error_rates(),
         "run_every": RUN_EVERY,
     }

@@ -2,66 +2,49 @@
 links already handed out keep working and every worker keeps their account."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
+
+from tests.support.migrations import data_migration
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def panels_migration(executor) -> tuple[str, str]:
-    # Found by name: migrations of this app are renumbered when branches merge.
-    names = [key for key in executor.loader.graph.nodes
-             if key[0] == "annotation" and key[1].endswith("recruiting_panels")]
-    assert len(names) == 1
-    return names[0]
-
-
 def test_projects_get_the_panel_their_workers_came_from():
-    executor = MigrationExecutor(connection)
-    target = panels_migration(executor)
-    parent = next(p.key for p in executor.loader.graph.node_map[target].parents if p.key[0] == "annotation")
-    executor.migrate([parent])
-    old = executor.loader.project_state([parent]).apps
-    User = old.get_model("auth", "User")
-    Project = old.get_model("annotation", "Project")
-    WorkerProfile = old.get_model("annotation", "WorkerProfile")
+    with data_migration("annotation", "_recruiting_panels") as step:
+        old = step.before()
+        User = old.get_model("auth", "User")
+        Project = old.get_model("annotation", "Project")
+        WorkerProfile = old.get_model("annotation", "WorkerProfile")
 
-    def project(slug, sources, **fields):
-        return Project.objects.create(name=slug, slug=slug, task_type="pairwise", external_entry=True,
-                                      marketplace_sources=sources, **fields)
+        def project(slug, sources, **fields):
+            return Project.objects.create(name=slug, slug=slug, task_type="pairwise", external_entry=True,
+                                          marketplace_sources=sources, **fields)
 
-    def workers(p, source, n):
-        for i in range(n):
-            user = User.objects.create(username=f"{source}+{p.slug}{i}")
-            WorkerProfile.objects.create(user=user, source=source, external_id=f"{p.slug}{i}")
-            p.members.add(user)
+        def workers(p, source, n):
+            for i in range(n):
+                user = User.objects.create(username=f"{source}+{p.slug}{i}")
+                WorkerProfile.objects.create(user=user, source=source, external_id=f"{p.slug}{i}")
+                p.members.add(user)
 
-    by_url = project("by-url", "prolific, mturk",
-                     completion_url="https://app.prolific.com/submissions/complete?cc=X")
-    workers(by_url, "mturk", 3)
-    mostly_mturk = project("mostly-mturk", "prolific, mturk")
-    workers(mostly_mturk, "mturk", 2)
-    workers(mostly_mturk, "prolific", 1)
-    project("untouched", "prolific, mturk")
-    own = project("own", "prolific, panel-x")
-    workers(own, "panel-x", 1)
-    project("generic", "link")
-    project("nothing", "")
+        by_url = project("by-url", "prolific, mturk",
+                         completion_url="https://app.prolific.com/submissions/complete?cc=X")
+        workers(by_url, "mturk", 3)
+        mostly_mturk = project("mostly-mturk", "prolific, mturk")
+        workers(mostly_mturk, "mturk", 2)
+        workers(mostly_mturk, "prolific", 1)
+        project("untouched", "prolific, mturk")
+        own = project("own", "prolific, panel-x")
+        workers(own, "panel-x", 1)
+        project("generic", "link")
+        project("nothing", "")
 
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate([target])
-    new = executor.loader.project_state([target]).apps.get_model("annotation", "Project")
-    got = {p.slug: (p.panel, p.custom_source if p.panel == "custom" else "", p.worker_param, p.external_entry)
-           for p in new.objects.all()}
-    assert got == {
-        "by-url": ("prolific", "", "worker_id", True),  # its completion URL is Prolific's
-        "mostly-mturk": ("mturk", "", "worker_id", True),
-        "untouched": ("prolific", "", "worker_id", True),  # the first it listed
-        "own": ("custom", "panel-x", "worker_id", True),  # worker_id=…&source=panel-x links
-        "generic": ("custom", "link", "worker_id", True),
-        "nothing": ("prolific", "", "worker_id", False),  # it took no link, and still takes none
-    }
-    executor = MigrationExecutor(connection)
-    executor.loader.build_graph()
-    executor.migrate(executor.loader.graph.leaf_nodes())
+        new = step.after().get_model("annotation", "Project")
+        got = {p.slug: (p.panel, p.custom_source if p.panel == "custom" else "", p.worker_param, p.external_entry)
+               for p in new.objects.all()}
+        assert got == {
+            "by-url": ("prolific", "", "worker_id", True),  # its completion URL is Prolific's
+            "mostly-mturk": ("mturk", "", "worker_id", True),
+            "untouched": ("prolific", "", "worker_id", True),  # the first it listed
+            "own": ("custom", "panel-x", "worker_id", True),  # worker_id=…&source=panel-x links
+            "generic": ("custom", "link", "worker_id", True),
+            "nothing": ("prolific", "", "worker_id", False),  # it took no link, and still takes none
+        }

@@ -50,11 +50,14 @@ def test_a_change_keeps_the_earlier_version_and_becomes_the_current_one(project,
     current = Annotation.objects.get(pk=first.pk)
     assert current.answer == {"label": "a2", "standpoint": "same"} and current.reason == CHANGED
     assert current.version == 2 and current.revised_at == now
-    assert current.seconds == pytest.approx(first.seconds + 6.0)
+    # The change's time is the server's, from the first version's storing to the change's arrival;
+    # the browser's count of it is added to its own.
+    assert current.seconds == pytest.approx(first.seconds + 30.0)
+    assert current.client_seconds == pytest.approx(4.0 + 6.0)
     assert current.client == {"input": "keyboard"}
     old = AnnotationRevision.objects.get(annotation=current)
     assert old.version == 1 and old.answer == {"label": "a1", "standpoint": "none"}
-    assert old.reason == first.reason and old.seconds == first.seconds
+    assert old.reason == first.reason and old.seconds == first.seconds and old.client_seconds == 4.0
     assert old.saved_at == first.created_at and old.replaced_at == now
     # A third version keeps the second too.
     annotation_revise(assignment=a, worker=worker, data=answer("equal", "same", CHANGED), version=2,
@@ -62,6 +65,27 @@ def test_a_change_keeps_the_earlier_version_and_becomes_the_current_one(project,
     assert list(AnnotationRevision.objects.order_by("version").values_list("version", "answer__label")) == [
         (1, "a1"), (2, "a2")]
     assert Annotation.objects.get(pk=first.pk).version == 3
+
+
+def test_a_change_is_timed_by_the_server_whatever_the_client_claims(project, worker):
+    a = submitted(project, worker, elapsed_ms=4000)
+    first = a.annotation
+    # The lease started 20 s before the answer arrived: the first version's time is the server's.
+    Annotation.objects.filter(pk=first.pk).update(seconds=20.0)
+    now = first.created_at + timedelta(seconds=12)
+    # A client that claims an hour for the change is kept as evidence, never taken as the time.
+    annotation_revise(assignment=a, worker=worker, data=answer("a2", "same", CHANGED),
+                      client={"elapsed_ms": 3_600_000}, version=1, now=now)
+    second = Annotation.objects.get(pk=first.pk)
+    assert (second.seconds, second.client_seconds) == (32.0, 3604.0)
+    # A change with no count from the client: the server's time still grows, the client's sum is unknown.
+    later = now + timedelta(seconds=8)
+    annotation_revise(assignment=a, worker=worker, data=answer("equal", "same", CHANGED), version=2, now=later)
+    third = Annotation.objects.get(pk=first.pk)
+    assert (third.seconds, third.client_seconds) == (40.0, None)
+    # Each replaced version keeps both its figures.
+    assert list(AnnotationRevision.objects.order_by("version").values_list("version", "seconds", "client_seconds")) == [
+        (1, 20.0, 4.0), (2, 32.0, 3604.0)]
 
 
 def test_repeating_the_same_change_writes_nothing(project, worker):

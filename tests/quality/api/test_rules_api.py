@@ -9,6 +9,7 @@ from rest_framework.test import APIClient
 from annotation.models import AuditEntry, QualityRule, RuleDecision, WorkerStanding
 from tests.factories import ProjectFactory, UserFactory
 from tests.quality.rules.helpers import rule
+from tests.support.openapi_conformance import assert_conforms
 
 pytestmark = pytest.mark.django_db
 
@@ -102,3 +103,36 @@ def test_check_now_and_the_decisions_in_words():
     assert client.get("/api/projects/q/rule-decisions/").json()["count"] == 0
     assert RuleDecision.objects.filter(project=other).count() == 0
     assert WorkerStanding.objects.get(project=other, worker=worker).state == "active"
+
+
+def test_check_now_returns_what_it_found_as_the_page_lists_it():
+    project = ProjectFactory(slug="p", keep_import_order=True)
+    worker = UserFactory(username="guesser")
+    WorkerStanding.objects.create(project=project, worker=worker, gold_answered=12, gold_right=2)
+    WorkerStanding.objects.create(project=project, worker=UserFactory(username="unlucky"), gold_answered=9,
+                                  gold_right=2)
+    gold = rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
+    bias = rule(project, "position_bias", threshold=0.2, min_answers=5, action="review")
+    client = api()
+    response = client.post("/api/projects/p/rules/check/")
+    assert response.status_code == 200
+    assert_conforms(response, "POST", "/api/projects/p/rules/check/")
+    checked = response.json()
+    decision = RuleDecision.objects.get()
+    said = ("10 of 12 gold answers wrong (accuracy 17%): 36 times likelier for a worker at 55% than at the bar of "
+            "70%, past the 20 times the rule needs (a worker at the bar: at most 5% of studies)")
+    [found] = checked["findings"]
+    assert (found["worker"], found["worker_id"], found["rule"], found["kind"]) == ("guesser", worker.pk, gold.pk,
+                                                                                   "gold_accuracy")
+    assert (found["evidence"]["answered"], found["evidence"]["right"]) == (12, 2) and found["words"] == said
+    assert (found["decision"], found["decided"]) == (decision.pk, "new: block in the project")
+    [unjudged] = checked["unjudged"]
+    assert (unjudged["rule"], unjudged["kind"]) == (bias.pk, "position_bias")
+    assert unjudged["why"].startswith("cannot judge: the project shows every item's options in import order")
+    # Checked again: the same finding, with no new decision, in the page's words.
+    again = client.post("/api/projects/p/rules/check/")
+    assert_conforms(again, "POST", "/api/projects/p/rules/check/")
+    [found] = again.json()["findings"]
+    assert found["words"] == said and found["decision"] is None
+    assert found["decided"] == "none new (already decided on this evidence, or already there)"
+    assert again.json()["decisions"] == [] and RuleDecision.objects.count() == 1

@@ -6,37 +6,20 @@ import pytest
 from django.contrib.auth.models import Group, Permission
 from django.contrib.contenttypes.models import ContentType
 from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from annotation.models import Item
 from annotation.task_types import get_task_type
 from task_types.pairwise.models import Argument, Topic
+from tests.support.migrations import data_migration
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def executor() -> MigrationExecutor:
-    found = MigrationExecutor(connection)
-    found.loader.build_graph()
-    return found
-
-
-def before_the_move(graph) -> list[tuple[str, str | None]]:
-    # Found by name: migrations of this app are renumbered when branches merge.
-    names = [key for key in graph.nodes if key[0] == "annotation" and key[1].endswith("corpus_moves_to_pairwise")]
-    assert len(names) == 1
-    parent = next(p.key for p in graph.node_map[names[0]].parents if p.key[0] == "annotation")
-    return [parent, ("pairwise", None)]
-
-
 def test_topics_arguments_and_what_points_to_them_survive_the_move():
     ContentType.objects.clear_cache()
-    old_executor = executor()
-    target = before_the_move(old_executor.loader.graph)
-    old_executor.migrate(target)
-    try:
-        applied = executor().loader.applied_migrations
-        old = old_executor.loader.project_state(list(applied)).apps
+    with data_migration("annotation", "_corpus_moves_to_pairwise") as step:
+        # Before the move, with no pairwise table yet.
+        old = step.before(also=[("pairwise", None)])
         assert {"annotation_topic", "annotation_argument"} <= set(connection.introspection.table_names())
         old_topic, old_argument = old.get_model("annotation", "Topic"), old.get_model("annotation", "Argument")
         content_type = old.get_model("contenttypes", "ContentType")
@@ -56,9 +39,7 @@ def test_topics_arguments_and_what_points_to_them_survive_the_move():
         change = permission.objects.get_or_create(content_type=topic_type, codename="change_topic",
                                                   defaults={"name": "Can change topic"})[0]
         group.objects.create(name="editors").permissions.add(change)
-    finally:
-        later = executor()
-        later.migrate(later.loader.graph.leaf_nodes())
+    # Leaving the block moved the database to the latest migrations of every app.
     ContentType.objects.clear_cache()
 
     assert sorted(Topic.objects.values_list("external_id", "stance")) == [("uniform_bad", "Bad"), ("uniform_good", "Good")]
