@@ -14,7 +14,11 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     "too_fast": {"threshold": 0.1, "min_answers": 5, "share_of_median": 0.25, "confidence": 0.95},
     # Choosing the option shown first 20 points more often than 1/k is the alternative.
     "position_bias": {"threshold": 0.2, "min_answers": 10, "share_of_median": 0.25, "confidence": 0.95},
-    "competence": {"threshold": 0.5, "min_answers": 20, "share_of_median": 0.25, "confidence": 0.95},
+    "competence": {"threshold": 0.4, "min_answers": 20, "share_of_median": 0.25, "confidence": 0.95},
     # A browser that says it is automated, on this many answers.
     "automation": {"threshold": 0.0, "min_answers": 3, "share_of_median": 0.25, "confidence": 0.95},
 }
+
+# The competence rule reads MACE over everyone's answers: an agreement run is requested after every
+# this many answers of a worker to real items (``annotation.services.rule_judging``).
+RUN_EVERY = 20

@@ -34,6 +34,7 @@ from annotation.models import (
     RuleDecision,
     RuleState,
 )
+from annotation.rule_defaults import RUN_EVERY
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types.base import TaskType
 from quality.services.rule_verdicts import (
@@ -48,9 +49,8 @@ Kind = QualityRule.Kind
 PER_ANSWER = (Kind.TOO_FAST, Kind.POSITION_BIAS, Kind.AUTOMATION, Kind.COMPETENCE)
 # What judging an answer reads of a rule (kept in the cache).
 RULE_FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence")
-# The competence rule reads MACE over everyone's answers: an agreement run is requested after
-# every this many answers of a worker (one at a time per project).
-RUN_EVERY = 20
+# The competence rule's agreement run is requested every RUN_EVERY answers of a worker (one at a
+# time per project).
 # The project's median time is recounted at most this often, and judged on only once this many
 # answers to real items were timed: a median of a handful of answers says nothing.
 MEDIAN_SECONDS = 60

@@ -144,6 +144,11 @@ def test_the_page_states_how_often_the_rules_err_with_the_command_and_a_new_rule
     assert "How often the rules err" in body and "python bench/quality_rules_simulation.py --write" in body
     at_bar = next(row for row in MEASURED["workers"] if row["worker"] == "at the bar")
     assert f"<td class=\"num\">{at_bar['gold']}</td>" in body and MEASURED["competence"]["coverage"] in body
+    # The competence rule's column: measured for the worker at the bar, not for always first.
+    always_first = next(row for row in MEASURED["workers"] if row["worker"] == "always first")
+    assert ">Competence</th>" in body and at_bar["competence"].endswith("%")
+    assert f"<td class=\"num\">{at_bar['position']}</td><td class=\"num\">{at_bar['competence']}</td>" in body
+    assert f"<td class=\"num\">{always_first['competence']}</td>" in body
     form = client.get(url("quality-rules", project)).context["form"]
     assert (form["kind"].initial, form["threshold"].initial, form["min_answers"].initial) == ("gold_accuracy", 0.7, 5)
     form = client.get(url("quality-rules", project), {"kind": "too_fast"}).context["form"]

@@ -103,3 +103,30 @@ def test_a_nominal_95_percent_interval_reads_the_calibrated_1st_to_99th_percenti
     assert (nominal.level, nominal.percentile_level) == (0.95, pytest.approx(0.98))
     # The same replicates (same seed): the calibrated interval holds the plain 95% one.
     assert np.all(nominal.low <= plain.low + 1e-12) and np.all(nominal.high >= plain.high - 1e-12)
+
+
+def test_the_rules_early_stopping_decision_is_the_full_intervals_and_stops_once_it_is_known(monkeypatch):
+    from analysis.methods.mace import bootstrap
+    from analysis.methods.mace.bootstrap import competence_high_below
+
+    items, workers, labels = crowd(n_items=40, few_items=8)
+    found = competence_intervals(items, workers, labels, replicates=30, seed=5)
+    for worker in range(6):
+        high = float(found.high[worker])
+        for threshold in (0.2, 0.5, 0.8, high, high + 1e-9, high - 1e-9):
+            assert competence_high_below(items, workers, labels, worker=worker, threshold=threshold,
+                                         replicates=30, seed=5) == (high < threshold), (worker, threshold)
+    assert found.high[4] < 0.5 < found.low[0]
+    runs = []
+    real_mace = bootstrap.mace
+    monkeypatch.setattr(bootstrap, "mace", lambda *a, **k: runs.append(1) or real_mace(*a, **k))
+    # A careful worker's interval cannot end below 0.5 once 2 of 30 replicates reach it (the 99th
+    # percentile of 30 sits at sorted position 28): two runs answer.
+    assert not competence_high_below(items, workers, labels, worker=0, threshold=0.5, replicates=30, seed=5)
+    assert len(runs) == 2
+    # The spammer's interval ends below 0.5: that takes every replicate.
+    runs.clear()
+    assert competence_high_below(items, workers, labels, worker=4, threshold=0.5, replicates=30, seed=5)
+    assert len(runs) == 30
+    with pytest.raises(ValueError, match="worker must be a code"):
+        competence_high_below(items, workers, labels, worker=9, threshold=0.5, replicates=30)
