@@ -159,7 +159,7 @@ def competence_first(worker: Worker, real: int, bar: float, seed: int) -> int:
     every ``RUN_EVERY`` answers of the worker, the agreement run the server requests: MACE's
     bootstrap interval at the report's defaults (``DEFAULT_REPLICATES`` replicates of 50
     iterations, seed 0) over every answer so far; the rule decides when the worker's upper end
-    lies below its bar, as ``analysis.quality.findings.competence`` does."""
+    lies below its bar, as ``quality.rules.findings.competence`` does."""
     c = DEFAULTS["competence"]
     rng = np.random.default_rng(seed)
     crowd_right = rng.uniform(bar, min(bar + CROWD_ABOVE, 1.0), CROWD)
