@@ -10,7 +10,8 @@ around each submit (``time.process_time``): with SQLite the database's work is i
 too; with ``DATABASE_URL`` set to PostgreSQL only the Django side is counted. Three projects
 of the same items: the submit as it was before answers were judged on arrival (the callback
 switched off), with the callback and no rule, and with one rule of each per-answer kind. Prints
-the median CPU per submit of each and the differences.
+the median CPU per submit of each and the differences. ``--orm`` moves the rules' states through
+the ORM (``rule_states.rule_states_add_orm``) instead of the hand-written statements.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--workers", type=int, default=30)
     parser.add_argument("--per-worker", type=int, default=40)
+    parser.add_argument("--orm", action="store_true", help="the rules' states through the ORM")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_DEBUG", "1")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -42,7 +44,8 @@ def main() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import Item, Project, QualityRule
-    from annotation.services import annotation_submit, assignment_next, submission
+    from annotation.services import annotation_submit, assignment_next, rule_judging, submission
+    from annotation.services.rule_states import rule_states_add_orm
     from annotation.task_types import get_task_type
 
     task = get_task_type("pairwise")
@@ -51,6 +54,8 @@ def main() -> None:
     users = get_user_model()
     made: list = []
     judge = submission.answer_rules_after_commit
+    if args.orm:
+        rule_judging.rule_states_add = rule_states_add_orm
 
     def project_of(slug: str, rules: bool) -> Project:
         project = Project.objects.create(name=slug, slug=slug, task_type="pairwise", redundancy=5,
@@ -90,7 +95,8 @@ def main() -> None:
         submission.answer_rules_after_commit = judge
         no_rules = run(project_of("bench-rules-none", False), "br-none")
         four = run(project_of("bench-rules-four", True), "br-four")
-        print(f"{args.items:,} items, {args.workers} workers x {args.per_worker} answers; median CPU per submit:")
+        print(f"{args.items:,} items, {args.workers} workers x {args.per_worker} answers, states through "
+              f"{'the ORM' if args.orm else 'SQL'}; median CPU per submit:")
         print(f"  before (no judging on arrival):      {ms(before)}")
         print(f"  judged on arrival, no rule:          {ms(no_rules)}")
         print(f"  judged on arrival, 4 per-answer rules: {ms(four)}")
