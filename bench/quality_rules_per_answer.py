@@ -8,9 +8,11 @@ Calls the services in-process (``assignment_next``, ``annotation_submit``; autoc
 rules' ``on_commit`` callback runs inside the timed call) and reads the process's CPU time
 around each submit (``time.process_time``): with SQLite the database's work is in the process
 too; with ``DATABASE_URL`` set to PostgreSQL only the Django side is counted. Three projects
-of the same items: the submit as it was before answers were judged on arrival (the callback
-switched off), with the callback and no rule, and with one rule of each per-answer kind. Prints
-the median CPU per submit of each and the differences.
+of the same items, their submits taken in turn: the submit as it was before answers were judged
+on arrival (the callback switched off), with the callback and no rule, and with one rule of each
+per-answer kind. Prints the median CPU per submit of each and the differences. ``--orm`` moves
+the rules' states through the ORM (``rule_states.rule_states_add_orm``) instead of the
+hand-written statements.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=3000)
     parser.add_argument("--workers", type=int, default=30)
     parser.add_argument("--per-worker", type=int, default=40)
+    parser.add_argument("--orm", action="store_true", help="the rules' states through the ORM")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_DEBUG", "1")
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
@@ -42,8 +45,9 @@ def main() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import Item, Project, QualityRule
-    from annotation.services import annotation_submit, assignment_next, submission
+    from annotation.services import annotation_submit, assignment_next, rule_judging, submission
     from annotation.task_types import get_task_type
+    from quality.services.rule_states import rule_states_add_orm
 
     task = get_task_type("pairwise")
     payload = task.clean_item(task.example().records[0]).payload
@@ -51,6 +55,8 @@ def main() -> None:
     users = get_user_model()
     made: list = []
     judge = submission.answer_rules_after_commit
+    if args.orm:
+        rule_judging.rule_states_add = rule_states_add_orm
 
     def project_of(slug: str, rules: bool) -> Project:
         project = Project.objects.create(name=slug, slug=slug, task_type="pairwise", redundancy=5,
@@ -67,30 +73,33 @@ def main() -> None:
                                            action=QualityRule.Action.REVIEW)
         return project
 
-    def run(project: Project, prefix: str) -> list[float]:
-        submits: list[float] = []
+    def run(projects: list[Project], judged: list[bool]) -> list[list[float]]:
+        """The projects' submits taken in turn, one of each after another, so that what drifts
+        over a run (the tables' size, the machine's load) weighs on each alike."""
+        submits: list[list[float]] = [[] for _ in projects]
         for w in range(args.workers):
-            worker = users.objects.create_user(f"{prefix}-{w}")
-            made.append(worker)
+            workers = [users.objects.create_user(f"br-{n}-{w}") for n in range(len(projects))]
+            made.extend(workers)
             for _ in range(args.per_worker):
-                a = assignment_next(project=project, worker=worker).assignment
-                if a is None:
-                    break
-                started = time.process_time()
-                annotation_submit(assignment=a, worker=worker, data=answer, client={"elapsed_ms": 9000})
-                submits.append(time.process_time() - started)
+                for n, (project, worker) in enumerate(zip(projects, workers, strict=True)):
+                    a = assignment_next(project=project, worker=worker).assignment
+                    if a is None:
+                        continue
+                    submission.answer_rules_after_commit = judge if judged[n] else (lambda **_: None)
+                    started = time.process_time()
+                    annotation_submit(assignment=a, worker=worker, data=answer, client={"elapsed_ms": 9000})
+                    submits[n].append(time.process_time() - started)
+        submission.answer_rules_after_commit = judge
         return submits
 
     def ms(values: list[float]) -> str:
         return f"{statistics.median(values) * 1000:.3f} ms (n={len(values)})"
 
     try:
-        submission.answer_rules_after_commit = lambda **_: None
-        before = run(project_of("bench-rules-before", False), "br-before")
-        submission.answer_rules_after_commit = judge
-        no_rules = run(project_of("bench-rules-none", False), "br-none")
-        four = run(project_of("bench-rules-four", True), "br-four")
-        print(f"{args.items:,} items, {args.workers} workers x {args.per_worker} answers; median CPU per submit:")
+        before, no_rules, four = run([project_of("bench-rules-before", False), project_of("bench-rules-none", False),
+                                      project_of("bench-rules-four", True)], [False, True, True])
+        print(f"{args.items:,} items, {args.workers} workers x {args.per_worker} answers, states through "
+              f"{'the ORM' if args.orm else 'SQL'}; median CPU per submit:")
         print(f"  before (no judging on arrival):      {ms(before)}")
         print(f"  judged on arrival, no rule:          {ms(no_rules)}")
         print(f"  judged on arrival, 4 per-answer rules: {ms(four)}")

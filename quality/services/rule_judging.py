@@ -6,10 +6,12 @@ counts move: ``quality.services.checks``), and the request of a fresh agreement 
 A submit registers ``answer_rules_judge`` to run once its transaction has committed
 (``transaction.on_commit``): the answer is stored whatever the rules find, and a fault in a
 rule never loses it. Each rule keeps its running evidence about the worker in one ``RuleState``
-row, so judging an answer reads the project's enabled rules from the cache, the worker's states
-of the rules the answer tells something (one query) and writes each back (one UPDATE); the project's
-median time comes from the cache too (recounted at most once a minute). After a decision the rule's state starts again from nothing: a worker whom staff
-move back to active is judged afresh on new answers only.
+row, so judging an answer reads the project's enabled rules and its median time from the cache
+(one read; the median recounted at most once a minute), and moves the worker's states of the
+rules the answer tells something in one statement that returns them (``rule_states``): one
+query per answer, two on a worker's first. A state whose test may decide is read again, locked,
+before the decision. After a decision the rule's state starts again from nothing: a worker whom
+staff move back to active is judged afresh on new answers only.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.core.cache import cache
-from django.db import IntegrityError, transaction
+from django.db import transaction
 from django.utils import timezone
 
 from annotation.models import (
@@ -37,6 +39,7 @@ from annotation.models import (
 from annotation.rule_defaults import RUN_EVERY
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types.base import TaskType
+from quality.services.rule_states import rule_states_add, rule_states_locked
 from quality.services.rule_verdicts import (
     position_bias_increment,
     position_bias_observation,
@@ -96,8 +99,15 @@ def answer_arrived(*, assignment: Assignment, annotation: Annotation, task: Task
 def median_seconds(*, project_id: int) -> float | None:
     """The median time of the project's counted answers to real items (server time), from the
     cache; None while fewer than ``MEDIAN_MIN_ANSWERS`` are timed."""
-    key = f"quality:median-seconds:{project_id}"
-    found = cache.get(key)
+    return _median_of(cache.get(_median_key(project_id)), project_id=project_id)
+
+
+def _median_key(project_id: int) -> str:
+    return f"quality:median-seconds:{project_id}"
+
+
+def _median_of(found: float | None, *, project_id: int) -> float | None:
+    """The median as the cache held it (None: not there, recounted and kept)."""
     if found is None:
         project = Project(pk=project_id)
         timed = (Annotation.objects.filter(counted_as_data(project=project, prefix="assignment__"),
@@ -106,21 +116,39 @@ def median_seconds(*, project_id: int) -> float | None:
         n = timed.count()
         middle = timed[n // 2] if n >= MEDIAN_MIN_ANSWERS else None
         found = float(middle) if middle is not None else -1.0
-        cache.set(key, found, MEDIAN_SECONDS)
+        cache.set(_median_key(project_id), found, MEDIAN_SECONDS)
     return None if found < 0 else float(found)
 
 
-def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | None) -> tuple[int, int, float] | None:
-    """What the answer adds to the rule's state (answers, hits, ratio), or None: nothing."""
+@dataclass(frozen=True)
+class PerAnswerRule:
+    """A per-answer rule's settings as a submit reads them from the cache: no model row is
+    built per answer, only for a decision (``model``)."""
+
+    id: int
+    kind: str
+    action: str
+    threshold: float
+    min_answers: int
+    share_of_median: float
+    confidence: float
+
+    def model(self, *, project_id: int) -> QualityRule:
+        return QualityRule(project_id=project_id, pk=self.id, **{name: getattr(self, name) for name in RULE_FIELDS})
+
+
+def _increments(rule: PerAnswerRule, arrived: ArrivedAnswer, *, cutoff: float | None) -> tuple[int, float] | None:
+    """What the answer adds to the rule's state (one answer, its hits and ratio), or None:
+    nothing."""
     task_answer = arrived.purpose == Purpose.TASK
     if rule.kind == Kind.AUTOMATION:
-        return (1, 1, 0.0) if arrived.automated else None
+        return (1, 0.0) if arrived.automated else None
     if rule.kind == Kind.COMPETENCE:
-        return (1, 0, 0.0) if task_answer else None
+        return (0, 0.0) if task_answer else None
     if rule.kind == Kind.TOO_FAST:
         if not task_answer or cutoff is None or arrived.seconds is None:
             return None
-        return 1, int(arrived.seconds < cutoff), 0.0
+        return int(arrived.seconds < cutoff), 0.0
     if rule.kind == Kind.POSITION_BIAS:
         if not task_answer or arrived.keep_import_order:
             return None
@@ -128,83 +156,87 @@ def _increments(rule: QualityRule, arrived: ArrivedAnswer, *, cutoff: float | No
         if seen is None:
             return None
         options, first = seen
-        return 1, int(first), position_bias_increment(rule=rule, options=options, chose_first=first)
+        return int(first), position_bias_increment(rule=rule, options=options, chose_first=first)
     return None
 
 
-def _state_made(rule_id: int, worker_id: int, now: datetime) -> RuleState:
-    """A new state row, or the one another answer of the same worker made meanwhile."""
-    try:
-        with transaction.atomic():
-            return RuleState.objects.create(rule_id=rule_id, worker_id=worker_id, updated_at=now)
-    except IntegrityError:
-        return RuleState.objects.select_for_update().get(rule_id=rule_id, worker_id=worker_id)
+def _rules_key(project_id: int) -> str:
+    return f"quality:rules-per-answer:{project_id}"
 
 
-def rules_per_answer(*, project_id: int) -> list[QualityRule]:
-    """The project's enabled per-answer rules, from the cache (dropped whenever a rule of the
-    project changes: ``rules_per_answer_forget``), so that a submit reads no rule row."""
-    key = f"quality:rules-per-answer:{project_id}"
-    found = cache.get(key)
+def _rules_of(found: list[dict[str, Any]] | None, *, project_id: int) -> list[PerAnswerRule]:
+    """The rules as the cache held them (None: not there, read and kept)."""
     if found is None:
         found = [{"id": r.pk, **{name: getattr(r, name) for name in RULE_FIELDS}}
                  for r in QualityRule.objects.filter(project_id=project_id, enabled=True, kind__in=PER_ANSWER)
                  .order_by("pk")]
-        cache.set(key, found, RULES_SECONDS)
-    return [QualityRule(project_id=project_id, **row) for row in found]
+        cache.set(_rules_key(project_id), found, RULES_SECONDS)
+    return [PerAnswerRule(**row) for row in found]
+
+
+def rules_per_answer(*, project_id: int) -> list[PerAnswerRule]:
+    """The project's enabled per-answer rules, from the cache (dropped whenever a rule of the
+    project changes: ``rules_per_answer_forget``), so that a submit reads no rule row."""
+    return _rules_of(cache.get(_rules_key(project_id)), project_id=project_id)
 
 
 def rules_per_answer_forget(*, project_id: int) -> None:
-    cache.delete(f"quality:rules-per-answer:{project_id}")
+    cache.delete(_rules_key(project_id))
 
 
 def answer_rules_judge(*, arrived: ArrivedAnswer, now: datetime | None = None) -> list[RuleDecision]:
     """Move the running evidence of each enabled per-answer rule of the project by this answer,
-    and decide where a rule's test now decides. One read of the worker's states, locked, and one
-    write of each that moved."""
-    rules = rules_per_answer(project_id=arrived.project_id)
+    and decide where a rule's test now decides. The rules and the median time come from the
+    cache in one read; the states the answer moves are added to and read back in one statement
+    (``rule_states_add``); only a decision reads them again, locked."""
+    project_id = arrived.project_id
+    found = cache.get_many([_rules_key(project_id), _median_key(project_id)])
+    rules = _rules_of(found.get(_rules_key(project_id)), project_id=project_id)
     if not rules:
         return []
-    now = now or timezone.now()
     median: float | None = None
-    steps: dict[int, tuple[QualityRule, tuple[int, int, float], float | None]] = {}
+    steps: dict[int, tuple[PerAnswerRule, float | None]] = {}
+    added: list[tuple[int, int, float]] = []
     for rule in rules:
         cutoff = None
         if rule.kind == Kind.TOO_FAST and arrived.purpose == Purpose.TASK:
-            median = median_seconds(project_id=arrived.project_id) if median is None else median
+            median = _median_of(found.pop(_median_key(project_id), None), project_id=project_id) \
+                if median is None else median
             cutoff = None if median is None else median * rule.share_of_median
         step = _increments(rule, arrived, cutoff=cutoff)
         if step is not None:
-            steps[rule.pk] = (rule, step, cutoff)
+            steps[rule.id] = (rule, cutoff)
+            added.append((rule.id, *step))
     if not steps:
         return []
-    decided: list[tuple[QualityRule, dict[str, Any]]] = []
+    now = now or timezone.now()
+    decide: list[int] = []
+    for rule_id, answers, hits, llr in rule_states_add(worker_id=arrived.worker_id, added=added, now=now):
+        rule, cutoff = steps[rule_id]
+        if rule.kind == Kind.COMPETENCE:
+            if answers % RUN_EVERY == 0 and _RUN_REQUESTS:
+                transaction.on_commit(lambda: _RUN_REQUESTS[0](project_id=project_id))
+        elif state_evidence(rule=rule, answers=answers, hits=hits, llr=llr, median=median, cutoff=cutoff) is not None:
+            decide.append(rule_id)
+    if not decide:
+        return []
+    decided: list[tuple[PerAnswerRule, dict[str, Any]]] = []
     with transaction.atomic():
-        states = {state.rule_id: state for state in RuleState.objects.select_for_update()
-                  .filter(worker_id=arrived.worker_id, rule_id__in=list(steps))}
-        for pk in set(steps) - set(states):
-            states[pk] = _state_made(pk, arrived.worker_id, now)
-        for pk, (rule, (answers, hits, llr), cutoff) in steps.items():
-            state = states[pk]
-            state.answers, state.hits, state.llr, state.updated_at = (state.answers + answers, state.hits + hits,
-                                                                      state.llr + llr, now)
-            if rule.kind == Kind.COMPETENCE:
-                if state.answers % RUN_EVERY == 0 and _RUN_REQUESTS:
-                    transaction.on_commit(lambda: _RUN_REQUESTS[0](project_id=arrived.project_id))
-                continue
-            evidence = state_evidence(rule=rule, state=state, median=median, cutoff=cutoff)
+        # Read again, locked: an answer of the same worker that arrived meanwhile counts, and a
+        # state another answer's decision started again decides nothing.
+        for rule_id, answers, hits, llr in rule_states_locked(worker_id=arrived.worker_id, rule_ids=decide):
+            rule, cutoff = steps[rule_id]
+            evidence = state_evidence(rule=rule, answers=answers, hits=hits, llr=llr, median=median, cutoff=cutoff)
             if evidence is not None:
                 decided.append((rule, evidence))
-                # The test starts again: new evidence only decides again.
-                state.answers, state.hits, state.llr = 0, 0, 0.0
-        # One plain UPDATE per state: bulk_update's CASE expressions cost several times the CPU.
-        for pk in steps:
-            state = states[pk]
-            RuleState.objects.filter(pk=state.pk).update(answers=state.answers, hits=state.hits, llr=state.llr,
-                                                         updated_at=now)
-        decisions = [rule_decide(rule=rule, project=Project(pk=arrived.project_id), worker=User(pk=arrived.worker_id),
-                                 evidence=evidence, trigger=f"answer ({rule.get_kind_display().lower()})"[:100],
-                                 now=now) for rule, evidence in decided]
+        if decided:
+            # The test starts again: new evidence only decides again.
+            RuleState.objects.filter(worker_id=arrived.worker_id, rule_id__in=[rule.id for rule, _ in decided]) \
+                .update(answers=0, hits=0, llr=0.0, updated_at=now)
+        models = [(rule.model(project_id=project_id), evidence) for rule, evidence in decided]
+        decisions = [rule_decide(rule=model, project=Project(pk=project_id), worker=User(pk=arrived.worker_id),
+                                 evidence=evidence, trigger=f"answer ({model.get_kind_display().lower()})"[:100],
+                                 now=now) for model, evidence in models]
     return [d for d in decisions if d is not None]
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from analysis.methods.sequential import (
     Verdict,
@@ -27,12 +27,28 @@ from analysis.methods.sequential import (
     position_bias_test,
     too_fast_test,
 )
-from annotation.models import QualityRule, RuleState
+from annotation.models import QualityRule
 from annotation.task_types.base import TaskType
 
 # Why the position-bias rule says nothing about a project that shows options in import order.
 IMPORT_ORDER = ("cannot judge: the project shows every item's options in import order, so choosing the first-shown "
                 "option cannot be told apart from choosing by content; draw the order per worker to judge it")
+
+
+class RuleSettings(Protocol):
+    """What judging reads of a rule: a ``QualityRule``, or the settings a submit reads of one
+    from the cache (``rule_judging.PerAnswerRule``) without building a model row."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def threshold(self) -> float: ...
+    @property
+    def min_answers(self) -> int: ...
+    @property
+    def share_of_median(self) -> float: ...
+    @property
+    def confidence(self) -> float: ...
 
 
 def _test_figures(v: Verdict) -> dict[str, Any]:
@@ -59,7 +75,7 @@ def gold_accuracy_evidence(*, rule: QualityRule, right: int, answered: int) -> d
             "basis": f"{answered} gold answers"}
 
 
-def too_fast_evidence(*, rule: QualityRule, fast: int, answers: int, median: float, cutoff: float,
+def too_fast_evidence(*, rule: RuleSettings, fast: int, answers: int, median: float, cutoff: float,
                       basis: str | None = None) -> dict[str, Any] | None:
     """The evidence on which a too-fast rule decides about a worker with ``fast`` of ``answers``
     answers to real items faster than ``cutoff`` seconds (the rule's share of ``median``)."""
@@ -92,12 +108,12 @@ def position_bias_observation(*, task: TaskType, shown: Mapping[str, Sequence[An
     return len(order), chosen[0] == order[0]
 
 
-def position_bias_increment(*, rule: QualityRule, options: int, chose_first: bool) -> float:
+def position_bias_increment(*, rule: RuleSettings, options: int, chose_first: bool) -> float:
     return position_bias_step(options=options, chose_first=chose_first, excess=rule.threshold,
                               confidence=rule.confidence)
 
 
-def position_bias_evidence(*, rule: QualityRule, llr: float, chose_first: int, answers: int,
+def position_bias_evidence(*, rule: RuleSettings, llr: float, chose_first: int, answers: int,
                            options: int = 2, basis: str | None = None) -> dict[str, Any] | None:
     """The evidence on which a position-bias rule decides, from its running ratio."""
     if answers < rule.min_answers:
@@ -112,7 +128,7 @@ def position_bias_evidence(*, rule: QualityRule, llr: float, chose_first: int, a
             "basis": basis or f"{answers} answers"}
 
 
-def automation_evidence(*, rule: QualityRule, automated: int, answers: int) -> dict[str, Any] | None:
+def automation_evidence(*, rule: RuleSettings, automated: int, answers: int) -> dict[str, Any] | None:
     """An automated browser is a signal the browser gives itself, not a rate: the rule decides
     once it has sent ``min_answers`` answers."""
     if automated < rule.min_answers:
@@ -121,18 +137,20 @@ def automation_evidence(*, rule: QualityRule, automated: int, answers: int) -> d
             "basis": f"{automated} automated answers"}
 
 
-def state_evidence(*, rule: QualityRule, state: RuleState, median: float | None = None,
+def state_evidence(*, rule: RuleSettings, answers: int, hits: int, llr: float, median: float | None = None,
                    cutoff: float | None = None) -> dict[str, Any] | None:
-    """The evidence a per-answer rule's running state holds, or None (no decision)."""
-    basis = f"{state.answers} answers judged as they arrived"
+    """The evidence a per-answer rule's running state (``RuleState``: its answers, hits and
+    ratio) holds, or None (no decision)."""
+    if rule.kind == QualityRule.Kind.AUTOMATION:
+        return automation_evidence(rule=rule, automated=hits, answers=answers)
+    if answers < rule.min_answers:
+        # No test decides before its least number of answers: the common case, kept cheap.
+        return None
+    basis = f"{answers} answers judged as they arrived"
     if rule.kind == QualityRule.Kind.TOO_FAST:
         if median is None or cutoff is None:
             return None
-        return too_fast_evidence(rule=rule, fast=state.hits, answers=state.answers, median=median, cutoff=cutoff,
-                                 basis=basis)
+        return too_fast_evidence(rule=rule, fast=hits, answers=answers, median=median, cutoff=cutoff, basis=basis)
     if rule.kind == QualityRule.Kind.POSITION_BIAS:
-        return position_bias_evidence(rule=rule, llr=state.llr, chose_first=state.hits, answers=state.answers,
-                                      basis=basis)
-    if rule.kind == QualityRule.Kind.AUTOMATION:
-        return automation_evidence(rule=rule, automated=state.hits, answers=state.answers)
+        return position_bias_evidence(rule=rule, llr=llr, chose_first=hits, answers=answers, basis=basis)
     return None

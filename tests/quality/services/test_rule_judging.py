@@ -9,11 +9,15 @@ import random
 from datetime import timedelta
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from analysis.models import AnalysisRun
 from annotation.models import Annotation, RuleDecision, RuleState, Standing, WorkerStanding
 from annotation.services import annotation_submit, assignment_next
 from quality.services.rule_judging import RUN_EVERY
+from quality.services.rule_states import rule_states_add, rule_states_add_orm
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
 from tests.quality_factories import check_item, quality_policy
@@ -167,3 +171,57 @@ def test_an_adversary_who_answers_gold_well_and_real_items_at_random_is_caught_b
     assert decision.worker == adversary and decision.rule == competence
     assert decision.evidence["high"] < 0.5 and decision.trigger == f"analysis run {run.pk} (agreement)"
     assert not RuleDecision.objects.filter(rule__in=[gold, bias]).exists()
+
+
+def test_judging_an_answer_by_all_four_per_answer_rules_costs_one_query(django_capture_on_commit_callbacks):
+    """The rules and the median time come from the cache; the worker's four states are moved
+    and read back in one statement (two on the worker's first answer, which makes them)."""
+    project = ProjectFactory()
+    for _ in range(5):
+        ItemFactory(project=project)
+    for _ in range(25):
+        answered(project, UserFactory(), seconds=30.0)
+    kinds = {"too_fast": rule(project, "too_fast", threshold=0.1, min_answers=50),
+             "position_bias": rule(project, "position_bias", threshold=0.2, min_answers=50),
+             "automation": rule(project, "automation", threshold=0, min_answers=50),
+             "competence": rule(project, "competence", threshold=0.5, min_answers=50)}
+    worker = UserFactory()
+    costs = []
+    for _ in range(3):
+        with django_capture_on_commit_callbacks() as callbacks:
+            submit(project, worker, lambda a: a.shown_order["sides"][0], seconds=1.0,
+                   client={"signals": {"webdriver": True}})
+        with CaptureQueriesContext(connection) as queries:
+            for callback in callbacks:
+                callback()
+        costs.append(len(queries))
+    # The first answer read the rules (one query) and counted the median (two) into the cache,
+    # and made the states: an UPDATE that found none, then one INSERT of the four.
+    assert costs == [5, 1, 1]
+    states = {s.rule_id: (s.answers, s.hits) for s in RuleState.objects.filter(worker=worker)}
+    assert states == {kinds["too_fast"].pk: (3, 3), kinds["position_bias"].pk: (3, 3),
+                      kinds["automation"].pk: (3, 3), kinds["competence"].pk: (3, 0)}
+    assert not RuleDecision.objects.exists()
+
+
+def test_the_states_statements_move_and_return_what_the_orm_does():
+    """The hand-written statements of ``rule_states_add`` against the same through the ORM:
+    states made on a worker's first answer, added to after, each rule by its own increments."""
+    project = ProjectFactory()
+    rules = [rule(project, kind).pk for kind in ("too_fast", "position_bias", "automation", "competence")]
+    by_sql, by_orm = UserFactory(), UserFactory()
+    now = timezone.now()
+    steps = [[(rules[0], 1, 0.0), (rules[3], 0, 0.0)],
+             [(rules[0], 0, 0.0), (rules[1], 1, 0.3365), (rules[2], 1, 0.0), (rules[3], 0, 0.0)],
+             [(rules[1], 0, -0.5108), (rules[3], 0, 0.0)],
+             [(rules[2], 1, 0.0)]]
+    for added in steps:
+        sql = rule_states_add(worker_id=by_sql.pk, added=added, now=now)
+        orm = rule_states_add_orm(worker_id=by_orm.pk, added=added, now=now)
+        assert sorted(sql) == sorted(orm) and len(sql) == len(added)
+
+    def stored(worker):
+        return sorted(RuleState.objects.filter(worker=worker).values_list("rule_id", "answers", "hits", "llr"))
+
+    assert stored(by_sql) == stored(by_orm) == [(rules[0], 2, 1, 0.0), (rules[1], 2, 1, 0.3365 - 0.5108),
+                                                (rules[2], 2, 2, 0.0), (rules[3], 3, 0, 0.0)]
