@@ -22,10 +22,10 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef
-from django.db.models.functions import Abs
 from django.utils import timezone
 
 import annotation.quality_port as quality_port
+import annotation.services.gold_place as gold_place
 from annotation.models import (
     Assignment,
     Item,
@@ -289,7 +289,9 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
     wants_gold = quality_port.draw() < gold_rate
     # Locked as any real claim: on PostgreSQL the row stays locked until this request commits
     # even when a gold question goes out instead, and a concurrent request skips to the next.
-    real = _claimable(project=project, worker=worker).order_by(*_ORDER[project.assignment_order]).first()
+    due = gold_place.real_due(items=_claimable(project=project, worker=worker), project=project, worker=worker,
+                              unlocked=_claimable(project=project, worker=worker, lock=False))
+    real = due.order_by(*_ORDER[project.assignment_order]).first()
     if real is None:
         return None
     if gold_rate <= 0:
@@ -305,11 +307,11 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
 
 def _gold_for(*, project: Project, worker: User, stand_in: Item) -> tuple[Item | None, bool]:
     """A gold question the worker never had to stand in for the real item ``stand_in``: from its
-    group, nearest its position, so that neither a change of topic nor a jump through the corpus
-    sets it apart from the items around it. When the group has no gold question left for the
-    worker, the nearest one by position in any group, and the second value says so (the
-    serve is counted on the gold question, ``Item.off_group_serves``). (None, False) when the
-    worker has no gold question left.
+    group, at the place ``gold_place.gold_order`` says, so that neither a change of topic nor a
+    step through the corpus sets it apart from the items around it. When the group has no gold
+    question left for the worker, the nearest one by position in any group, and the second value
+    says so (the serve is counted on the gold question, ``Item.off_group_serves``). (None, False)
+    when the worker has no gold question left.
 
     Read without locks: a gold question has no slot to run out of (any number of workers answer
     it), so concurrent workers may share one; the real item stays in the pool for the next claim."""
@@ -318,8 +320,7 @@ def _gold_for(*, project: Project, worker: User, stand_in: Item) -> tuple[Item |
     if group is not None:
         # One read: a group holds few gold questions, so sorting them by distance costs less
         # than a second query would.
-        found = (gold.filter(group=group).order_by(Abs(F("position") - stand_in.position), "-position")
-                 .first())
+        found = gold.filter(group=group).order_by(*gold_place.gold_order(project=project, stand_in=stand_in)).first()
         if found is not None:
             return found, False
     found = _nearest(gold, stand_in.position)

@@ -221,3 +221,27 @@ def test_a_gold_question_comes_from_the_group_of_the_real_item_it_stands_in_for(
     assert served == [near.pk, far.pk, wind_gold.pk]
     assert Item.objects.get(pk=wind_gold.pk).off_group_serves == 1
     assert Item.objects.get(pk=near.pk).off_group_serves == 0
+
+
+def test_in_sequential_order_a_gold_question_is_the_next_of_its_group_and_real_items_go_on_after_it(monkeypatch):
+    """docs/quality/gold-questions.md: the gold question a worker would meet next walking on from
+    their previous item, and after it the real items after its place, so the worker neither
+    jumps to the real item's neighbour nor steps back to the real item it stood in for."""
+    project = ProjectFactory(redundancy=1)
+    quality_policy(project, gold_rate=0.5)
+    for position in (1, 5, 10):
+        _grouped(project, "uniforms", position)
+    for position in (2, 6):
+        _grouped(project, "uniforms", position, gold=True)
+    draws = iter([0.9, 0.0, 0.0, 0.9, 0.9])
+    monkeypatch.setattr(serving, "draw", lambda: next(draws))
+    worker = UserFactory()
+    served = []
+    for _ in range(5):
+        a = assignment_next(project=project, worker=worker).assignment
+        served.append((a.item.position, a.purpose))
+        annotation_submit(assignment=a, worker=worker, data=answer())
+    # Gold at 2 for the real item at 5 (not 6, the nearest to it); the real item at 5 is still
+    # due, so the next gold question is the one after 2; after it, the real item at 10, and only
+    # then the one at 5 that was passed.
+    assert served == [(1, Purpose.TASK), (2, Purpose.GOLD), (6, Purpose.GOLD), (10, Purpose.TASK), (5, Purpose.TASK)]

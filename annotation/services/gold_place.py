@@ -1,0 +1,66 @@
+"""Where in a worker's sequence of items a gold question comes (``engine._claim_real_or_gold``).
+
+The worker could note, item by item, whether the topic changed and how far through the item file
+they moved (if they know the file's order, e.g. a public corpus). A gold question stands in for
+the real item they are due, so it is drawn from that item's group; which one of the group, and
+where the real items go on after it, is chosen so that the step to a gold question and the step
+after it look like the steps between real items:
+
+- *sequential*: a worker's real items come in small steps forward through the file. The gold
+  question is the first of the group after the worker's previous item (the one they would meet
+  next walking on, as if it were an item like the others), else the one nearest the real item;
+- *spread* and *random*: the gold question nearest the real item (the earlier one when two are as
+  near), so the step to it is the step to the real item;
+- under *sequential* and *spread*, the real item after a gold question is the first due after the
+  gold question's place (any due item when none is after it), so that the worker does not step
+  back to the real item it stood in for.
+
+Both are read with the real item, in its query (no query of their own): a gold question takes
+the same reads to hand out as a real item, whatever the draw.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth.models import User
+from django.db.models import Case, Exists, F, IntegerField, Q, QuerySet, Subquery, Value, When
+from django.db.models.functions import Abs
+
+from annotation.models import Assignment, Item, Project, Purpose
+
+# The orders under which a worker's real items move forward through the file.
+FORWARD = (Project.Order.SEQUENTIAL, Project.Order.SPREAD)
+
+
+def _latest(*, project: Project, worker: User) -> QuerySet[Assignment]:
+    return Assignment.objects.filter(project_id=project.pk, worker_id=worker.pk).order_by("-pk")
+
+
+def real_due(*, items: QuerySet[Item], unlocked: QuerySet[Item], project: Project,
+             worker: User) -> QuerySet[Item]:
+    """``items`` (the real items the worker may claim; ``unlocked`` the same, read without locks)
+    annotated with the position of the worker's previous item in the project
+    (``previous_position``, None before their first), and under a forward order, right after a
+    gold question, only those after its place while any is left."""
+    latest = _latest(project=project, worker=worker)
+    items = items.annotate(previous_position=Subquery(latest.values("item__position")[:1]))
+    if project.assignment_order not in FORWARD:
+        return items
+    gold_at = Subquery(latest.annotate(gold_at=Case(When(purpose=Purpose.GOLD, then=F("item__position"))))
+                       .values("gold_at")[:1])
+    # No gold question before: "after NULL" holds for no item and "none after it" for all.
+    return items.filter(Q(position__gt=gold_at) | ~Exists(unlocked.filter(position__gt=gold_at)))
+
+
+def gold_order(*, project: Project, stand_in: Item) -> tuple[Any, ...]:
+    """How to sort the gold questions of the real item ``stand_in``'s group, the one to serve
+    first (``stand_in`` as ``real_due`` read it)."""
+    nearest = (Abs(F("position") - stand_in.position), "position", "id")
+    previous = getattr(stand_in, "previous_position", None)
+    if project.assignment_order != Project.Order.SEQUENTIAL or previous is None:
+        return nearest
+    ahead = Q(position__gt=previous)
+    return (Case(When(ahead, then=Value(0)), default=Value(1), output_field=IntegerField()),
+            Case(When(ahead, then=F("position")), default=Abs(F("position") - stand_in.position)),
+            "position", "id")
