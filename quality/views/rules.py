@@ -12,6 +12,7 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualityRule, RuleDecision
+from annotation.rule_defaults import DEFAULTS
 from annotation.views.permissions import permission_required
 from annotation.wording import count_of
 from quality.rules.checks import RuleCheck, rules_check
@@ -41,6 +42,11 @@ def _decision_rows(project: Project, decisions: list[RuleDecision]) -> list[dict
 NONE_NEW = "none new (already decided on this evidence, or already there)"
 
 
+# Findings the page lists after a check; the rest are counted (every decision is in the list of
+# decisions below them, and the API's check returns every finding).
+CHECK_SHOWN = 100
+
+
 def check_rows(*, project: Project, check: RuleCheck) -> list[dict[str, Any]]:
     """What a check found, worker by worker, as the page lists it and the API returns it: the
     worker (and their quality page), the rule, the evidence and the evidence in words, and the
@@ -57,17 +63,21 @@ def check_rows(*, project: Project, check: RuleCheck) -> list[dict[str, Any]]:
 def _page(request: HttpRequest, project: Project, *, form: RuleForm | None = None,
           editing: QualityRule | None = None, status: int = 200, check: RuleCheck | None = None) -> HttpResponse:
     decisions = decisions_page(project=project, page=request.GET.get("page"))
+    found = check_rows(project=project, check=check) if check is not None else []
     ctx = {
         "project": project,
         "rules": rules_of(project=project),
         "form": form if form is not None and editing is None else RuleForm(kind=request.GET.get("kind")),
         "kinds": QualityRule.Kind.choices,
+        # Choosing a kind in the form fills in its defaults (static/js/rule_form.js).
+        "kind_defaults": DEFAULTS,
         "editing": editing,
         "edit_form": form if editing is not None else None,
         "decisions": decisions,
         "rows": _decision_rows(project, list(decisions.object_list)),
         "check": check,
-        "check_rows": check_rows(project=project, check=check) if check is not None else [],
+        "check_rows": found[:CHECK_SHOWN],
+        "check_more": max(len(found) - CHECK_SHOWN, 0),
         "error_rates": error_rates(),
         "run_every": RUN_EVERY,
     }

@@ -118,6 +118,21 @@ def test_check_now_lists_what_it_found_and_shows_the_decisions_in_words(client, 
     assert "none new (already decided on this evidence, or already there)" in again.content.decode()
 
 
+def test_a_long_check_lists_the_first_findings_and_counts_the_rest(client, admin, monkeypatch):
+    from quality.views import rules as rules_views
+
+    monkeypatch.setattr(rules_views, "CHECK_SHOWN", 1)
+    project = ProjectFactory()
+    for name in ("first-guesser", "second-guesser", "third-guesser"):
+        WorkerStanding.objects.create(project=project, worker=UserFactory(username=name), gold_answered=12, gold_right=2)
+    rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="review")
+    response = client.post(url("quality-rules-check", project), follow=True)
+    body = response.content.decode()
+    assert "3 findings, 3 new decisions." in body
+    assert len(response.context["check_rows"]) == 1 and response.context["check_more"] == 2
+    assert "And 2 more findings: their decisions are in the list below" in body
+
+
 def test_decisions_are_paged_newest_first(client, admin):
     project = ProjectFactory()
     gold = rule(project, "gold_accuracy", threshold=0.7)

@@ -165,3 +165,34 @@ def test_feedback_on_a_long_item_stays_beside_it_with_continue_in_view_at_1366_b
     # Its only training item answered wrong: no attempt can follow.
     expect(page.get_by_test_id("screened-out")).to_be_visible()
     assert page.errors == []
+
+
+def test_choosing_a_kind_in_the_new_rule_form_fills_in_its_defaults(live_server, browser):
+    """The form starts from gold accuracy's settings; choosing competence brings competence's
+    (the defaults the error rates were measured with), and the rule is stored with them."""
+    from annotation.rule_defaults import DEFAULTS
+    from tests.factories import UserFactory
+
+    project = ProjectFactory()
+    UserFactory(username="staff-for-rules", role="admin")
+    page = browser.new_context(viewport={"width": 1366, "height": 900}).new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{live_server.url}/accounts/login/")
+    page.locator("#id_username").fill("staff-for-rules")
+    page.locator("#id_password").fill("pw-for-tests")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Manage")).to_be_visible()
+    page.goto(f"{live_server.url}/projects/{project.slug}/quality/rules/")
+    form = page.get_by_test_id("add-rule")
+    expect(form.locator("[name=threshold]")).to_have_value(str(DEFAULTS["gold_accuracy"]["threshold"]))
+    form.locator("select[name=kind]").select_option("competence")
+    expect(form.locator("[name=threshold]")).to_have_value(str(DEFAULTS["competence"]["threshold"]))
+    expect(form.locator("[name=min_answers]")).to_have_value(str(DEFAULTS["competence"]["min_answers"]))
+    form.get_by_role("button", name="Add the rule").click()
+    expect(page.get_by_test_id("rules")).to_contain_text("MACE competence")
+    rule = QualityRule.objects.get(project=project)
+    assert (rule.kind, rule.threshold, rule.min_answers) == ("competence", DEFAULTS["competence"]["threshold"],
+                                                            DEFAULTS["competence"]["min_answers"])
+    assert errors == []

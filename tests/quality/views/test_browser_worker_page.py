@@ -8,8 +8,8 @@ from django.utils import timezone
 from playwright.sync_api import expect
 
 from annotation.models import CheckResult, Purpose, QualityRule, RuleDecision, TrainingRound
-from tests.annotation.views.test_worker_page import answered, drawn
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.quality.views.test_worker_page import answered, drawn
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 SIZES = {"laptop": {"viewport": {"width": 1366, "height": 900}},
