@@ -199,7 +199,7 @@ def _reached(func, depth: int = 2) -> Iterator[object]:
         yield "request.FILES"  # the view reads the uploaded files itself
 
 
-PROJECT = ("annotation.", "task_types.", "analysis.", "jobs.")
+PROJECT = ("annotation.", "task_types.", "analysis.", "quality.", "jobs.")
 
 
 def _has_file_field(obj: object) -> bool:

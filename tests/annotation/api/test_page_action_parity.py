@@ -14,9 +14,9 @@ from django.urls import URLPattern, URLResolver, get_resolver
 from annotation.task_types import task_types
 from tests.annotation.api.page_action_table import BROWSER, READS, TWINS
 
-PAGE_URLCONFS = ["annotation.urls", "analysis.urls"]
+PAGE_URLCONFS = ["annotation.urls", "analysis.urls", "quality.urls"]
 ADMIN_BUILTIN = ("_changelist", "_add", "_change", "_delete", "_history", "_autocomplete")
-OWN_PACKAGES = ("annotation", "analysis", "task_types")
+OWN_PACKAGES = ("annotation", "analysis", "quality", "task_types")
 SERVICE_HOOKS = {"save_model": "save", "delete_model": "delete", "delete_queryset": "delete"}
 
 

@@ -69,7 +69,7 @@ def test_code_creates_projects_only_through_the_service():
     project_create, so every project's type and options are checked."""
     root = Path(__file__).resolve().parents[3]
     wrong = []
-    for package in ("config", "jobs", "annotation", "analysis", "task_types"):
+    for package in ("config", "jobs", "annotation", "analysis", "quality", "task_types"):
         for path in (root / package).rglob("*.py"):
             if "migrations" in path.parts:
                 continue
