@@ -129,10 +129,16 @@ def test_a_rule_fault_after_commit_leaves_the_answer_stored(django_capture_on_co
 
 
 def test_an_adversary_who_answers_gold_well_and_real_items_at_random_is_caught_by_competence(
-        django_capture_on_commit_callbacks):
-    """Under the default sequential order: gold accuracy, too fast and position bias see nothing
-    wrong (gold right, honest times, random sides are first half the time); the agreement run
-    requested after RUN_EVERY answers has the competence rule find the random real answers."""
+        django_capture_on_commit_callbacks, monkeypatch):
+    """Under the default sequential order: gold accuracy sees nothing wrong (every gold answer is
+    right, at honest times); the agreement run requested after RUN_EVERY answers has the competence
+    rule find the random real answers, and only the adversary's. (Position bias is left out: on a
+    worker who picks sides by content it decides by chance, in at most 5% of studies by design, so
+    with six workers it would now and then decide about someone; its error rates are the
+    simulation's and its own tests'.)"""
+    from quality.services import check_serving
+
+    monkeypatch.setattr(check_serving, "draw", random.Random(11).random)
     project = ProjectFactory(redundancy=6, assignment_order="sequential")
     quality_policy(project, gold_rate=0.1)
     for _ in range(10):
@@ -141,7 +147,6 @@ def test_an_adversary_who_answers_gold_well_and_real_items_at_random_is_caught_b
     truth = {item.pk: ("a1", "a2")[n % 2] for n, item in enumerate(items)}
     competence = rule(project, "competence", threshold=0.5, min_answers=RUN_EVERY, action="review")
     gold = rule(project, "gold_accuracy", threshold=0.7, min_answers=5, action="block")
-    bias = rule(project, "position_bias", threshold=0.2, min_answers=10, action="block")
     careful = [UserFactory() for _ in range(5)]
     adversary = UserFactory(username="adversary")
     draw = random.Random(7)
@@ -170,7 +175,7 @@ def test_an_adversary_who_answers_gold_well_and_real_items_at_random_is_caught_b
     [decision] = RuleDecision.objects.all()
     assert decision.worker == adversary and decision.rule == competence
     assert decision.evidence["high"] < 0.5 and decision.trigger == f"analysis run {run.pk} (agreement)"
-    assert not RuleDecision.objects.filter(rule__in=[gold, bias]).exists()
+    assert not RuleDecision.objects.filter(rule=gold).exists()
 
 
 def test_judging_an_answer_by_all_four_per_answer_rules_costs_one_query(django_capture_on_commit_callbacks):
