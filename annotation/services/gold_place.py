@@ -15,8 +15,8 @@ after it look like the steps between real items:
   gold question's place (any due item when none is after it), so that the worker does not step
   back to the real item it stood in for.
 
-Both are read with the real item, in its query (no query of their own): a gold question takes
-the same reads to hand out as a real item, whatever the draw.
+Both are read on every claim, whatever the draw (the worker's previous item in a query of its
+own, then the real item): a gold question takes the same reads to hand out as a real item.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.models import User
-from django.db.models import Case, Exists, F, IntegerField, Q, QuerySet, Subquery, Value, When
+from django.db.models import Case, Exists, F, IntegerField, Q, QuerySet, Value, When
 from django.db.models.functions import Abs
 
 from annotation.models import Assignment, Item, Project, Purpose
@@ -33,24 +33,24 @@ from annotation.models import Assignment, Item, Project, Purpose
 FORWARD = (Project.Order.SEQUENTIAL, Project.Order.SPREAD)
 
 
-def _latest(*, project: Project, worker: User) -> QuerySet[Assignment]:
-    return Assignment.objects.filter(project_id=project.pk, worker_id=worker.pk).order_by("-pk")
-
-
 def real_due(*, items: QuerySet[Item], unlocked: QuerySet[Item], project: Project,
              worker: User) -> QuerySet[Item]:
     """``items`` (the real items the worker may claim; ``unlocked`` the same, read without locks)
     annotated with the position of the worker's previous item in the project
     (``previous_position``, None before their first), and under a forward order, right after a
-    gold question, only those after its place while any is left."""
-    latest = _latest(project=project, worker=worker)
-    items = items.annotate(previous_position=Subquery(latest.values("item__position")[:1]))
-    if project.assignment_order not in FORWARD:
+    gold question, only those after its place while any is left.
+
+    The previous item is read first, in a query of its own (by the index of a worker's
+    assignments in a project, newest first), on every claim alike: the real items' query then
+    carries it as a value, and asks whether any due item lies after a gold question's place only
+    right after one (a range of the project's index), instead of on every claim."""
+    last = (Assignment.objects.filter(project_id=project.pk, worker_id=worker.pk)
+            .order_by("-assigned_at", "-pk").values_list("item__position", "purpose").first())
+    previous, purpose = last if last is not None else (None, None)
+    items = items.annotate(previous_position=Value(previous, output_field=IntegerField()))
+    if project.assignment_order not in FORWARD or purpose != Purpose.GOLD:
         return items
-    gold_at = Subquery(latest.annotate(gold_at=Case(When(purpose=Purpose.GOLD, then=F("item__position"))))
-                       .values("gold_at")[:1])
-    # No gold question before: "after NULL" holds for no item and "none after it" for all.
-    return items.filter(Q(position__gt=gold_at) | ~Exists(unlocked.filter(position__gt=gold_at)))
+    return items.filter(Q(position__gt=previous) | ~Exists(unlocked.filter(position__gt=previous)))
 
 
 def gold_order(*, project: Project, stand_in: Item) -> tuple[Any, ...]:
