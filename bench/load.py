@@ -89,18 +89,27 @@ def _load_project(slug: str, name: str, args):
 def _add_checks(project, args) -> int:
     """Turn every 20th item into a gold question (label a1, a tie accepted), set the gold rate
     to 5% with feedback, and add a gold-accuracy rule that sends a worker to review (the
-    simulated annotators answer at random, so the rule fires: its cost is part of the figure)."""
+    simulated annotators answer at random, so the rule fires: its cost is part of the figure)
+    and the per-answer rules (too fast, position bias, automated browser)."""
     from annotation.models import CHECK_ITEM_REDUNDANCY, GoldAnswer, Item, ItemKind, QualityRule
+    from annotation.rule_defaults import DEFAULTS
     from quality.services.settings import quality_policy_update
 
     gold = list(Item.objects.filter(project=project, position__in=range(0, args.items, 20)))
     Item.objects.filter(pk__in=[i.pk for i in gold]).update(kind=ItemKind.GOLD, redundancy=CHECK_ITEM_REDUNDANCY)
     GoldAnswer.objects.bulk_create([GoldAnswer(item=i, answer={"label": "a1"}, accept=[{"label": "equal"}],
                                                explanation="A1 names a concrete cost.") for i in gold])
-    quality_policy_update(project=project, values={"gold_rate": 0.05, "gold_feedback": True}, actor=None)
+    # The simulated annotators answer at random, so the rules send them to review: work goes on
+    # meanwhile (review_pauses_work off), or the project would stop answering them.
+    quality_policy_update(project=project, values={"gold_rate": 0.05, "gold_feedback": True, "review_pauses_work": False},
+                          actor=None)
     QualityRule.objects.filter(project=project).delete()
     QualityRule.objects.create(project=project, kind=QualityRule.Kind.GOLD_ACCURACY, action=QualityRule.Action.REVIEW,
                                threshold=0.9, min_answers=3)
+    # And the rules judged on every answer as it arrives, at their defaults.
+    for kind in (QualityRule.Kind.TOO_FAST, QualityRule.Kind.POSITION_BIAS, QualityRule.Kind.AUTOMATION):
+        QualityRule.objects.create(project=project, kind=kind, action=QualityRule.Action.REVIEW,
+                                   threshold=DEFAULTS[kind]["threshold"], min_answers=DEFAULTS[kind]["min_answers"])
     return len(gold)
 
 
