@@ -136,8 +136,8 @@ def prepare(args) -> None:
         with connection.cursor() as cursor:
             cursor.execute("ANALYZE")
     TOKENS.write_text(json.dumps({"slug": SLUG, "checks_slug": CHECKS_SLUG, "tokens": tokens}))
-    print(f"projects {SLUG} and {CHECKS_SLUG} (the same with {gold} gold questions at a 5% rate, feedback and a "
-          f"gold-accuracy rule): {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; "
+    print(f"projects {SLUG} and {CHECKS_SLUG} (the same with {gold} gold questions at a 5% rate, feedback, a "
+          f"gold-accuracy rule and the per-answer rules): {args.items} items × {args.redundancy} answers; {len(tokens)} annotators; "
           f"tokens in {TOKENS}")
 
 
@@ -287,7 +287,7 @@ def run(args) -> None:
         checked = drive(Annotator, Server("this platform, quality control on", args.url, args.database_url,
                                           OURS_STORED, setup["checks_slug"], args.redis_url),
                         tokens, args, args.combined)
-        print(f"quality control (5% gold with feedback, a gold-accuracy rule): server CPU per item "
+        print(f"quality control (5% gold with feedback, a gold-accuracy rule, the per-answer rules): server CPU per item "
               f"{1000 * checked['cpu']:.2f} ms against {1000 * ours['cpu']:.2f} ms without "
               f"({1000 * (checked['cpu'] - ours['cpu']):+.2f} ms per item)")
     if peer is None:
