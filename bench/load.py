@@ -59,6 +59,8 @@ SLUG = "bench-load"
 # The same project with quality control on: 5% gold questions with feedback and a gold-accuracy
 # rule, so that ``run --checks`` prints what the checks cost per item, both measured in one run.
 CHECKS_SLUG = "bench-load-checks"
+# Topics of the load projects' items.
+TOPICS = 32
 TOKENS = Path(os.environ.get("BENCH_LOAD_TOKENS", "/tmp/argcrowd-load-tokens.json"))
 
 
@@ -72,17 +74,23 @@ def _django():
 
 def _load_project(slug: str, name: str, args):
     from annotation.models import Item, Project
+    from annotation.task_types import get_task_type
 
     project, _ = Project.objects.update_or_create(slug=slug, defaults={
         "name": name, "task_type": "pairwise", "redundancy": args.redundancy,
         "state": Project.State.ACTIVE, "open_to_all": True, "assignment_order": Project.Order.SPREAD})
     project.items.all().delete()
+    task = get_task_type("pairwise")
+    # Topics in blocks, as a corpus file holds them (UKPConvArg1 has 32), each item stored with
+    # its group as an import stores it: a gold question is drawn from its real item's topic.
+    payloads = [{"topic": f"load-{n * TOPICS // args.items}", "prompt": "Is load testing useful?", "stance": "Yes",
+                 "arg1": {"id": f"a{n}", "text": f"Argument {n} says load tests find slow paths."},
+                 "arg2": {"id": f"b{n}", "text": f"Argument {n} says they find lock contention."}}
+                for n in range(args.items)]
     Item.objects.bulk_create([
-        Item(project=project, external_id=f"load{n}", position=n, redundancy=args.redundancy, payload={
-            "topic": "load", "prompt": "Is load testing useful?", "stance": "Yes",
-            "arg1": {"id": f"a{n}", "text": f"Argument {n} says load tests find slow paths."},
-            "arg2": {"id": f"b{n}", "text": f"Argument {n} says they find lock contention."}})
-        for n in range(args.items)], batch_size=2000)
+        Item(project=project, external_id=f"load{n}", position=n, redundancy=args.redundancy, payload=payload,
+             group=task.item_group(payload))
+        for n, payload in enumerate(payloads)], batch_size=2000)
     return project
 
 
