@@ -67,6 +67,8 @@ PER_ITEM = 5
 STUDY_GOLD = 200  # a study's length in gold answers: 2,000 answers at 10% gold
 STUDY_ANSWERS = int(STUDY_GOLD / GOLD_RATE)
 COMMAND = "python bench/quality_rules_simulation.py --write"
+# Where ``--write`` stores the table: the module the rules page reads.
+TABLE_MODULE = ROOT / "quality" / "rules" / "error_rates.py"
 # The competence rule's crowd: honest workers whose gold accuracy is drawn between the gold bar and
 # this far above it, answering the worker's items beside them and a stock of items of their own.
 CROWD = 20
@@ -305,7 +307,7 @@ def main() -> None:
                  "workers": rows, "competence": {"replicates": args.replicates, "workers": intervals,
                                                  "coverage": f"{100 * coverage:.1f}%"},
                  "goals": [{"rule": r, "worker": w, "goal": t, "met": "yes" if m else "no"} for r, w, t, m in goals]}
-        module_path = ROOT / "analysis" / "quality" / "rule_error_rates.py"
+        module_path = TABLE_MODULE
         module_path.write_text(
             '"""How often the quality rules err, as measured by ``bench/quality_rules_simulation.py --write``\n'
             '(written by it; the rules page shows it)."""\n\n'

@@ -3,6 +3,8 @@ enabling, disabling, deleting, checking now, and the decisions with their eviden
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from django.urls import reverse
 
@@ -168,3 +170,19 @@ def test_the_page_states_how_often_the_rules_err_with_the_command_and_a_new_rule
     assert (form["kind"].initial, form["threshold"].initial, form["min_answers"].initial) == ("gold_accuracy", 0.7, 5)
     form = client.get(url("quality-rules", project), {"kind": "too_fast"}).context["form"]
     assert (form["kind"].initial, form["threshold"].initial, form["share_of_median"].initial) == ("too_fast", 0.1, 0.25)
+
+
+def test_the_simulation_writes_its_table_where_the_rules_page_reads_it(monkeypatch):
+    import importlib.util
+    import sys
+
+    from quality.rules import error_rates
+
+    path = Path(__file__).resolve().parents[3] / "bench" / "quality_rules_simulation.py"
+    spec = importlib.util.spec_from_file_location("quality_rules_simulation", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    # Its dataclasses look their module up while the module loads.
+    monkeypatch.setitem(sys.modules, spec.name, bench)
+    spec.loader.exec_module(bench)
+    assert bench.TABLE_MODULE == Path(error_rates.__file__).resolve()
