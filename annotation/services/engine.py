@@ -290,7 +290,7 @@ def _claim_real_or_gold(*, project: Project, worker: User, now: datetime, gold_r
     # Locked as any real claim: on PostgreSQL the row stays locked until this request commits
     # even when a gold question goes out instead, and a concurrent request skips to the next.
     due = gold_place.real_due(items=_claimable(project=project, worker=worker), project=project, worker=worker,
-                              unlocked=_claimable(project=project, worker=worker, lock=False))
+                              unlocked=lambda: _claimable(project=project, worker=worker, lock=False))
     real = due.order_by(*_ORDER[project.assignment_order]).first()
     if real is None:
         return None

@@ -21,6 +21,7 @@ own, then the real item): a gold question takes the same reads to hand out as a 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.contrib.auth.models import User
@@ -33,9 +34,10 @@ from annotation.models import Assignment, Item, Project, Purpose
 FORWARD = (Project.Order.SEQUENTIAL, Project.Order.SPREAD)
 
 
-def real_due(*, items: QuerySet[Item], unlocked: QuerySet[Item], project: Project,
+def real_due(*, items: QuerySet[Item], unlocked: Callable[[], QuerySet[Item]], project: Project,
              worker: User) -> QuerySet[Item]:
-    """``items`` (the real items the worker may claim; ``unlocked`` the same, read without locks)
+    """``items`` (the real items the worker may claim; ``unlocked`` makes the same, read without
+    locks, built only right after a gold question, the one claim that reads it)
     annotated with the position of the worker's previous item in the project
     (``previous_position``, None before their first), and under a forward order, right after a
     gold question, only those after its place while any is left.
@@ -50,7 +52,7 @@ def real_due(*, items: QuerySet[Item], unlocked: QuerySet[Item], project: Projec
     items = items.annotate(previous_position=Value(previous, output_field=IntegerField()))
     if project.assignment_order not in FORWARD or purpose != Purpose.GOLD:
         return items
-    return items.filter(Q(position__gt=previous) | ~Exists(unlocked.filter(position__gt=previous)))
+    return items.filter(Q(position__gt=previous) | ~Exists(unlocked().filter(position__gt=previous)))
 
 
 def gold_order(*, project: Project, stand_in: Item) -> tuple[Any, ...]:
