@@ -219,6 +219,19 @@ def gold_feedback(*, project_id: int) -> bool:
     return _answer("reads", "gold_feedback")(project_id=project_id)
 
 
+def worker_standings(*, project_id: int, worker_ids: Any) -> dict[int, WorkerStanding]:
+    return _answer("reads", "worker_standings")(project_id=project_id, worker_ids=worker_ids)
+
+
+def block_decisions(*, project_id: int, worker_ids: Any) -> dict[int, Any]:
+    """Worker id -> the latest decision (a ``RuleDecision``) of a rule that blocked them."""
+    return _answer("reads", "block_decisions")(project_id=project_id, worker_ids=worker_ids)
+
+
+def open_flag_count(*, project: Project) -> int:
+    return _answer("reads", "open_flag_count")(project=project)
+
+
 def standing_activate(*, standing_id: int, now: datetime) -> None:
     """The worker goes on as active (their project dropped its qualification meanwhile)."""
     _answer("standing", "standing_activate")(standing_id=standing_id, now=now)

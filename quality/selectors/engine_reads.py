@@ -13,7 +13,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Exists, Q, QuerySet
 
-from annotation.models import GoldAnswer, Project, QualityPolicy, Standing, WorkerStanding
+from annotation.models import (
+    GoldAnswer,
+    ItemFlag,
+    Project,
+    QualityPolicy,
+    QualityRule,
+    RuleDecision,
+    Standing,
+    WorkerStanding,
+)
 from annotation.quality_port import STOPPED
 
 # The project leaves blocked workers' answers out: its option, or the default while it stored none.
@@ -95,3 +104,24 @@ def gold_rate(*, project: Project) -> float:
 def gold_feedback(*, project_id: int) -> bool:
     """Whether the project shows the expected answer after a gold question."""
     return QualityPolicy.objects.filter(project_id=project_id, gold_feedback=True).exists()
+
+
+def worker_standings(*, project_id: int, worker_ids: Any) -> dict[int, WorkerStanding]:
+    """Worker id -> their standing row in the project (state and gold counts), for those who have one."""
+    return {s.worker_id: s for s in WorkerStanding.objects.filter(project_id=project_id, worker_id__in=worker_ids)}
+
+
+def block_decisions(*, project_id: int, worker_ids: Any) -> dict[int, RuleDecision]:
+    """Worker id -> the latest decision of a rule that blocked them in the project."""
+    decisions: dict[int, RuleDecision] = {}
+    for d in (RuleDecision.objects.filter(project_id=project_id, worker_id__in=worker_ids,
+                                          action=QualityRule.Action.BLOCK).order_by("decided_at", "pk")):
+        decisions[d.worker_id] = d  # the latest one
+    return decisions
+
+
+def open_flag_count(*, project: Project) -> int:
+    """Items with at least one open flag (the flags of a worker whose answers left the data by a
+    block are left out with them, as on the flags page)."""
+    return (ItemFlag.objects.filter(project=project, resolved_at__isnull=True)
+            .exclude(worker_id__in=excluded_worker_ids(project=project)).values("item_id").distinct().count())
