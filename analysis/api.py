@@ -11,7 +11,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis.api_schema import RunCreateIn
 from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
@@ -21,6 +20,14 @@ from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project
 from jobs.selectors import dead_job_error, is_dead
+
+
+# What starting a run takes, as the OpenAPI schema describes it (the view reads the body itself).
+class RunCreateIn(serializers.Serializer):
+    kind = serializers.CharField(required=False, default="agreement",
+                                 help_text="A report kind of the project's task type (agreement, pairwise_gold …).")
+    params = serializers.DictField(child=serializers.JSONField(), required=False,
+                                   help_text="The report's parameters.")
 
 
 class AnalysisRunSerializer(JobFieldsMixin, serializers.ModelSerializer):

@@ -31,9 +31,8 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
-    Standing,
-    WorkerStanding,
 )
+from annotation.quality_port import BLOCKED, blocked_ids_sql
 from annotation.selectors.counted import answers_as_data, blocked_answers_excluded
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
@@ -183,8 +182,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
         FROM {Assignment._meta.db_table}
         WHERE project_id = %(project)s AND id BETWEEN %(low)s AND %(high)s {counted} AND purpose = %(task)s
           AND item_id NOT IN (SELECT id FROM {Item._meta.db_table} WHERE project_id = %(project)s AND kind = %(withdrawn)s)
-          AND worker_id NOT IN (SELECT worker_id FROM {WorkerStanding._meta.db_table}
-                                WHERE project_id = %(project)s AND state = %(blocked)s AND %(exclude_blocked)s)
+          AND worker_id NOT IN ({blocked_ids_sql()} AND %(exclude_blocked)s)
     """
     keys = "".join(f", string_agg(COALESCE(answer ->> %(key{n})s, %(null)s), %(sep)s)"
                    for n in range(len(task.answer_columns)))
@@ -199,7 +197,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     # pandas' NaT, so that every column keeps one value per row.
     base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
             "task": Purpose.TASK, "withdrawn": ItemKind.WITHDRAWN,
-            "blocked": Standing.BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
+            "blocked": BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
             "sep": SEP, "null": NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 

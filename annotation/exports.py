@@ -23,7 +23,8 @@ from django.db.models import JSONField, Model, TextField
 from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
-from annotation.models import Annotation, Assignment, Item, Project, Standing
+from annotation.models import Annotation, Assignment, Item, Project
+from annotation.quality_port import ACTIVE
 from annotation.selectors.adjudication import adjudicated_answers
 from annotation.selectors.bonuses import bonuses_of
 from annotation.selectors.counted import answers_as_data, excluded_workers, standings_by_worker
@@ -168,7 +169,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True, include_bloc
             "project": slug, "item": item, "assignment": assignment, "worker": worker,
             # No profile: the left join gives NULL for both.
             "worker_source": source or "", "worker_external_id": external_id or "",
-            "standing": standings.get(worker_id, Standing.ACTIVE.value), "status": status,
+            "standing": standings.get(worker_id, ACTIVE.value), "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "client_seconds": client_seconds, "version": version, "revised_at": iso_time(revised),
             "shown_order": "", "adjudicated": adjudicated.get(item_pk, ""),

@@ -12,7 +12,10 @@ the engine never imports it. The questions, asked on every request:
   (``answer_rules_after_commit``);
 - **what the worker is shown of it**, on the annotation page (``page_context``,
   ``page_feedback_keep``, ``page_feedback_take``) and in the API (``api_next``,
-  ``api_feedback``).
+  ``api_feedback``);
+- **what the engine and the analysis read** of the workers' standings and the project's policy
+  (``excluded_worker_ids`` and the others under "Reads"), so that none of them imports the
+  quality-control models; with the standings' names they tell apart (``ACTIVE``, ``BLOCKED``...).
 
 Each answer is looked up when asked, so that a test may replace one (``check_serving.draw``).
 """
@@ -41,6 +44,14 @@ from annotation.models import (
 
 # A worker in one of these gets no item and their answers are no longer awaited.
 STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
+# The standings (quality control's ``Standing``) the engine and the analysis tell apart, and the
+# kind of training round a qualification is.
+QUALIFYING = Standing.QUALIFYING
+ACTIVE = Standing.ACTIVE
+REVIEW = Standing.REVIEW
+BLOCKED = Standing.BLOCKED
+SCREENED_OUT = Standing.SCREENED_OUT
+QUALIFICATION = TrainingRound.Kind.QUALIFICATION
 
 
 @dataclass(frozen=True)
@@ -145,3 +156,82 @@ def api_next(request: Any, project: Project, result: Any) -> dict[str, Any]:
 
 def api_feedback(outcome: Any) -> dict[str, Any] | None:
     return _answer("api", "feedback_data")(outcome)
+
+
+# --- Reads: what the engine and the analysis read of standings and policies --------------------
+# Each is the read its caller made itself (a subquery or an expression goes into the caller's own
+# query), so that no request reads more than before.
+
+def quality_reads_register(*, reads: Any, standing: Any) -> None:
+    """Who answers the reads ("reads") and the standing changes the engine makes ("standing")."""
+    _ANSWERS.update(reads=reads, standing=standing)
+
+
+def excluded_worker_ids(*, project: Project) -> Any:
+    """The ids of the workers whose answers left the project's data, as a subquery."""
+    return _answer("reads", "excluded_worker_ids")(project=project)
+
+
+def excluded_workers(*, project: Project) -> int:
+    return _answer("reads", "excluded_workers")(project=project)
+
+
+def blocked_answers_excluded(*, project: Project) -> bool:
+    return _answer("reads", "blocked_answers_excluded")(project=project)
+
+
+def blocked_ids_sql() -> str:
+    """SQL for the ids of the workers blocked in a project (parameters ``project``, ``blocked``)."""
+    return _answer("reads", "blocked_ids_sql")()
+
+
+def promoted_gold(*, prefix: str = "") -> Any:
+    """A ``Q`` on items: gold questions promoted from real items."""
+    return _answer("reads", "promoted_gold")(prefix=prefix)
+
+
+def standings_by_worker(*, project: Project, worker_ids: Any = None) -> dict[int, str]:
+    return _answer("reads", "standings_by_worker")(project=project, worker_ids=worker_ids)
+
+
+def workers_in(*, project_id: int, worker_ids: Any, state: str) -> set[int]:
+    return _answer("reads", "workers_in")(project_id=project_id, worker_ids=worker_ids, state=state)
+
+
+def worker_stopped(*, project_id: Any, worker_id: Any) -> Any:
+    """An ``Exists``: the worker is blocked or screened out in the project (ids may be ``OuterRef``)."""
+    return _answer("reads", "worker_stopped")(project_id=project_id, worker_id=worker_id)
+
+
+def worker_blocked(*, project: Project, worker: User) -> bool:
+    return _answer("reads", "worker_blocked")(project=project, worker=worker)
+
+
+def standing_shown(*, project: Project, worker: User) -> str:
+    return _answer("reads", "standing_shown")(project=project, worker=worker)
+
+
+def gold_rate(*, project: Project) -> float:
+    return _answer("reads", "gold_rate")(project=project)
+
+
+def gold_feedback(*, project_id: int) -> bool:
+    return _answer("reads", "gold_feedback")(project_id=project_id)
+
+
+def worker_standings(*, project_id: int, worker_ids: Any) -> dict[int, WorkerStanding]:
+    return _answer("reads", "worker_standings")(project_id=project_id, worker_ids=worker_ids)
+
+
+def block_decisions(*, project_id: int, worker_ids: Any) -> dict[int, Any]:
+    """Worker id -> the latest decision (a ``RuleDecision``) of a rule that blocked them."""
+    return _answer("reads", "block_decisions")(project_id=project_id, worker_ids=worker_ids)
+
+
+def open_flag_count(*, project: Project) -> int:
+    return _answer("reads", "open_flag_count")(project=project)
+
+
+def standing_activate(*, standing_id: int, now: datetime) -> None:
+    """The worker goes on as active (their project dropped its qualification meanwhile)."""
+    _answer("standing", "standing_activate")(standing_id=standing_id, now=now)

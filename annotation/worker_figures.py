@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
-from annotation.models import Project, RuleDecision
+from annotation.models import Project
 
 
 @dataclass(frozen=True)
@@ -64,7 +65,8 @@ CompetenceSource = Callable[[Project, str], Competence | None]
 IntervalOf = Callable[[int, int], tuple[float, float]]
 _COMPETENCE: list[CompetenceSource] = []
 _INTERVAL: list[IntervalOf] = []
-DecisionWords = Callable[[RuleDecision], str]
+# A rule decision (quality control's ``RuleDecision``) in the rules page's words.
+DecisionWords = Callable[[Any], str]
 FirstShownFigure = Callable[[FirstShown], str]
 _DECISION_WORDS: list[DecisionWords] = []
 _FIRST_SHOWN_FIGURE: list[FirstShownFigure] = []
@@ -91,7 +93,7 @@ def interval_register(interval: IntervalOf) -> IntervalOf:
     return interval
 
 
-def decision_words(decision: RuleDecision) -> str | None:
+def decision_words(decision: Any) -> str | None:
     """A rule decision's evidence in the words of the rules page; None when no app registered
     them (the page then shows the decision's kind and action alone)."""
     return _DECISION_WORDS[0](decision) if _DECISION_WORDS else None

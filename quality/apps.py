@@ -50,3 +50,10 @@ class QualityConfig(AppConfig):
                               api=api_annotator)
         # What queues the agreement run the competence rule reads as answers arrive.
         run_request_register(request=agreement_run_request)
+        # What the engine and the analysis read of standings and policies, and the standing
+        # change the engine makes.
+        import quality.selectors.engine_reads
+        import quality.services.standing
+        from annotation.quality_port import quality_reads_register
+
+        quality_reads_register(reads=quality.selectors.engine_reads, standing=quality.services.standing)

@@ -1,6 +1,6 @@
 """The annotator's side of the API as the OpenAPI schema describes it: what ``assignments/next/``,
-``submit/`` (with ``?next=1``), ``plays/``, ``annotation/``, ``flag/`` and ``qualification/retry/``
-take and give. The views build these answers by hand (``annotation.api.serializers``: the loop is
+``submit/`` (with ``?next=1``), ``plays/`` and ``annotation/`` take and give (``flag/`` and
+``qualification/retry/`` are quality control's: ``quality.api.schema``). The views build these answers by hand (``annotation.api.serializers``: the loop is
 the API's busiest path); these serializers only describe them and never run."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from rest_framework import serializers
 
 from annotation.api.schema_errors import field_errors
-from annotation.models import Assignment, ItemFlag
+from annotation.models import Assignment
 
 NEXT_REASONS = ["consent", "done", "quota", "blocked", "review", "screened_out", "qualification_failed", "no_training",
                 "inactive", "not_member"]
@@ -171,25 +171,6 @@ class CurrentAnnotationOut(AnnotationOut):
 
 class RevisedAnnotationOut(CurrentAnnotationOut):
     changed = serializers.BooleanField(help_text="False when the answer equals the stored one.")
-
-
-class FlagIn(serializers.Serializer):
-    problem = serializers.ChoiceField(choices=ItemFlag.Problem.choices)
-    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
-
-
-class FlagOut(serializers.Serializer):
-    id = serializers.IntegerField()
-    assignment = serializers.IntegerField()
-    problem = serializers.CharField()
-    reason = serializers.CharField(allow_blank=True)
-    created_at = serializers.DateTimeField()
-
-
-class QualificationRoundOut(serializers.Serializer):
-    round = serializers.IntegerField()
-    items = serializers.IntegerField()
-    pass_mark = serializers.FloatField()
 
 
 # POST /api/assignments/<id>/submit/ (annotation.api.views.AssignmentSubmit).

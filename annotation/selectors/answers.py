@@ -13,8 +13,8 @@ from annotation.models import (
     Assignment,
     Project,
     Purpose,
-    QualityPolicy,
 )
+from annotation.quality_port import gold_feedback
 
 Status = Assignment.Status
 
@@ -52,7 +52,7 @@ def _expected_was_shown(assignment: Assignment) -> bool:
     stays the one of the first answer."""
     if assignment.purpose == Purpose.TRAINING:
         return True
-    return QualityPolicy.objects.filter(project_id=assignment.project_id, gold_feedback=True).exists()
+    return gold_feedback(project_id=assignment.project_id)
 
 
 def revisable_annotation(*, project: Project, worker: User, now: datetime | None = None) -> Annotation | None:

@@ -13,24 +13,16 @@ Counted answers are, besides, submitted or approved (not rejected, not late).
 Withdrawn items are few: they are read as a subquery through the index on the items' kind, so
 that no reader joins every answer's item for this rule.
 Blocked workers are fewer still: read as a subquery through the index on the standings'
-(project, state), with the project's option in the same subquery.
+(project, state), with the project's option in the same subquery (built by quality control and
+asked through ``annotation.quality_port``).
 """
 
 from __future__ import annotations
 
 from django.db.models import Q, QuerySet
 
-from annotation.models import (
-    Assignment,
-    GoldAnswer,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    QualityPolicy,
-    Standing,
-    WorkerStanding,
-)
+import annotation.quality_port as quality_port
+from annotation.models import Assignment, Item, ItemKind, Project, Purpose
 
 
 def withdrawn_item_ids(*, project: Project) -> QuerySet:
@@ -38,19 +30,15 @@ def withdrawn_item_ids(*, project: Project) -> QuerySet:
     return Item.objects.filter(project=project, kind=ItemKind.WITHDRAWN).values("pk")
 
 
-# The project leaves blocked workers' answers out: its option, or the default while it stored none.
-EXCLUDING = Q(project__quality__isnull=True) | Q(project__quality__blocked_answers_excluded=True)
-
-
 def excluded_worker_ids(*, project: Project) -> QuerySet:
     """The ids of the workers whose answers left the project's data (blocked in it, while the
     project leaves blocked workers' answers out), as a subquery."""
-    return WorkerStanding.objects.filter(EXCLUDING, project_id=project.pk, state=Standing.BLOCKED).values("worker_id")
+    return quality_port.excluded_worker_ids(project=project)
 
 
 def blocked_answers_excluded(*, project: Project) -> bool:
     """Whether the project leaves blocked workers' answers out (for readers that write their own SQL)."""
-    return not QualityPolicy.objects.filter(project_id=project.pk, blocked_answers_excluded=False).exists()
+    return quality_port.blocked_answers_excluded(project=project)
 
 
 def answers_as_data(*, project: Project, prefix: str = "", include_blocked: bool = False) -> Q:
@@ -80,14 +68,14 @@ def data_items(*, project: Project) -> QuerySet[Item]:
     (their earlier answers stay data); never an imported gold question, a training item or a
     withdrawn item."""
     return Item.objects.filter(project=project).filter(
-        Q(kind=ItemKind.REAL) | Q(kind=ItemKind.GOLD, gold_answer__source=GoldAnswer.Source.PROMOTED))
+        Q(kind=ItemKind.REAL) | (Q(kind=ItemKind.GOLD) & quality_port.promoted_gold()))
 
 
 def excluded_workers(*, project: Project) -> int:
     """How many workers' answers left the project's data (blocked, while the project leaves them out)."""
-    return WorkerStanding.objects.filter(EXCLUDING, project_id=project.pk, state=Standing.BLOCKED).count()
+    return quality_port.excluded_workers(project=project)
 
 
 def standings_by_worker(*, project: Project) -> dict[int, str]:
     """Worker id -> their standing in the project, for the workers who have one."""
-    return dict(WorkerStanding.objects.filter(project_id=project.pk).values_list("worker_id", "state"))
+    return quality_port.standings_by_worker(project=project)

@@ -16,10 +16,9 @@ from annotation.models import (
     MediaFile,
     MediaUse,
     Project,
-    Standing,
     WorkerProfile,
-    WorkerStanding,
 )
+from annotation.quality_port import worker_blocked
 from annotation.task_types import get_task_type
 from annotation.task_types.base import MediaFacts
 
@@ -83,7 +82,7 @@ def media_fetch_refused(*, project: Project, worker: User) -> bool:
     they are blocked in the project (their open item went back to the pool; what they were
     sent before must not keep flowing)."""
     return (WorkerProfile.objects.filter(user=worker, blocked=True).exists()
-            or WorkerStanding.objects.filter(project=project, worker=worker, state=Standing.BLOCKED).exists())
+            or worker_blocked(project=project, worker=worker))
 
 
 def media_items_using(*, files: Iterable[MediaFile]) -> dict[int, list[str]]:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from annotation.models import Project, QualityPolicy
+from annotation.models import Project
 from annotation.panels import Exit, exit_url, panel_setup
+from annotation.quality_port import QualityPolicy
 from annotation.selectors.annotator import MARKETPLACE_PROJECT
 
 

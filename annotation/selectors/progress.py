@@ -9,16 +9,8 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum, Value
 
-from annotation.models import (
-    Assignment,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    QualityPolicy,
-    Standing,
-    WorkerStanding,
-)
+import annotation.quality_port as quality_port
+from annotation.models import Assignment, Item, ItemKind, Project, Purpose
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -105,8 +97,8 @@ class WorkerStatus:
     quota: int | None
     # The project's progress; None when the project mixes in gold questions (see worker_status).
     progress: ProjectProgress | None
-    # Their standing (``Standing``): qualifying, active, review, blocked, screened_out.
-    standing: str = Standing.ACTIVE
+    # Their standing (quality control's ``Standing``): qualifying, active, review, blocked, screened_out.
+    standing: str = quality_port.ACTIVE
 
     @property
     def standing_note(self) -> str:
@@ -119,11 +111,11 @@ class WorkerStatus:
 
 
 STANDING_NOTES: dict[str, str] = {
-    Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
-    Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
+    quality_port.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
+    quality_port.BLOCKED: "Blocked: you can no longer take items in this project.",
     # Shown only while the project pauses work under review (``QualityPolicy.review_pauses_work``).
-    Standing.REVIEW: "Paused: the researchers are reviewing your answers before you take more items.",
-    Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",
+    quality_port.REVIEW: "Paused: the researchers are reviewing your answers before you take more items.",
+    quality_port.SCREENED_OUT: "Screened out: you did not qualify for this project.",
 }
 
 
@@ -132,12 +124,9 @@ def worker_status(*, project: Project, worker: User) -> WorkerStatus:
     done = Assignment.objects.filter(
         project=project, worker=worker, status__in=Assignment.COUNTED_STATUSES
     ).exclude(purpose=Purpose.TRAINING).count()
-    state = WorkerStanding.objects.filter(project=project, worker=worker).values_list("state", flat=True).first()
-    if state is None:  # before their first item: qualifying when the project asks for it
-        qualification = QualityPolicy.objects.filter(project=project, qualification_items__gt=0).exists()
-        state = Standing.QUALIFYING if qualification else Standing.ACTIVE
-    elif state == Standing.REVIEW and QualityPolicy.objects.filter(project=project, review_pauses_work=False).exists():
-        state = Standing.ACTIVE  # at work as before: the project does not pause it
+    # Qualifying before their first item when the project asks for it; under review, active
+    # when the project does not pause work for it.
+    state = quality_port.standing_shown(project=project, worker=worker)
     # With gold questions mixed in, the project's answers are not shown to workers: a gold
     # answer leaves them as they are, so watching them would tell which items were gold.
     shows_project = not Item.objects.filter(project=project, kind=ItemKind.GOLD).exists()
@@ -190,7 +179,7 @@ def worker_progress(*, project: Project, worker: User, holding: bool = False) ->
     # Gold questions come among the real items at the project's rate and stop with them: the
     # count open to the worker grows by their expected share (so a gold question looks like any
     # item, and the count does not promise gold questions once the real items are done).
-    rate = QualityPolicy.objects.filter(project=project).values_list("gold_rate", flat=True).first() or 0.0
+    rate = quality_port.gold_rate(project=project)
     total = done + 1 + round(free / (1 - rate))
     if project.max_items_per_worker is not None:
         total = min(total, project.max_items_per_worker)

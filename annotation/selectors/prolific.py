@@ -17,8 +17,8 @@ from annotation.models import (
     ProlificSubmission,
     ProlificSyncJob,
     Purpose,
-    WorkerStanding,
 )
+from annotation.quality_port import worker_standings
 from annotation.worker_figures import interval_of
 
 ROWS_LIMIT = 1000
@@ -78,8 +78,7 @@ def submission_rows(*, study: ProlificStudy, status: str = "") -> list[Submissio
                    open=Count("pk", filter=Q(status=Assignment.Status.ASSIGNED))))
     work: dict[int, dict[str, int]] = {
         r["worker_id"]: {"answers": r["answers"], "approved": r["approved"], "open": r["open"]} for r in counted}
-    standings = {s.worker_id: s for s in WorkerStanding.objects.filter(project_id=study.project_id,
-                                                                         worker_id__in=worker_ids)}
+    standings = worker_standings(project_id=study.project_id, worker_ids=worker_ids)
     out = []
     for s in submissions:
         w: dict[str, int] = work.get(s.worker_id or 0, {})

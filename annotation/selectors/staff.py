@@ -18,8 +18,9 @@ from django.core.paginator import Page, Paginator
 from django.db.models import Count, F, Max, Q, QuerySet
 from django.db.models.fields.json import KeyTextTransform
 
-from annotation.models import Annotation, Assignment, Item, ItemFlag, ItemKind, Project
-from annotation.selectors.counted import counted_as_data, excluded_worker_ids
+import annotation.quality_port as quality_port
+from annotation.models import Annotation, Assignment, Item, ItemKind, Project
+from annotation.selectors.counted import counted_as_data
 from annotation.selectors.progress import open_per_item
 from annotation.selectors.tallies import Tally, median_seconds, status_counts, tally_of
 from annotation.task_types import get_task_type
@@ -291,5 +292,4 @@ def item_table(*, project: Project, search: str = "", state: str = "", page: int
 def open_flag_count(*, project: Project) -> int:
     """Items with at least one open flag, for the overview (the flags of a worker whose answers
     left the data by a block are left out with them, as on the flags page)."""
-    return (ItemFlag.objects.filter(project=project, resolved_at__isnull=True)
-            .exclude(worker_id__in=excluded_worker_ids(project=project)).values("item_id").distinct().count())
+    return quality_port.open_flag_count(project=project)

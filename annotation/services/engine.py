@@ -32,16 +32,19 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
-    Standing,
-    TrainingRound,
     WorkerProfile,
-    WorkerStanding,
 )
 from annotation.quality_port import (
+    QUALIFICATION,
+    QUALIFYING,
+    REVIEW,
+    STOPPED,
+    TrainingRound,
     WorkerQuality,
     qualification_taken,
     round_finish,
     round_open,
+    standing_activate,
     worker_quality,
 )
 from annotation.selectors.prolific import withdrawn_from_study
@@ -174,7 +177,7 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     # The standing and the policy in one read: a stopped worker gets nothing, a worker in a
     # training round only its items, everyone else real items and gold questions at the rate.
     quality = worker_quality(project=project, worker=worker, now=now)
-    if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+    if quality.standing.state in STOPPED:
         return NextResult(None, reason=str(quality.standing.state))
     if open_one is not None:
         if open_one.expires_at > now:
@@ -184,9 +187,9 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
         if quality_port.round_count_unanswered(assignment_ids=[open_one.pk], how="expired", now=now):
             # It counted as a wrong answer in the worker's round, which may have closed with it.
             quality = worker_quality(project=project, worker=worker, now=now)
-            if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+            if quality.standing.state in STOPPED:
                 return NextResult(None, reason=str(quality.standing.state))
-    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
+    if quality.standing.state == REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
         # Sent to review: the item on the worker's screen may be finished, no new one until staff
         # decide (a training round staff sent them to is such a decision: its items still come).
         return NextResult(None, reason="review")
@@ -208,7 +211,7 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
         # worker goes on as its result says.
         round_finish(training_round=training_round, now=now)
         quality = worker_quality(project=project, worker=worker, now=now)
-        if quality.standing.state in (Standing.BLOCKED, Standing.SCREENED_OUT):
+        if quality.standing.state in STOPPED:
             return NextResult(None, reason=str(quality.standing.state))
     if quality.policy.gold_rate > 0:
         assignment = _claim_real_or_gold(project=project, worker=worker, now=now, gold_rate=quality.policy.gold_rate)
@@ -227,17 +230,17 @@ def _training_state(*, project: Project, worker: User, quality: WorkerQuality,
     first request), or the answer that stops them; (None, None) when they get real items."""
     if quality.open_round is not None:
         return quality.open_round, None
-    if quality.standing.state != Standing.QUALIFYING:
+    if quality.standing.state != QUALIFYING:
         return None, None
     policy = quality.policy
     if policy.qualification_items == 0:  # the project dropped its qualification meanwhile
-        WorkerStanding.objects.filter(pk=quality.standing.pk).update(state=Standing.ACTIVE, changed_at=now)
+        standing_activate(standing_id=quality.standing.pk, now=now)
         return None, None
     taken = qualification_taken(project=project, worker=worker)
     if taken:
         left = max(policy.qualification_attempts - len(taken), 0)
         return None, NextResult(None, reason="qualification_failed", round=taken[-1], attempts_left=left)
-    opened = round_open(project=project, worker=worker, kind=TrainingRound.Kind.QUALIFICATION, policy=policy, now=now)
+    opened = round_open(project=project, worker=worker, kind=QUALIFICATION, policy=policy, now=now)
     if opened is None:
         return None, NextResult(None, reason="no_training")
     return opened, None

@@ -12,20 +12,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from django.db.models import QuerySet
 from django.utils import timezone
 
 from annotation.marketplaces.prolific import prolific_submissions_screen_out
 from annotation.marketplaces.prolific_http import MarketplaceError
-from annotation.models import (
-    ProlificStudy,
-    ProlificSubmission,
-    QualityRule,
-    RuleDecision,
-    Standing,
-    WorkerStanding,
-)
+from annotation.models import ProlificStudy, ProlificSubmission
+from annotation.quality_port import ACTIVE, BLOCKED, SCREENED_OUT, block_decisions, workers_in
 from annotation.services.audit import audit_record
 from annotation.services.prolific_decisions import (
     DecisionRefused,
@@ -35,10 +30,10 @@ from annotation.services.prolific_decisions import (
 
 Status = ProlificSubmission.Status
 How = ProlificSubmission.DecidedHow
-Kind = QualityRule.Kind
-# The rejection category that says best why each kind of rule blocked the worker.
-REJECTION_CATEGORY = {Kind.GOLD_ACCURACY: "FAILED_CHECK", Kind.COMPETENCE: "LOW_EFFORT",
-                      Kind.TOO_FAST: "TOO_QUICKLY", Kind.POSITION_BIAS: "LOW_EFFORT", Kind.AUTOMATION: "OTHER"}
+# The rejection category that says best why each kind of rule (quality control's
+# ``QualityRule.Kind``) blocked the worker.
+REJECTION_CATEGORY = {"gold_accuracy": "FAILED_CHECK", "competence": "LOW_EFFORT", "too_fast": "TOO_QUICKLY",
+                      "position_bias": "LOW_EFFORT", "automation": "OTHER"}
 
 
 @dataclass
@@ -54,7 +49,7 @@ def _waiting(study: ProlificStudy) -> QuerySet[ProlificSubmission]:
             .filter(status=Status.AWAITING_REVIEW, worker__isnull=False, decided_how="").order_by("pk"))
 
 
-def rejection_message(*, decision: RuleDecision) -> str:
+def rejection_message(*, decision: Any) -> str:
     """What the participant is told (Prolific asks for at least 100 characters)."""
     return (f"Your submission was reviewed by the study's quality checks and did not meet its bar: "
             f"{decision.get_kind_display().lower()}. Answers were checked against questions with known "
@@ -65,12 +60,9 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
     """Reject waiting submissions of blocked workers; returns the workers a rule blocked."""
     waiting = list(_waiting(study))
     worker_ids = {s.worker_id for s in waiting}
-    blocked = set(WorkerStanding.objects.filter(project_id=study.project_id, worker_id__in=worker_ids,
-                                                state=Standing.BLOCKED).values_list("worker_id", flat=True))
-    decisions: dict[int, RuleDecision] = {}
-    for d in (RuleDecision.objects.filter(project_id=study.project_id, worker_id__in=blocked,
-                                          action=QualityRule.Action.BLOCK).order_by("decided_at", "pk")):
-        decisions[d.worker_id] = d  # the latest one
+    blocked = workers_in(project_id=study.project_id, worker_ids=worker_ids, state=BLOCKED)
+    # The latest decision of a rule that blocked each of them.
+    decisions = block_decisions(project_id=study.project_id, worker_ids=blocked)
     if not study.auto_reject:
         return set(decisions)
     for s in waiting:
@@ -82,7 +74,7 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
         try:
             prolific_submission_decide(submission=s, approve=False, actor=None, how=How.AUTO, evidence=evidence,
                                        message=rejection_message(decision=decision),
-                                       rejection_category=REJECTION_CATEGORY.get(Kind(decision.kind), "OTHER"))
+                                       rejection_category=REJECTION_CATEGORY.get(decision.kind, "OTHER"))
         except DecisionRefused as refused:
             outcome.errors.append(refused.message)
         else:
@@ -92,8 +84,7 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
 
 def _auto_approve(study: ProlificStudy, ruled_out: set[int], outcome: AutoOutcome) -> None:
     waiting = [s for s in _waiting(study) if s.worker_id not in ruled_out]
-    good = set(WorkerStanding.objects.filter(project_id=study.project_id, worker_id__in={s.worker_id for s in waiting},
-                                             state=Standing.ACTIVE).values_list("worker_id", flat=True))
+    good = workers_in(project_id=study.project_id, worker_ids={s.worker_id for s in waiting}, state=ACTIVE)
     chosen = [s for s in waiting if s.worker_id in good]
     if not chosen:
         return
@@ -110,7 +101,7 @@ def prolific_screen_outs_send(*, study: ProlificStudy, outcome: AutoOutcome | No
     outcome = outcome or AutoOutcome()
     pending = list(study.submissions.filter(
         screen_out_sent_at__isnull=True, status__in=[Status.ACTIVE, Status.AWAITING_REVIEW],
-        worker__standings__project_id=study.project_id, worker__standings__state=Standing.SCREENED_OUT,
+        worker__standings__project_id=study.project_id, worker__standings__state=SCREENED_OUT,
     ).order_by("pk"))
     if not pending:
         return outcome

@@ -21,9 +21,13 @@ from annotation.models import (
     Purpose,
     RefusedAnswer,
     WorkerProfile,
-    WorkerStanding,
 )
-from annotation.quality_port import STOPPED, CheckOutcome, answer_rules_after_commit, check_score
+from annotation.quality_port import (
+    CheckOutcome,
+    answer_rules_after_commit,
+    check_score,
+    worker_stopped,
+)
 from annotation.selectors.media import media_facts
 from annotation.services.bonuses import bonus_grant_new
 from annotation.services.engine import set_status
@@ -123,8 +127,8 @@ def _locked_read(*, assignment_id: int, project: Project | None) -> tuple[Assign
              .select_for_update(of=("self",))
              .annotate(worker_blocked=Exists(WorkerProfile.objects.filter(user_id=OuterRef("worker_id"), blocked=True)),
                        refused_before=Exists(RefusedAnswer.objects.filter(assignment_id=OuterRef("pk"))),
-                       worker_stopped=Exists(WorkerStanding.objects.filter(
-                           project_id=OuterRef("project_id"), worker_id=OuterRef("worker_id"), state__in=STOPPED))))
+                       worker_stopped=worker_stopped(project_id=OuterRef("project_id"),
+                                                     worker_id=OuterRef("worker_id"))))
     if project is not None:
         found = found.filter(project=project)
     a = found.get(pk=assignment_id)

@@ -20,7 +20,6 @@ from rest_framework.views import APIView
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict, field_errors
-from annotation.api.schema_loop import FlagIn, FlagOut
 from annotation.api.unseen import unseen
 from annotation.api.views import has_perm
 from annotation.models import Adjudication, Assignment, Item, ItemFlag, Project
@@ -38,6 +37,8 @@ from quality.api.schema import (
     AdjudicationOut,
     AdjudicationQueueOut,
     DismissedOut,
+    FlagIn,
+    FlagOut,
     FlagsOut,
     NoteIn,
     WithdrawnOut,

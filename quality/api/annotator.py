@@ -15,7 +15,6 @@ from rest_framework.views import APIView
 
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict
-from annotation.api.schema_loop import QualificationRoundOut
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
@@ -24,6 +23,7 @@ from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type
+from quality.api.schema import QualificationRoundOut
 from quality.services.training import training_round_start
 
 

@@ -17,10 +17,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from analysis.api_schema import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
 from annotation.api.parsers import body_fields
 from annotation.api.schema_errors import field_errors
 from annotation.models import Project, QualityRule, RuleDecision
+from quality.api.schema_rules import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
 from quality.rules.checks import rules_check
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words

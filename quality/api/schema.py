@@ -1,5 +1,6 @@
 """Quality control in the API as the OpenAPI schema describes it: quality settings, gold
-promotion, training, the worker page and its actions, the audit log, adjudication and flags. The
+promotion, training, the worker page and its actions, the audit log, adjudication and flags, and
+the annotator's ``flag/`` and ``qualification/retry/``. The
 views build these answers by hand; these serializers only describe them and never run."""
 
 from __future__ import annotations
@@ -271,3 +272,22 @@ class AdjudicationOut(serializers.Serializer):
     contested = serializers.JSONField(help_text="The reasons the item was contested when decided.")
     decided_by = serializers.CharField(allow_null=True)
     decided_at = serializers.DateTimeField()
+
+
+class FlagIn(serializers.Serializer):
+    problem = serializers.ChoiceField(choices=ItemFlag.Problem.choices)
+    reason = serializers.CharField(required=False, allow_blank=True, max_length=500)
+
+
+class FlagOut(serializers.Serializer):
+    id = serializers.IntegerField()
+    assignment = serializers.IntegerField()
+    problem = serializers.CharField()
+    reason = serializers.CharField(allow_blank=True)
+    created_at = serializers.DateTimeField()
+
+
+class QualificationRoundOut(serializers.Serializer):
+    round = serializers.IntegerField()
+    items = serializers.IntegerField()
+    pass_mark = serializers.FloatField()

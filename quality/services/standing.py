@@ -28,7 +28,7 @@ from annotation.services.blocked_answers import blocked_answers_move
 from annotation.services.engine import set_status
 
 Status = Assignment.Status
-__all__ = ["STOPPED", "gold_policy", "policy_for", "standing_for", "standing_set"]
+__all__ = ["STOPPED", "gold_policy", "policy_for", "standing_activate", "standing_for", "standing_set"]
 
 # States in which the worker gets no items in the project.
 
@@ -77,3 +77,9 @@ def standing_set(*, project: Project, worker: User, state: str, reason: str = ""
             blocked_answers_move(project=project, worker=worker, excluded=state == Standing.BLOCKED, actor=actor,
                                  reason=reason)
     return standing
+
+
+def standing_activate(*, standing_id: int, now: datetime) -> None:
+    """The worker goes on as active, in one update and without an audit entry: the engine's
+    answer when a worker's project dropped its qualification before they took it."""
+    WorkerStanding.objects.filter(pk=standing_id).update(state=Standing.ACTIVE, changed_at=now)

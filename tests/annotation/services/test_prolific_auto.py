@@ -6,6 +6,7 @@ import pytest
 
 from annotation.models import AuditEntry, ProlificSubmission, QualityRule
 from annotation.services import annotation_submit, assignment_next
+from annotation.services.prolific_auto import REJECTION_CATEGORY
 from annotation.services.prolific_sync import prolific_submissions_sync
 from quality.services.rules import rule_decide
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
@@ -65,3 +66,9 @@ def test_a_blocked_worker_is_never_approved_automatically(fake_prolific):
     block(project, bad)
     prolific_submissions_sync(study=project.prolific_study)
     assert fake_prolific.submissions[bad_sid]["status"] == "AWAITING REVIEW"
+
+
+def test_each_kind_of_rule_has_its_rejection_category():
+    # The Prolific decisions key the categories by the rule kinds' values (the engine names no
+    # quality-control model): a new kind of rule shows here.
+    assert set(REJECTION_CATEGORY) == set(QualityRule.Kind.values)

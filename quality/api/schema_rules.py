@@ -1,19 +1,12 @@
-"""The analysis API as the OpenAPI schema describes it: what starting a run takes, and the quality
-rules and their decisions. The views build the rules' answers by hand; these serializers only
-describe them and never run."""
+"""The quality rules' API (``quality.api.rules``) as the OpenAPI schema describes it: the rules
+and their decisions. The views build these answers by hand; these serializers only describe them
+and never run."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
 from annotation.models import QualityRule
-
-
-class RunCreateIn(serializers.Serializer):
-    kind = serializers.CharField(required=False, default="agreement",
-                                 help_text="A report kind of the project's task type (agreement, pairwise_gold …).")
-    params = serializers.DictField(child=serializers.JSONField(), required=False,
-                                   help_text="The report's parameters.")
 
 
 class RuleFields(serializers.Serializer):
