@@ -12,7 +12,9 @@ the engine never imports it. The questions, asked on every request:
   (``answer_rules_after_commit``);
 - **what the worker is shown of it**, on the annotation page (``page_context``,
   ``page_feedback_keep``, ``page_feedback_take``) and in the API (``api_next``,
-  ``api_feedback``).
+  ``api_feedback``);
+- **what a review means**: a gold answer rejected or approved again counts for or against its
+  worker no more, or again (``gold_counts_recount``).
 
 Each answer is looked up when asked, so that a test may replace one (``check_serving.draw``).
 """
@@ -68,13 +70,13 @@ class CheckOutcome:
     round_results: tuple[bool, ...] = ()
 
 
-# The modules that answer: "serving", "checks", "rules", "page" and "api".
+# The modules that answer: "serving", "checks", "rules", "page", "api" and "counts".
 _ANSWERS: dict[str, Any] = {}
 
 
-def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any) -> None:
+def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any, counts: Any) -> None:
     """Who answers each question: objects (modules) with the functions named above."""
-    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api)
+    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api, counts=counts)
 
 
 def _answer(part: str, name: str) -> Any:
@@ -145,3 +147,9 @@ def api_next(request: Any, project: Project, result: Any) -> dict[str, Any]:
 
 def api_feedback(outcome: Any) -> dict[str, Any] | None:
     return _answer("api", "feedback_data")(outcome)
+
+
+# --- What a review means --------------------------------------------------------------------
+
+def gold_counts_recount(*, project: Project, worker_ids: Sequence[int]) -> int:
+    return _answer("counts", "gold_counts_recount")(project=project, worker_ids=worker_ids)

@@ -23,12 +23,12 @@ from annotation.models import (
     Standing,
     WorkerStanding,
 )
+from annotation.quality_port import gold_counts_recount
 from annotation.services.audit import audit_record
 from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_counts import gold_counts_recount
 
 Status = Assignment.Status
 
