@@ -22,10 +22,10 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Project, Standing, WorkerStanding
 from annotation.quality_port import STOPPED
-from annotation.selectors.quality import gold_policy, policy_for
 from annotation.services.audit import audit_record
 from annotation.services.blocked_answers import blocked_answers_move
 from annotation.services.engine import set_status
+from quality.selectors.settings import gold_policy, policy_for
 
 Status = Assignment.Status
 __all__ = ["STOPPED", "gold_policy", "policy_for", "standing_for", "standing_set"]
