@@ -1,6 +1,6 @@
 """What the crowd engine asks quality control, which lies above it (docs/development.md,
 "Layers"): quality control registers its answers when Django loads it (``quality.apps``), so that
-the engine never imports it. The questions, asked on every request:
+the engine never imports it. The questions, all but the last asked on every request:
 
 - **what to serve next**: the worker's standing in the project with the project's policy and
   their open training round (``worker_quality``), their qualification rounds
