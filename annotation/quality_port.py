@@ -1,6 +1,6 @@
 """What the crowd engine asks quality control, which lies above it (docs/development.md,
 "Layers"): quality control registers its answers when Django loads it (``quality.apps``), so that
-the engine never imports it. The questions, asked on every request:
+the engine never imports it. The questions (all but a review's asked on every request):
 
 - **what to serve next**: the worker's standing in the project with the project's policy and
   their open training round (``worker_quality``), their qualification rounds
@@ -13,6 +13,8 @@ the engine never imports it. The questions, asked on every request:
 - **what the worker is shown of it**, on the annotation page (``page_context``,
   ``page_feedback_keep``, ``page_feedback_take``) and in the API (``api_next``,
   ``api_feedback``);
+- **what a review means**: a gold answer rejected or approved again counts for or against its
+  worker no more, or again (``gold_counts_recount``);
 - **what the engine and the analysis read** of the workers' standings and the project's policy
   (``excluded_worker_ids`` and the others under "Reads"), so that none of them imports the
   quality-control models; with the standings' names they tell apart (``ACTIVE``, ``BLOCKED``...).
@@ -79,13 +81,13 @@ class CheckOutcome:
     round_results: tuple[bool, ...] = ()
 
 
-# The modules that answer: "serving", "checks", "rules", "page" and "api".
+# The modules that answer: "serving", "checks", "rules", "page", "api" and "counts".
 _ANSWERS: dict[str, Any] = {}
 
 
-def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any) -> None:
+def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any, counts: Any) -> None:
     """Who answers each question: objects (modules) with the functions named above."""
-    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api)
+    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api, counts=counts)
 
 
 def _answer(part: str, name: str) -> Any:
@@ -156,6 +158,12 @@ def api_next(request: Any, project: Project, result: Any) -> dict[str, Any]:
 
 def api_feedback(outcome: Any) -> dict[str, Any] | None:
     return _answer("api", "feedback_data")(outcome)
+
+
+# --- What a review means --------------------------------------------------------------------
+
+def gold_counts_recount(*, project: Project, worker_ids: Sequence[int]) -> int:
+    return _answer("counts", "gold_counts_recount")(project=project, worker_ids=worker_ids)
 
 
 # --- Reads: what the engine and the analysis read of standings and policies --------------------

@@ -17,6 +17,7 @@ class QualityConfig(AppConfig):
         # what it adds to them.
         import quality.services.check_serving
         import quality.services.checks
+        import quality.services.gold_counts
         import quality.services.rule_judging
         import quality.views.annotator
         from analysis.services import agreement_run_request, run_done_register
@@ -43,11 +44,11 @@ class QualityConfig(AppConfig):
         first_shown_figure_register(first_shown_svg)
         # A finished analysis run has the project's rules judge it.
         run_done_register(done=rules_after_run_safely)
-        # What the engine asks on every request: what to serve next, what a submit means, and
-        # what the worker is shown of it.
+        # What the engine asks: on every request, what to serve next, what a submit means, and
+        # what the worker is shown of it; after a review, the gold counts it changes.
         quality_port_register(serving=quality.services.check_serving, checks=quality.services.checks,
                               rules=quality.services.rule_judging, page=quality.views.annotator,
-                              api=api_annotator)
+                              api=api_annotator, counts=quality.services.gold_counts)
         # What queues the agreement run the competence rule reads as answers arrive.
         run_request_register(request=agreement_run_request)
         # What the engine and the analysis read of standings and policies, and the standing

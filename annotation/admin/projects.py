@@ -17,7 +17,6 @@ from django.urls import path, reverse
 from django_htmx.http import HttpResponseClientRefresh
 
 from annotation.admin.forms import AnnotatorsForm, CrowdImportForm, ItemImportForm
-from annotation.admin.gold import ProjectGoldActions
 from annotation.admin.media import ProjectMediaPages
 from annotation.admin.task_options import (
     is_option_field,
@@ -41,7 +40,7 @@ from jobs.selectors import dead_job_error, is_dead
 
 
 @admin.register(Project)
-class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
+class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
     # A URL typed without a scheme is an https one (what marketplaces hand out).
     formfield_overrides = {models.URLField: {"assume_scheme": "https"}}
     list_display = ["name", "slug", "task_type", "redundancy", "state", "created_at"]
@@ -51,7 +50,6 @@ class ProjectAdmin(ProjectGoldActions, ProjectMediaPages, admin.ModelAdmin):
     # Searched, not listed: a platform has thousands of accounts.
     autocomplete_fields = ["members"]
     readonly_fields = ["created_by", "created_at"]
-    actions = ["promote_gold"]
 
     @staticmethod
     def chosen_task(request, obj=None) -> TaskType | None:

@@ -9,7 +9,6 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.template.response import TemplateResponse
 from django.utils.translation import ngettext
 
-from annotation.admin.gold import GoldAnswerInline
 from annotation.admin.paging import LargeTablePaginator
 from annotation.models import Annotation, AnnotationRevision, Assignment, Consent, Item
 from annotation.services import assignments_review
@@ -70,7 +69,6 @@ class ItemAdmin(admin.ModelAdmin):
     show_facets = admin.ShowFacets.NEVER  # counts per filter value would read every row
     readonly_fields = ["project", "external_id", "kind", "payload", "position", "n_active", "created_at", "updated_at"]
     fields = [*readonly_fields[:4], "gold", "redundancy", *readonly_fields[4:]]
-    inlines = [GoldAnswerInline]
 
 
 @admin.register(Assignment)

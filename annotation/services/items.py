@@ -22,7 +22,6 @@ from annotation.importers import (
 from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
 from annotation.services.audit import import_record
-from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import (
     CHECK_KINDS,
@@ -30,6 +29,7 @@ from annotation.services.gold_items import (
     gold_answers_import,
     gold_coverage_warnings,
 )
+from annotation.services.item_slots import item_slots_refresh
 from annotation.task_types import get_task_type
 
 Status = Assignment.Status

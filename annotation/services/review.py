@@ -23,12 +23,12 @@ from annotation.models import (
     Standing,
     WorkerStanding,
 )
+from annotation.quality_port import gold_counts_recount
 from annotation.services.audit import audit_record
-from annotation.services.blocked_answers import item_slots_refresh
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_counts import gold_counts_recount
+from annotation.services.item_slots import item_slots_refresh
 
 Status = Assignment.Status
 
@@ -76,7 +76,7 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "", 
         if a.purpose == Purpose.TASK and WorkerStanding.objects.filter(
                 project_id=a.project_id, worker_id=a.worker_id, state=Standing.BLOCKED).exists():
             # A blocked worker's answer holds a slot beside the extra one its block opened: the
-            # item's N follows the slot (``annotation.services.blocked_answers``).
+            # item's N follows the slot (``annotation.services.item_slots``).
             item_slots_refresh(project=a.project, item_ids=[a.item_id])
         a.review_note = note
         if audit:

@@ -18,12 +18,12 @@ from annotation.api.schema_errors import conflict
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
-from annotation.selectors.annotator_quality import stop_facts
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type
 from quality.api.schema import QualificationRoundOut
+from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
 
 

@@ -18,7 +18,6 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import field_errors
 from annotation.api.views import has_perm
 from annotation.models import Project
-from annotation.selectors.quality import quality_policy_values, quality_summary
 from annotation.services.errors import WorkflowError
 from annotation.services.gold_items import items_promote_gold
 from quality.api.schema import (
@@ -28,6 +27,7 @@ from quality.api.schema import (
     QualityOut,
     RoundsOpenedOut,
 )
+from quality.selectors.settings import quality_policy_values, quality_summary
 from quality.services.settings import quality_policy_update
 from quality.services.training import training_rounds_send
 

@@ -5,7 +5,7 @@ every one (action ``adjudicate``, with the answer, the reason and the decision i
 The decided answer holds the task type's gold fields and is validated as a known answer is
 (``TaskType.clean_gold``). For a gold question the decision may also become its gold answer:
 every answer already given to it is then scored again against the corrected answer and the
-workers' gold counts are counted again (``annotation.services.gold_counts``).
+workers' gold counts are counted again (``quality.services.gold_counts``).
 """
 
 from __future__ import annotations
@@ -19,9 +19,9 @@ from django.utils import timezone
 
 from annotation.models import Adjudication, GoldAnswer, Item, ItemKind
 from annotation.services.audit import audit_record
-from annotation.services.gold_counts import gold_item_rescore
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError
+from quality.services.gold_counts import gold_item_rescore
 
 WHY_MAX = 2000
 

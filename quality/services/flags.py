@@ -21,8 +21,8 @@ from annotation.models import Assignment, Item, ItemFlag, ItemKind
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
-from annotation.services.gold_counts import gold_counts_recount, gold_item_workers
 from quality.services.check_serving import round_count_unanswered
+from quality.services.gold_counts import gold_counts_recount, gold_item_workers
 
 Status = Assignment.Status
 REASON_MAX = 500

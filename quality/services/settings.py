@@ -12,10 +12,10 @@ from django.db import transaction
 
 from annotation.models import Project, QualityPolicy
 from annotation.panels import panel_setup, template_check
-from annotation.selectors.quality import settings_not_applying
 from annotation.services.audit import audit_record
-from annotation.services.blocked_answers import blocked_answers_policy_changed
 from annotation.task_types import get_task_type
+from quality.selectors.settings import settings_not_applying
+from quality.services.blocked_answers import blocked_answers_policy_changed
 
 SETTINGS = QualityPolicy.SETTINGS
 

@@ -5,7 +5,7 @@ Blocking in a project returns the worker's open assignment there to the pool at 
 slot goes to someone else); a blocked worker gets no items and no submission is accepted. While
 the project leaves blocked workers' answers out (``QualityPolicy.blocked_answers_excluded``, the
 default), a block takes the worker's answers out of the data and an unblock brings them back
-(``annotation.services.blocked_answers``), each with an audit entry, whoever decided.
+(``quality.services.blocked_answers``), each with an audit entry, whoever decided.
 
 A worker sent to review keeps their open assignment (the item on their screen may be finished)
 and, while the project pauses work under review (``QualityPolicy.review_pauses_work``, the
@@ -22,10 +22,10 @@ from django.utils import timezone
 
 from annotation.models import Assignment, Project, Standing, WorkerStanding
 from annotation.quality_port import STOPPED
-from annotation.selectors.quality import gold_policy, policy_for
 from annotation.services.audit import audit_record
-from annotation.services.blocked_answers import blocked_answers_move
 from annotation.services.engine import set_status
+from quality.selectors.settings import gold_policy, policy_for
+from quality.services.blocked_answers import blocked_answers_move
 
 Status = Assignment.Status
 __all__ = ["STOPPED", "gold_policy", "policy_for", "standing_activate", "standing_for", "standing_set"]

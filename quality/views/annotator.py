@@ -19,12 +19,12 @@ from django.views.decorators.http import require_POST
 
 from annotation.models import Project, Purpose, QualityPolicy, TrainingRound
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
-from annotation.selectors.annotator_quality import stop_facts
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type
 from annotation.views.request_types import AuthenticatedRequest
+from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
 
 FEEDBACK = "check_feedback"

@@ -14,10 +14,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, QualityPolicy
-from annotation.selectors.quality import quality_policy_values, quality_summary, settings_for
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
 from annotation.wording import count_of
+from quality.selectors.settings import quality_policy_values, quality_summary, settings_for
 from quality.services.settings import SETTINGS, quality_policy_update
 from quality.services.training import training_rounds_send
 

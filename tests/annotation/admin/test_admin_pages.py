@@ -1,4 +1,5 @@
-"""Every model page of the admin opens for an admin, with data in it (lists and a record)."""
+"""Every model page of the admin opens for an admin, with data in it (lists and a record); the
+import page names the generic columns."""
 
 import pytest
 from django.contrib import admin
@@ -37,3 +38,11 @@ def test_pages_that_add_items_come_from_the_task_type(client):
     # A researcher, who may not add items, is not offered the page.
     client.force_login(UserFactory(role="researcher"))
     assert pairs not in client.get(reverse("overview", args=[project.slug])).content.decode()
+
+
+def test_the_import_page_names_the_generic_columns(client):
+    project = ProjectFactory()
+    client.force_login(UserFactory(role="admin", is_superuser=True))
+    page = client.get(reverse("admin:annotation_project_import", args=[project.pk])).content.decode()
+    for column in ("item_kind", "gold_answer", "gold_explanation"):
+        assert f"<code>{column}</code>" in page

@@ -1,6 +1,5 @@
 """The admin's gold tools: promoting unanimous items from the project list (a page first, then
-the promotion), items listed with their kind and shown with their known answer, and the
-import page naming the generic columns."""
+the promotion), items listed with their kind and shown with their known answer."""
 
 import pytest
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
@@ -73,11 +72,3 @@ def test_items_show_their_kind_and_known_answer(client):
     assert "golden" in listed and "plain" not in listed
     page = client.get(reverse("admin:annotation_item_change", args=[gold.pk])).content.decode()
     assert "Costs named." in page and "equal" in page and "Gold question" in page
-
-
-def test_the_import_page_names_the_generic_columns(client):
-    project = ProjectFactory()
-    client.force_login(UserFactory(role="admin", is_superuser=True))
-    page = client.get(reverse("admin:annotation_project_import", args=[project.pk])).content.decode()
-    for column in ("item_kind", "gold_answer", "gold_explanation"):
-        assert f"<code>{column}</code>" in page

@@ -74,7 +74,7 @@ def settings_for(*, project: Project) -> tuple[str, ...]:
 
 def quality_policy_values(*, project: Project) -> dict[str, Any]:
     """The project's quality settings (defaults until changed), by name: those its task type
-    reads (``quality.services.settings.settings_for``)."""
+    reads (``settings_for``)."""
     policy = policy_for(project=project)
     return {name: getattr(policy, name) for name in settings_for(project=project)}
 

@@ -23,9 +23,9 @@ from annotation.models import (
     Purpose,
     WorkerStanding,
 )
-from annotation.selectors.quality import gold_policy, policy_for
 from annotation.task_types import get_task_type
 from annotation.task_types.gold import CleanGold
+from quality.selectors.settings import gold_policy, policy_for
 
 
 def gold_counts_recount(*, project: Project, worker_ids: Iterable[int]) -> int:
