@@ -9,13 +9,6 @@ def report_links(project) -> list[tuple[str, str]]:
     return [(page_url(key, project.slug), label) for key, label in report_pages(project.task_type)]
 
 
-def mace_posteriors(project):
-    """The posteriors of the project's last agreement run, for the adjudication queue."""
-    from analysis.selectors import agreement_posteriors
-
-    return agreement_posteriors(project=project)
-
-
 class AnalysisConfig(AppConfig):
     name = "analysis"
     verbose_name = "Analysis"
@@ -25,7 +18,3 @@ class AnalysisConfig(AppConfig):
         from annotation.staff_links import staff_links_register
 
         staff_links_register(report_links)
-        # And where the adjudication queue reads MACE's posteriors.
-        from annotation.selectors.adjudication import posterior_source_register
-
-        posterior_source_register(source=mace_posteriors)

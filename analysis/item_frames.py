@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
+from annotation import quality_port
 from annotation.models import Project
-from annotation.selectors.adjudication import preferred_decisions
 from annotation.selectors.counted import data_items
 from annotation.task_types import get_task_type
 
@@ -22,7 +22,7 @@ def item_frame(*, project: Project) -> pd.DataFrame:
         .order_by("position", "pk").values_list("external_id", "gold", "payload").iterator(chunk_size=5000)
     ]
     frame = pd.DataFrame(rows) if rows else pd.DataFrame(columns=["item", "gold"])
-    decided = preferred_decisions(project=project)
+    decided = quality_port.preferred_decisions(project=project)
     if decided is not None:  # the gold data take adjudicated answers (a dict of gold fields, or None)
         frame["adjudicated"] = pd.Series([decided.get(i) for i in frame["item"]], index=frame.index, dtype=object)
     return frame

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -190,12 +191,19 @@ def sorted_workers(*, result: dict, sort: str, descending: bool, trusted_only: b
     return sorted(present, key=lambda w: w[sort], reverse=descending) + missing
 
 
-def agreement_posteriors(*, project: Project):
-    """The MACE label posteriors the project's last finished agreement run kept (items under its
-    bar), for the adjudication queue; None when no run has them (runs made before they were
-    kept, or none at all)."""
-    from annotation.selectors.adjudication import MacePosteriors
+@dataclass(frozen=True)
+class MacePosteriors:
+    """Per-item posteriors of the MACE label from a finished run, for the items under ``below``."""
 
+    run_id: int
+    below: float
+    items: Mapping[str, float]  # external id -> posterior
+
+
+def agreement_posteriors(*, project: Project) -> MacePosteriors | None:
+    """The MACE label posteriors the project's last finished agreement run kept (items under its
+    bar), for the adjudication queue and gold promotion; None when no run has them (runs made
+    before they were kept, or none at all)."""
     run = latest_done(project=project, kind="agreement")
     found = (run.result or {}).get("posterior") if run is not None else None
     if run is None or not isinstance(found, dict) or "items" not in found:

@@ -23,9 +23,9 @@ from django.db.models import JSONField, Model, TextField
 from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
+from annotation import quality_port
 from annotation.models import Annotation, Assignment, Item, Project
 from annotation.quality_port import ACTIVE
-from annotation.selectors.adjudication import adjudicated_answers
 from annotation.selectors.bonuses import bonuses_of
 from annotation.selectors.counted import answers_as_data, excluded_workers, standings_by_worker
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
@@ -145,7 +145,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True, include_bloc
     answer_of, client_of = _json_reader(Annotation, "answer"), _json_reader(Annotation, "client")
     slug = project.slug
     # Decisions are few: read once for the project, not per row.
-    adjudicated = adjudicated_answers(project=project)
+    adjudicated = quality_port.adjudicated_answers(project=project)
     # Standings too (a worker without one was never judged: active).
     standings = standings_by_worker(project=project)
     # An item's payload is decoded once for the answers to it that come close together: the

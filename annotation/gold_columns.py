@@ -13,7 +13,7 @@ from annotation.task_types.base import CleanItem, FieldError, ImportField, TaskT
 from annotation.task_types.gold import CleanGold
 
 # The generic columns any item file may hold, whatever its task type: what the item is served as
-# (``annotation.models.quality.ItemKind``: empty is a real item), the known answer of a gold
+# (``annotation.models.kinds.ItemKind``: empty is a real item), the known answer of a gold
 # question or training item (a JSON object of the type's gold fields; JSON text in CSV/TSV) and
 # the explanation shown with the feedback.
 CHECK_COLUMNS = ("item_kind", "gold_answer", "gold_explanation")

@@ -15,9 +15,16 @@ the engine never imports it. The questions (all but a review's asked on every re
   ``api_feedback``);
 - **what a review means**: a gold answer rejected or approved again counts for or against its
   worker no more, or again (``gold_counts_recount``);
+- **what an item import and the data read of it**: the known answers a file brings, in the
+  import's transaction (``gold_answers_import``, ``known_answers``, ``gold_coverage_warnings``),
+  and the adjudicated answers exports and gold data take (``adjudicated_answers``,
+  ``preferred_decisions``);
 - **what the engine and the analysis read** of the workers' standings and the project's policy
   (``excluded_worker_ids`` and the others under "Reads"), so that none of them imports the
   quality-control models; with the standings' names they tell apart (``ACTIVE``, ``BLOCKED``...).
+
+The engine sees quality control's records only through the fields it reads
+(``StandingRecord``, ``PolicyRecord``, ``RoundRecord``, ``CheckRecord``).
 
 Each answer is looked up when asked, so that a test may replace one (``check_serving.draw``).
 """
@@ -27,22 +34,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from django.contrib.auth.models import User
 from django.core.exceptions import ImproperlyConfigured
 
-from annotation.models import (
-    Annotation,
-    Assignment,
-    CheckResult,
-    Item,
-    Project,
-    QualityPolicy,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import Annotation, Assignment, Item, Project, Standing
 
 # A worker in one of these gets no item and their answers are no longer awaited.
 STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
@@ -53,20 +50,63 @@ ACTIVE = Standing.ACTIVE
 REVIEW = Standing.REVIEW
 BLOCKED = Standing.BLOCKED
 SCREENED_OUT = Standing.SCREENED_OUT
-QUALIFICATION = TrainingRound.Kind.QUALIFICATION
+# ``quality.models.TrainingRound.Kind.QUALIFICATION``, tested equal there.
+QUALIFICATION = "qualification"
+
+
+# What the engine reads of quality control's records (``quality.models``): the records
+# themselves, seen only through these fields, so that the engine never imports them.
+class StandingRecord(Protocol):
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def state(self) -> str: ...
+
+
+class PolicyRecord(Protocol):
+    @property
+    def gold_rate(self) -> float: ...
+    @property
+    def review_pauses_work(self) -> bool: ...
+    @property
+    def qualification_items(self) -> int: ...
+    @property
+    def qualification_attempts(self) -> int: ...
+    @property
+    def screened_out_url(self) -> str: ...
+    @property
+    def screened_out_code(self) -> str: ...
+
+
+class RoundRecord(Protocol):
+    """A training round: the qualification or a re-calibration."""
+
+    @property
+    def pk(self) -> Any: ...
+    @property
+    def number(self) -> int: ...
+
+
+class CheckRecord(Protocol):
+    """A gold or training answer, scored."""
+
+    @property
+    def right(self) -> bool: ...
+    @property
+    def score(self) -> float: ...
 
 
 @dataclass(frozen=True)
 class WorkerQuality:
-    standing: WorkerStanding
-    policy: QualityPolicy
+    standing: StandingRecord
+    policy: PolicyRecord
     # The worker's open training round in the project (qualification or re-calibration).
-    open_round: TrainingRound | None
+    open_round: RoundRecord | None
 
 
 @dataclass(frozen=True)
 class CheckOutcome:
-    result: CheckResult
+    result: CheckRecord
     # Whether the worker is shown anything now: after a gold question when the project gives
     # gold feedback; after a training item as its ``training_feedback`` says (after each item,
     # or once the round closes).
@@ -81,13 +121,16 @@ class CheckOutcome:
     round_results: tuple[bool, ...] = ()
 
 
-# The modules that answer: "serving", "checks", "rules", "page", "api" and "counts".
+# The modules that answer: "serving", "checks", "rules", "page", "api", "counts", "gold",
+# "adjudication", and the reads' "reads" and "standing".
 _ANSWERS: dict[str, Any] = {}
 
 
-def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any, counts: Any) -> None:
+def quality_port_register(*, serving: Any, checks: Any, rules: Any, page: Any, api: Any, counts: Any, gold: Any,
+                          adjudication: Any) -> None:
     """Who answers each question: objects (modules) with the functions named above."""
-    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api, counts=counts)
+    _ANSWERS.update(serving=serving, checks=checks, rules=rules, page=page, api=api, counts=counts, gold=gold,
+                    adjudication=adjudication)
 
 
 def _answer(part: str, name: str) -> Any:
@@ -103,16 +146,16 @@ def worker_quality(*, project: Project, worker: User, now: datetime) -> WorkerQu
     return _answer("serving", "worker_quality")(project=project, worker=worker, now=now)
 
 
-def qualification_taken(*, project: Project, worker: User) -> list[TrainingRound]:
+def qualification_taken(*, project: Project, worker: User) -> list[RoundRecord]:
     return _answer("serving", "qualification_taken")(project=project, worker=worker)
 
 
-def round_open(*, project: Project, worker: User, kind: str, policy: QualityPolicy,
-               now: datetime) -> TrainingRound | None:
+def round_open(*, project: Project, worker: User, kind: str, policy: PolicyRecord,
+               now: datetime) -> RoundRecord | None:
     return _answer("serving", "round_open")(project=project, worker=worker, kind=kind, policy=policy, now=now)
 
 
-def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:
+def round_finish(*, training_round: RoundRecord, now: datetime) -> RoundRecord:
     return _answer("serving", "round_finish")(training_round=training_round, now=now)
 
 
@@ -164,6 +207,31 @@ def api_feedback(outcome: Any) -> dict[str, Any] | None:
 
 def gold_counts_recount(*, project: Project, worker_ids: Sequence[int]) -> int:
     return _answer("counts", "gold_counts_recount")(project=project, worker_ids=worker_ids)
+
+
+# --- What an item import and the data read of it ---------------------------------------------
+
+def gold_answers_import(*, project: Project, answers: Sequence[Any], now_real: Sequence[int]) -> None:
+    """Store the known answers an item file brings, inside the import's transaction."""
+    _answer("gold", "gold_answers_import")(project=project, answers=answers, now_real=now_real)
+
+
+def known_answers(*, item_ids: Sequence[int]) -> dict[int, tuple[Any, Any, str]]:
+    return _answer("gold", "known_answers")(item_ids=item_ids)
+
+
+def gold_coverage_warnings(*, project: Project) -> list[str]:
+    return _answer("gold", "gold_coverage_warnings")(project=project)
+
+
+def adjudicated_answers(*, project: Project) -> dict[int, str]:
+    """Item pk -> its decided answer as compact JSON (an export's ``adjudicated`` column)."""
+    return _answer("adjudication", "adjudicated_answers")(project=project)
+
+
+def preferred_decisions(*, project: Project) -> dict[str, dict[str, Any]] | None:
+    """Item external id -> decided answer, when the project's gold data prefer adjudicated ones."""
+    return _answer("adjudication", "preferred_decisions")(project=project)
 
 
 # --- Reads: what the engine and the analysis read of standings and policies --------------------
@@ -227,7 +295,7 @@ def gold_feedback(*, project_id: int) -> bool:
     return _answer("reads", "gold_feedback")(project_id=project_id)
 
 
-def worker_standings(*, project_id: int, worker_ids: Any) -> dict[int, WorkerStanding]:
+def worker_standings(*, project_id: int, worker_ids: Any) -> dict[int, Any]:
     return _answer("reads", "worker_standings")(project_id=project_id, worker_ids=worker_ids)
 
 

@@ -99,8 +99,9 @@ def _add_checks(project, args) -> int:
     to 5% with feedback, and add a gold-accuracy rule that sends a worker to review (the
     simulated annotators answer at random, so the rule fires: its cost is part of the figure)
     and the per-answer rules (too fast, position bias, automated browser)."""
-    from annotation.models import CHECK_ITEM_REDUNDANCY, GoldAnswer, Item, ItemKind, QualityRule
+    from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind
     from annotation.rule_defaults import DEFAULTS
+    from quality.models import GoldAnswer, QualityRule
     from quality.services.settings import quality_policy_update
 
     gold = list(Item.objects.filter(project=project, position__in=range(0, args.items, 20)))

@@ -39,18 +39,10 @@ def main() -> None:
     django.setup()
     from django.contrib.auth import get_user_model
 
-    from annotation.models import (
-        CHECK_ITEM_REDUNDANCY,
-        GoldAnswer,
-        Item,
-        ItemKind,
-        Project,
-        Purpose,
-        QualityPolicy,
-        QualityRule,
-    )
+    from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind, Project, Purpose
     from annotation.services import annotation_submit, assignment_next
     from annotation.task_types import get_task_type
+    from quality.models import GoldAnswer, QualityPolicy, QualityRule
 
     task = get_task_type("pairwise")
     payload = task.clean_item(task.example().records[0]).payload

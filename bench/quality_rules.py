@@ -47,17 +47,9 @@ def build(data: Path) -> dict:
     from django.db.models import Count, Q
     from django.utils import timezone
 
-    from annotation.models import (
-        Annotation,
-        Assignment,
-        CheckResult,
-        GoldAnswer,
-        Item,
-        Project,
-        QualityRule,
-        WorkerStanding,
-    )
+    from annotation.models import Annotation, Assignment, Item, Project
     from annotation.services.crowd_results import crowd_import
+    from quality.models import CheckResult, GoldAnswer, QualityRule, WorkerStanding
     from task_types.pairwise.arguments_file import parse_arguments
     from task_types.pairwise.corpus import arguments_import
 
@@ -111,7 +103,8 @@ def measure(repeat: int) -> dict:
 
     from analysis.models import AnalysisRun
     from analysis.services import analysis_run_create, analysis_run_execute
-    from annotation.models import Project, RuleDecision
+    from annotation.models import Project
+    from quality.models import RuleDecision
     from quality.rules.checks import rules_check
 
     project = Project.objects.get(slug="ukp-rules")
@@ -125,7 +118,7 @@ def measure(repeat: int) -> dict:
     agreement = AnalysisRun.objects.get(project=project, kind="agreement")
     assert agreement.result and agreement.result["workers"][0].get("competence_high") is not None
     RuleDecision.objects.filter(project=project).delete()
-    from annotation.models import WorkerStanding
+    from quality.models import WorkerStanding
     WorkerStanding.objects.filter(project=project).update(state="active")
 
     first, first_cpu, decided = [], [], 0

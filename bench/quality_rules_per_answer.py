@@ -44,9 +44,10 @@ def main() -> None:
     django.setup()
     from django.contrib.auth import get_user_model
 
-    from annotation.models import Item, Project, QualityRule
+    from annotation.models import Item, Project
     from annotation.services import annotation_submit, assignment_next, rule_judging, submission
     from annotation.task_types import get_task_type
+    from quality.models import QualityRule
     from quality.services.rule_states import rule_states_add_orm
 
     task = get_task_type("pairwise")

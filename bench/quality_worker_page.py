@@ -50,18 +50,10 @@ def _load(*, slug: str, data: Path) -> None:
     from django.utils import timezone
 
     from analysis.services import analysis_run_create, analysis_run_execute
-    from annotation.models import (
-        Annotation,
-        Assignment,
-        CheckResult,
-        Item,
-        ItemKind,
-        Project,
-        Purpose,
-        WorkerStanding,
-    )
+    from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
     from annotation.services.crowd_results import crowd_import
     from annotation.task_types.shown_order import assignment_seed, draw_order
+    from quality.models import CheckResult, WorkerStanding
     from task_types.pairwise.arguments_file import parse_arguments
     from task_types.pairwise.corpus import arguments_import
 

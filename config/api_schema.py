@@ -70,9 +70,9 @@ SPECTACULAR_SETTINGS = {
         "JobStatusEnum": "jobs.models.JobStatus",
         "AssignmentStatusEnum": "annotation.models.Assignment.Status",
         "ImportKindEnum": "annotation.models.ImportJob.Kind",
-        "RuleKindEnum": "annotation.models.QualityRule.Kind",
-        "RuleActionEnum": "annotation.models.QualityRule.Action",
-        "FlagProblemEnum": "annotation.models.ItemFlag.Problem",
+        "RuleKindEnum": "quality.models.QualityRule.Kind",
+        "RuleActionEnum": "quality.models.QualityRule.Action",
+        "FlagProblemEnum": "quality.models.ItemFlag.Problem",
         "VerdictEnum": [("approve", "approve"), ("reject", "reject")],
     },
 }

@@ -15,9 +15,11 @@ class QualityConfig(AppConfig):
     def ready(self) -> None:
         # The engine and the analysis lie below and never import quality control: it registers
         # what it adds to them.
+        import quality.selectors.adjudication
         import quality.services.check_serving
         import quality.services.checks
         import quality.services.gold_counts
+        import quality.services.gold_items
         import quality.services.rule_judging
         import quality.views.annotator
         from analysis.services import agreement_run_request, run_done_register
@@ -48,7 +50,8 @@ class QualityConfig(AppConfig):
         # what the worker is shown of it; after a review, the gold counts it changes.
         quality_port_register(serving=quality.services.check_serving, checks=quality.services.checks,
                               rules=quality.services.rule_judging, page=quality.views.annotator,
-                              api=api_annotator, counts=quality.services.gold_counts)
+                              api=api_annotator, counts=quality.services.gold_counts,
+                              gold=quality.services.gold_items, adjudication=quality.selectors.adjudication)
         # What queues the agreement run the competence rule reads as answers arrive.
         run_request_register(request=agreement_run_request)
         # What the engine and the analysis read of standings and policies, and the standing

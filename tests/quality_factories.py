@@ -2,15 +2,9 @@
 
 from typing import Any
 
-from annotation.models import (
-    CHECK_ITEM_REDUNDANCY,
-    GoldAnswer,
-    Item,
-    ItemKind,
-    Project,
-    QualityPolicy,
-)
+from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind, Project
 from annotation.task_types import get_task_type
+from quality.models import GoldAnswer, QualityPolicy
 from tests.factories import ItemFactory
 
 

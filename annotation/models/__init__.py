@@ -1,3 +1,4 @@
+from annotation.models.audit import AuditEntry
 from annotation.models.bonus import Bonus
 from annotation.models.bonus_payment import BonusPayJob, BonusPayment, PaymentState
 from annotation.models.crowd import (
@@ -8,6 +9,7 @@ from annotation.models.crowd import (
     Project,
 )
 from annotation.models.imports import ImportJob
+from annotation.models.kinds import CHECK_ITEM_REDUNDANCY, ItemKind, Purpose, Standing
 from annotation.models.marketplace_study import ProlificStudy
 from annotation.models.media import MediaFile, MediaUse
 from annotation.models.project_pay import ProjectPay
@@ -16,42 +18,15 @@ from annotation.models.prolific_submissions import (
     ProlificSyncJob,
     ProlificWebhookEvent,
 )
-from annotation.models.quality import (
-    CHECK_ITEM_REDUNDANCY,
-    Adjudication,
-    AuditEntry,
-    CheckResult,
-    GoldAnswer,
-    ItemFlag,
-    ItemKind,
-    Purpose,
-    QualityPolicy,
-    QualityRule,
-    RuleDecision,
-    RuleState,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
 from annotation.models.refusals import RefusedAnswer
 from annotation.models.workers import Consent, Invite, WorkerProfile
 
 __all__ = [
     "CHECK_ITEM_REDUNDANCY",
-    "Adjudication",
     "AuditEntry",
-    "CheckResult",
-    "GoldAnswer",
-    "ItemFlag",
     "ItemKind",
     "Purpose",
-    "QualityPolicy",
-    "QualityRule",
-    "RuleDecision",
-    "RuleState",
     "Standing",
-    "TrainingRound",
-    "WorkerStanding",
     "Annotation",
     "AnnotationRevision",
     "Assignment",

@@ -11,7 +11,7 @@ from django.db import models
 from django.db.models import F, Q
 from django.db.models.functions import Lower
 
-from annotation.models.quality import ItemKind, Purpose
+from annotation.models.kinds import ItemKind, Purpose
 from annotation.panels import CUSTOM, PARAM_RE, SOURCE_NAME_RE, panel_choices, panel_settings_check
 from annotation.task_types import task_type_choices
 
@@ -162,7 +162,7 @@ class Item(models.Model):
     payload = models.JSONField()
     gold = models.JSONField(null=True, blank=True, help_text="Known answer, if any.")
     # Real items are the data; gold questions and training items check the workers
-    # (``annotation.models.quality``). Declared there, stored here: the engine filters on it.
+    # (``annotation.models.kinds``). Declared there, stored here: the engine filters on it.
     # The database's default too, so that rows written in bulk without the column are real items.
     kind = models.CharField(max_length=10, choices=ItemKind.choices, default=ItemKind.REAL, db_default=ItemKind.REAL)
     # What a withdrawn item was before (so that staff may undo it); empty unless withdrawn.

@@ -1,5 +1,5 @@
 """Reads behind the promotion of real items to gold questions: the items whose counted answers
-are unanimous (``annotation.services.gold_items.items_promote_gold`` writes)."""
+are unanimous (``quality.services.gold_items.items_promote_gold`` writes)."""
 
 from __future__ import annotations
 

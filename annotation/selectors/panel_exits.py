@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 from annotation.models import Project
 from annotation.panels import Exit, exit_url, panel_setup
-from annotation.quality_port import QualityPolicy
+from annotation.quality_port import PolicyRecord
 from annotation.selectors.annotator import MARKETPLACE_PROJECT
 
 
@@ -28,7 +28,7 @@ def completion_exit(*, project: Project, params: Mapping[str, str] | None) -> Ex
     return exit_url(setup=setup, template=setup.completion_url, code=project.completion_code, params=params)
 
 
-def screened_out_exit(*, project: Project, policy: QualityPolicy, params: Mapping[str, str] | None) -> Exit | None:
+def screened_out_exit(*, project: Project, policy: PolicyRecord, params: Mapping[str, str] | None) -> Exit | None:
     """Where a screened-out panel arrival goes; None for anyone else (``params`` None)."""
     if params is None:
         return None

@@ -5,10 +5,13 @@ from __future__ import annotations
 import hashlib
 import re
 import secrets
+import sys
 from dataclasses import dataclass
 from datetime import timedelta
+from pathlib import Path
 
 from django.apps import apps
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Group, Permission, User
 from django.db import transaction
@@ -20,7 +23,6 @@ from annotation.importers import ImportFailed, RowError
 from annotation.models import Invite, Project, WorkerProfile
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
-from annotation.task_types import task_types
 
 UserModel = get_user_model()
 Role = WorkerProfile.Role
@@ -33,13 +35,21 @@ class AccountError(ValueError):
     """A request about accounts that is refused, with a message fit for the person who made it."""
 
 
+def _platform_app(path: Path) -> bool:
+    """Whether an app is the platform's own: in its folder, not an installed library (a
+    virtualenv may lie in the folder too)."""
+    found = path.resolve()
+    return (found.is_relative_to(Path(settings.BASE_DIR).resolve()) and not found.is_relative_to(Path(sys.prefix).resolve())
+            and "site-packages" not in found.parts)
+
+
 def role_groups_sync() -> None:
     """Create the role groups with their permissions: admins may do everything in the platform
     and manage users; researchers may view everything and export; annotators need none. The
-    platform is the annotation and analysis apps and the apps of the task types, whose models
-    (e.g. the pairwise argument corpus) staff manage like the others."""
-    type_apps = {apps.get_containing_app_config(type(task).__module__) for task in task_types()}
-    managed_apps = ["annotation", "analysis", *sorted(app.label for app in type_apps if app is not None)]
+    platform is every app of its own (those in its folder: the engine, analysis, quality control
+    and the task types, whose models, e.g. the pairwise argument corpus, staff manage like the
+    others), not the libraries'."""
+    managed_apps = sorted(app.label for app in apps.get_app_configs() if _platform_app(Path(app.path)))
     everything = Permission.objects.filter(content_type__app_label__in=managed_apps)
     users = Permission.objects.filter(content_type__app_label="auth", content_type__model__in=["user", "group"])
     admin_group, _ = Group.objects.get_or_create(name=Role.ADMIN)

@@ -39,7 +39,7 @@ from annotation.quality_port import (
     QUALIFYING,
     REVIEW,
     STOPPED,
-    TrainingRound,
+    RoundRecord,
     WorkerQuality,
     qualification_taken,
     round_finish,
@@ -116,7 +116,7 @@ class NextResult:
     reason: str = ""
     # The worker's training round: open while they take it (their assignment is one of its
     # items), or the failed qualification a "qualification_failed" refers to.
-    round: TrainingRound | None = None
+    round: RoundRecord | None = None
     # Qualification rounds the worker may still take ("qualification_failed").
     attempts_left: int = 0
 
@@ -220,12 +220,12 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     return NextResult(assignment) if assignment is not None else NextResult(None, reason="done")
 
 
-def _round_of(assignment: Assignment, quality: WorkerQuality) -> TrainingRound | None:
+def _round_of(assignment: Assignment, quality: WorkerQuality) -> RoundRecord | None:
     return quality.open_round if assignment.purpose == Purpose.TRAINING else None
 
 
 def _training_state(*, project: Project, worker: User, quality: WorkerQuality,
-                    now: datetime) -> tuple[TrainingRound | None, NextResult | None]:
+                    now: datetime) -> tuple[RoundRecord | None, NextResult | None]:
     """The training round whose items the worker gets now (opening their qualification on their
     first request), or the answer that stops them; (None, None) when they get real items."""
     if quality.open_round is not None:

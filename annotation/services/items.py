@@ -11,6 +11,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.db.models import F
 
+from annotation import quality_port
 from annotation.importers import (
     ImportFailed,
     ParsedItem,
@@ -19,16 +20,11 @@ from annotation.importers import (
     detect_format,
     parse_items,
 )
-from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, GoldAnswer, Item, ItemKind, Project
+from annotation.models import CHECK_ITEM_REDUNDANCY, Assignment, Item, ItemKind, Project
 from annotation.selectors.media import media_keys_missing
 from annotation.services.audit import import_record
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_items import (
-    CHECK_KINDS,
-    check_kind_problems,
-    gold_answers_import,
-    gold_coverage_warnings,
-)
+from annotation.services.item_kinds import CHECK_KINDS, check_kind_problems
 from annotation.services.item_slots import item_slots_refresh
 from annotation.task_types import get_task_type
 
@@ -110,7 +106,7 @@ def items_import(
     Gold questions and training items (``ParsedItem.kind``) take the check items' N and their
     known answer (``GoldAnswer``) in the same transaction; ``update`` changes an item's kind,
     known answer and explanation too, but never makes an item whose answers count as data a
-    check item (promotion does: ``annotation.services.gold_items``).
+    check item (promotion does: ``quality.services.gold_items``).
     ``on_written`` runs inside the transaction after the writes (a job stores its outcome there).
     Every import is recorded in the audit log in the same transaction, with ``actor`` (None: a
     command or the platform) and ``source`` (the file's name); the result's ``warnings`` are
@@ -197,14 +193,14 @@ def items_import(
         Item.objects.bulk_update(changed, ["payload", "gold", "kind", "group", "redundancy", "updated_at"],
                                  batch_size=1000)
         stored = {i.external_id: i.pk for i in existing.values()}
-        gold_answers_import(
+        quality_port.gold_answers_import(
             project=project,
             answers=[p for p in parsed if p.gold_answer is not None and p.item.external_id not in withdrawn
                      and known.get(stored.get(p.item.external_id, 0)) != _answer_key(p)],
             now_real=[i.pk for i in changed if i.kind == ItemKind.REAL and i.pk in known])
         result = ImportResult(created=len(new), updated=len(changed), unchanged=unchanged,
                               warnings=[*import_warnings(project=project, parsed=parsed, unit=unit),
-                                        *gold_coverage_warnings(project=project)])
+                                        *quality_port.gold_coverage_warnings(project=project)])
         kinds = Counter(p.kind for p in parsed)
         import_record(actor=actor, project=project, kind="items", source=source,
                       counts={"created": result.created, "updated": result.updated, "unchanged": result.unchanged,
@@ -223,9 +219,7 @@ def _kind_after(stored: str, imported: str) -> str:
 
 def _known_answers(items) -> dict[int, tuple]:
     """The stored known answers of these items, in the shape ``_answer_key`` compares."""
-    ids = [i.pk for i in items if i.kind in CHECK_KINDS]
-    return {pk: (answer, accept, explanation) for pk, answer, accept, explanation in
-            GoldAnswer.objects.filter(item_id__in=ids).values_list("item_id", "answer", "accept", "explanation")}
+    return quality_port.known_answers(item_ids=[i.pk for i in items if i.kind in CHECK_KINDS])
 
 
 def _answer_key(p: ParsedItem) -> tuple | None:

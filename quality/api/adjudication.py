@@ -22,14 +22,7 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict, field_errors
 from annotation.api.unseen import unseen
 from annotation.api.views import has_perm
-from annotation.models import Adjudication, Assignment, Item, ItemFlag, Project
-from annotation.selectors.adjudication import (
-    POSTERIOR_BELOW,
-    REASONS,
-    SPLIT_SHARE,
-    adjudication_queue,
-    item_contests,
-)
+from annotation.models import Assignment, Item, Project
 from annotation.services import WorkflowError
 from annotation.services.errors import NotYours
 from quality.api.schema import (
@@ -42,6 +35,14 @@ from quality.api.schema import (
     FlagsOut,
     NoteIn,
     WithdrawnOut,
+)
+from quality.models import Adjudication, ItemFlag
+from quality.selectors.adjudication import (
+    POSTERIOR_BELOW,
+    REASONS,
+    SPLIT_SHARE,
+    adjudication_queue,
+    item_contests,
 )
 from quality.selectors.flags import flagged_items
 from quality.services.adjudication import AdjudicationInvalid, item_adjudicate
@@ -133,7 +134,7 @@ class FlagResolve(APIView):
     """POST: withdraw the flag's item (served to nobody; open assignments back to the pool) or
     dismiss its open flags; ``note`` is kept in the audit log."""
 
-    permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.change_itemflag")]
+    permission_classes = [has_perm("annotation.view_project"), has_perm("quality.change_itemflag")]
     parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
     action = "dismiss"
 
@@ -217,7 +218,7 @@ class ItemAdjudication(APIView):
     gold question's gold answer becomes the decision): 201 with the decision, which replaces an
     earlier one."""
 
-    permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_adjudication")]
+    permission_classes = [has_perm("annotation.view_project"), has_perm("quality.add_adjudication")]
     parser_classes = [SafeJSONParser]
 
     @extend_schema(tags=["adjudication"], operation_id="item_adjudicate", summary="Decide an item",

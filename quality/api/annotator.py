@@ -5,7 +5,7 @@ an answer when the page would show it, and starting another qualification round.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from drf_spectacular.utils import extend_schema
 from rest_framework import status
@@ -16,13 +16,14 @@ from rest_framework.views import APIView
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict
 from annotation.api.unseen import unseen
-from annotation.models import Project, Purpose, TrainingRound
+from annotation.models import Project, Purpose
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type
 from quality.api.schema import QualificationRoundOut
+from quality.models import CheckResult, TrainingRound
 from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
 
@@ -31,7 +32,7 @@ def next_quality(request: AuthenticatedApiRequest, project: Project, result: Nex
     """Fields ``assignments/next/`` adds: ``training`` for an item of the worker's training
     round; for no item, what the page says about a failed qualification or a screened-out
     worker from a marketplace."""
-    r = result.round
+    r = cast(TrainingRound | None, result.round)  # quality control's own record, back from the engine
     if result.assignment is not None:
         if r is None or result.assignment.purpose != Purpose.TRAINING:
             return {}
@@ -59,7 +60,7 @@ def feedback_data(outcome: SubmitResult) -> dict[str, Any] | None:
     if shown.round_results:
         return {"round": round_data(shown.round_results)}
     task = get_task_type(outcome.assignment.project.task_type)
-    result = shown.result
+    result = cast(CheckResult, shown.result)  # quality control's own record, back from the engine
     # The texts in the words of the item as served (its options in their drawn order); the
     # answers themselves name options by id, as ever.
     order = outcome.assignment.shown_order

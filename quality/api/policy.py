@@ -19,7 +19,6 @@ from annotation.api.schema_errors import field_errors
 from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_items import items_promote_gold
 from quality.api.schema import (
     GoldPromoteIn,
     NoteIn,
@@ -28,6 +27,7 @@ from quality.api.schema import (
     RoundsOpenedOut,
 )
 from quality.selectors.settings import quality_policy_values, quality_summary
+from quality.services.gold_items import items_promote_gold
 from quality.services.settings import quality_policy_update
 from quality.services.training import training_rounds_send
 
@@ -68,7 +68,7 @@ class TrainingForEveryone(APIView):
     """``POST {"note": …}``: send every worker of the project back through a re-calibration
     round; answers how many rounds were opened."""
 
-    permission_classes = [has_perm("annotation.view_project"), has_perm("annotation.add_traininground")]
+    permission_classes = [has_perm("annotation.view_project"), has_perm("quality.add_traininground")]
     parser_classes = [SafeJSONParser, FormParser]
 
     @extend_schema(tags=["quality"], operation_id="training_send_everyone",

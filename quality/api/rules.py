@@ -19,8 +19,9 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
 from annotation.api.schema_errors import field_errors
-from annotation.models import Project, QualityRule, RuleDecision
+from annotation.models import Project
 from quality.api.schema_rules import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
+from quality.models import QualityRule, RuleDecision
 from quality.rules.checks import rules_check
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words
@@ -61,7 +62,7 @@ class RuleList(APIView):
     """GET: the project's rules. POST ``{"kind": "gold_accuracy", "threshold": 0.7, ...}``: 201
     with the new rule; 400 naming each field out of range."""
 
-    permission_classes = [perms_by_method(get="annotation.view_project", post="annotation.add_qualityrule")]
+    permission_classes = [perms_by_method(get="annotation.view_project", post="quality.add_qualityrule")]
 
     @extend_schema(tags=["rules"], operation_id="rules_list", summary="The project's quality rules",
                    responses={200: RuleOut(many=True)})
@@ -83,8 +84,8 @@ class RuleList(APIView):
 class RuleDetail(APIView):
     """GET, PATCH (any settings but the kind) or DELETE one rule of the project."""
 
-    permission_classes = [perms_by_method(get="annotation.view_project", patch="annotation.change_qualityrule",
-                                          delete="annotation.delete_qualityrule")]
+    permission_classes = [perms_by_method(get="annotation.view_project", patch="quality.change_qualityrule",
+                                          delete="quality.delete_qualityrule")]
 
     def _rule(self, slug: str, pk: int) -> QualityRule:
         return get_object_or_404(QualityRule, project__slug=slug, pk=pk)
@@ -113,7 +114,7 @@ class RulesCheck(APIView):
     """POST: judge every enabled rule over every worker now; the new decisions, how many workers
     each rule found, and the findings one by one as the page lists them."""
 
-    permission_classes = [perms_by_method(post="annotation.change_qualityrule")]
+    permission_classes = [perms_by_method(post="quality.change_qualityrule")]
 
     @extend_schema(tags=["rules"], operation_id="rules_check", summary="Judge every enabled rule now", request=None,
                    responses={200: RulesCheckOut})

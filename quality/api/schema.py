@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation.models import ItemFlag
+from quality.models import ItemFlag
 
 
 def free(help_text: str = "", **kwargs) -> serializers.DictField:

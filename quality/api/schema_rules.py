@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
-from annotation.models import QualityRule
+from quality.models import QualityRule
 
 
 class RuleFields(serializers.Serializer):

@@ -24,8 +24,9 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 
 from analysis.models import AnalysisRun
-from annotation.models import Project, QualityRule, RuleDecision, WorkerStanding
+from annotation.models import Project
 from annotation.services.audit import audit_record
+from quality.models import QualityRule, RuleDecision, WorkerStanding
 from quality.rules import findings
 from quality.rules.findings import Finding
 from quality.services.rules import NOT_MOVED, rule_decide

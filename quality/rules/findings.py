@@ -17,9 +17,10 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count
 
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, Project, QualityRule, WorkerStanding
+from annotation.models import Annotation, Project
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types import get_task_type
+from quality.models import QualityRule, WorkerStanding
 from quality.services.rule_verdicts import (
     IMPORT_ORDER,
     automation_evidence,

@@ -7,8 +7,8 @@ from typing import Any
 
 from django import forms
 
-from annotation.models import QualityRule
 from annotation.rule_defaults import DEFAULTS
+from quality.models import QualityRule
 from quality.services.rule_settings import RuleInvalid, rule_clean
 
 

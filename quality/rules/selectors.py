@@ -5,7 +5,8 @@ from __future__ import annotations
 from django.core.paginator import Page, Paginator
 from django.db.models import QuerySet
 
-from annotation.models import Project, QualityRule, RuleDecision
+from annotation.models import Project
+from quality.models import QualityRule, RuleDecision
 
 DECISIONS_PER_PAGE = 50
 

@@ -10,7 +10,7 @@ import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from annotation.models import QualityRule, RuleDecision
+from quality.models import QualityRule, RuleDecision
 
 Kind = QualityRule.Kind
 DONE = {QualityRule.Action.BLOCK: "blocked", QualityRule.Action.REVIEW: "sent to review"}

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from django.contrib.auth.models import User
 
-from annotation.models import Project, QualityPolicy, Standing, WorkerProfile, WorkerStanding
+from annotation.models import Project, Standing, WorkerProfile
+from quality.models import QualityPolicy, WorkerStanding
 
 
 @dataclass(frozen=True)

@@ -13,17 +13,16 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db.models import Exists, Q, QuerySet
 
-from annotation.models import (
+from annotation.models import Project, Standing
+from annotation.quality_port import STOPPED
+from quality.models import (
     GoldAnswer,
     ItemFlag,
-    Project,
     QualityPolicy,
     QualityRule,
     RuleDecision,
-    Standing,
     WorkerStanding,
 )
-from annotation.quality_port import STOPPED
 
 # The project leaves blocked workers' answers out: its option, or the default while it stored none.
 EXCLUDING = Q(project__quality__isnull=True) | Q(project__quality__blocked_answers_excluded=True)

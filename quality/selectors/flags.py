@@ -10,9 +10,10 @@ from typing import Any
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Max, Q
 
-from annotation.models import Assignment, Item, ItemFlag, ItemKind, Project
+from annotation.models import Assignment, Item, ItemKind, Project
 from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
+from quality.models import ItemFlag
 
 PER_PAGE = 50
 SUMMARY_LENGTH = 120

@@ -8,20 +8,11 @@ from typing import Any
 
 from django.db.models import Count, Sum
 
-from annotation.models import (
-    Item,
-    ItemFlag,
-    ItemKind,
-    Project,
-    QualityPolicy,
-    QualityRule,
-    RuleDecision,
-    Standing,
-    WorkerStanding,
-)
+from annotation.models import Item, ItemKind, Project, Standing
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 from annotation.task_types.gold import GoldPolicy
+from quality.models import ItemFlag, QualityPolicy, QualityRule, RuleDecision, WorkerStanding
 
 # Workers listed as waiting for staff, at most.
 WAITING_SHOWN = 50

@@ -28,18 +28,7 @@ from django.db.models import Count, Exists, Max, Min, OuterRef
 from django.db.models.fields.json import KeyTransform
 from django.urls import NoReverseMatch, reverse
 
-from annotation.models import (
-    Annotation,
-    Assignment,
-    Bonus,
-    CheckResult,
-    ItemFlag,
-    Project,
-    Purpose,
-    RuleDecision,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import Annotation, Assignment, Bonus, Project, Purpose
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 from annotation.worker_figures import (
@@ -49,6 +38,7 @@ from annotation.worker_figures import (
     decision_words,
     interval_of,
 )
+from quality.models import CheckResult, ItemFlag, RuleDecision, TrainingRound, WorkerStanding
 from quality.selectors.first_shown import worker_first_shown
 
 ANSWERS_PER_PAGE = 50

@@ -17,10 +17,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Adjudication, GoldAnswer, Item, ItemKind
+from annotation.models import Item, ItemKind
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FieldError
+from quality.models import Adjudication, GoldAnswer
 from quality.services.gold_counts import gold_item_rescore
 
 WHY_MAX = 2000

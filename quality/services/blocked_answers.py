@@ -14,10 +14,11 @@ from __future__ import annotations
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.models import Assignment, Project, Purpose, Standing, WorkerStanding
+from annotation.models import Assignment, Project, Purpose, Standing
 from annotation.selectors.counted import excluded_answer_count
 from annotation.services.audit import audit_record
 from annotation.services.item_slots import item_slots_refresh
+from quality.models import WorkerStanding
 
 
 def _answered_items(*, project: Project, worker_id: int) -> list[int]:

@@ -17,21 +17,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Subquery
 
-from annotation.models import (
-    Assignment,
-    CheckResult,
-    GoldAnswer,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    QualityPolicy,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import Assignment, Item, ItemKind, Project, Purpose, Standing
 from annotation.quality_port import WorkerQuality
 from annotation.services.prolific_queue import prolific_sync_soon
+from quality.models import CheckResult, GoldAnswer, QualityPolicy, TrainingRound, WorkerStanding
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random

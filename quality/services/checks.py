@@ -17,21 +17,18 @@ from datetime import datetime
 from django.contrib.auth.models import User
 from django.db.models import F
 
-from annotation.models import (
-    Annotation,
-    Assignment,
+from annotation.models import Annotation, Assignment, Project, Purpose
+from annotation.quality_port import CheckOutcome
+from annotation.task_types.base import TaskType
+from annotation.task_types.gold import CleanGold
+from quality.models import (
     CheckResult,
     GoldAnswer,
-    Project,
-    Purpose,
     QualityPolicy,
     QualityRule,
     TrainingRound,
     WorkerStanding,
 )
-from annotation.quality_port import CheckOutcome
-from annotation.task_types.base import TaskType
-from annotation.task_types.gold import CleanGold
 from quality.services.rule_verdicts import gold_accuracy_evidence
 from quality.services.rules import rule_decide, rules_enabled
 from quality.services.standing import gold_policy, standing_for

@@ -17,10 +17,11 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Item, ItemFlag, ItemKind
+from annotation.models import Assignment, Item, ItemKind
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
+from quality.models import ItemFlag
 from quality.services.check_serving import round_count_unanswered
 from quality.services.gold_counts import gold_counts_recount, gold_item_workers
 

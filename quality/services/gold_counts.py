@@ -14,17 +14,10 @@ from collections.abc import Iterable
 from django.db.models import Count, Q
 from django.utils import timezone
 
-from annotation.models import (
-    Assignment,
-    CheckResult,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    WorkerStanding,
-)
+from annotation.models import Assignment, Item, ItemKind, Project, Purpose
 from annotation.task_types import get_task_type
 from annotation.task_types.gold import CleanGold
+from quality.models import CheckResult, WorkerStanding
 from quality.selectors.settings import gold_policy, policy_for
 
 

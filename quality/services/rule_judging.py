@@ -27,18 +27,11 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import (
-    Annotation,
-    Assignment,
-    Project,
-    Purpose,
-    QualityRule,
-    RuleDecision,
-    RuleState,
-)
+from annotation.models import Annotation, Assignment, Project, Purpose
 from annotation.rule_defaults import RUN_EVERY
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types.base import TaskType
+from quality.models import QualityRule, RuleDecision, RuleState
 from quality.services.rule_states import rule_states_add, rule_states_locked
 from quality.services.rule_verdicts import (
     position_bias_increment,

@@ -10,8 +10,9 @@ from typing import Any
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.models import Project, QualityRule
+from annotation.models import Project
 from annotation.services.audit import audit_record
+from quality.models import QualityRule
 from quality.services.rule_judging import rules_per_answer_forget
 
 Kind = QualityRule.Kind

@@ -25,7 +25,7 @@ from typing import Any
 from django.db import IntegrityError, connection, transaction
 from django.db.models import Case, F, FloatField, IntegerField, Value, When
 
-from annotation.models import RuleState
+from quality.models import RuleState
 
 # A state as judging reads it: (rule id, answers, hits, log-likelihood ratio).
 Counts = tuple[int, int, int, float]

@@ -27,8 +27,8 @@ from analysis.methods.sequential import (
     position_bias_test,
     too_fast_test,
 )
-from annotation.models import QualityRule
 from annotation.task_types.base import TaskType
+from quality.models import QualityRule
 
 # Why the position-bias rule says nothing about a project that shows options in import order.
 IMPORT_ORDER = ("cannot judge: the project shows every item's options in import order, so choosing the first-shown "

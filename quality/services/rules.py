@@ -16,7 +16,8 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
-from annotation.models import Project, QualityRule, RuleDecision, Standing
+from annotation.models import Project, Standing
+from quality.models import QualityRule, RuleDecision
 from quality.services.standing import standing_for, standing_set
 
 # What each action moves a worker to.

@@ -20,10 +20,11 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Assignment, Project, Standing, WorkerStanding
+from annotation.models import Assignment, Project, Standing
 from annotation.quality_port import STOPPED
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
+from quality.models import WorkerStanding
 from quality.selectors.settings import gold_policy, policy_for
 from quality.services.blocked_answers import blocked_answers_move
 

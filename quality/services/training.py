@@ -18,9 +18,10 @@ from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from annotation.models import Project, Standing, TrainingRound, WorkerProfile, WorkerStanding
+from annotation.models import Project, Standing, WorkerProfile
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
+from quality.models import TrainingRound, WorkerStanding
 from quality.services.check_serving import qualification_taken, round_open
 from quality.services.check_serving import round_finish as training_round_finish
 from quality.services.standing import policy_for, standing_for

@@ -14,22 +14,23 @@ from typing import Any
 
 from django.contrib.auth.models import User
 
-from annotation.models import Project, Standing, TrainingRound, WorkerStanding
+from annotation.models import Project, Standing
 from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant
 from annotation.services.errors import WorkflowError
 from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
+from quality.models import TrainingRound, WorkerStanding
 from quality.services.standing import policy_for, standing_set
 from quality.services.training import training_round_start
 
 # The permission each action needs, besides seeing the project.
 ACTION_PERMS = {
-    "block": "annotation.change_workerstanding",
-    "unblock": "annotation.change_workerstanding",
+    "block": "quality.change_workerstanding",
+    "unblock": "quality.change_workerstanding",
     "approve": "annotation.change_assignment",
     "reject": "annotation.change_assignment",
     "bonus": "annotation.add_bonus",
-    "training": "annotation.add_traininground",
+    "training": "quality.add_traininground",
 }
 
 

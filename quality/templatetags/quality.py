@@ -2,7 +2,7 @@
 
 from django import template
 
-from annotation.models import ItemFlag
+from quality.models import ItemFlag
 
 register = template.Library()
 

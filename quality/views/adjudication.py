@@ -9,8 +9,15 @@ from django.http import HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
-from annotation.models import Adjudication, GoldAnswer, Item, ItemKind, Project
-from annotation.selectors.adjudication import (
+from annotation.models import Item, ItemKind, Project
+from annotation.selectors.annotator import presentation
+from annotation.services.errors import WorkflowError
+from annotation.task_types import get_task_type
+from annotation.views.nul_fields import refuse_nul_fields
+from annotation.views.permissions import permission_required
+from annotation.views.request_types import AuthenticatedRequest
+from quality.models import Adjudication, GoldAnswer
+from quality.selectors.adjudication import (
     POSTERIOR_BELOW,
     REASONS,
     SPLIT_SHARE,
@@ -21,18 +28,12 @@ from annotation.selectors.adjudication import (
     item_answers,
     item_contests,
 )
-from annotation.selectors.annotator import presentation
-from annotation.services.errors import WorkflowError
-from annotation.task_types import get_task_type
-from annotation.views.nul_fields import refuse_nul_fields
-from annotation.views.permissions import permission_required
-from annotation.views.request_types import AuthenticatedRequest
 from quality.selectors.flags import flagged_items, withdrawal_effects
 from quality.services.adjudication import AdjudicationInvalid, item_adjudicate
 from quality.services.flags import item_flags_dismiss, item_withdraw, item_withdrawal_undo
 
-DECIDE = "annotation.add_adjudication"
-RESOLVE = "annotation.change_itemflag"
+DECIDE = "quality.add_adjudication"
+RESOLVE = "quality.change_itemflag"
 
 
 def share(raw: str | None, default: float, *, high: float = 1.0) -> float:

@@ -8,7 +8,7 @@ by htmx or reloaded; the next item comes only after Continue."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -17,13 +17,14 @@ from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from annotation.models import Project, Purpose, QualityPolicy, TrainingRound
+from annotation.models import Project, Purpose
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type
 from annotation.views.request_types import AuthenticatedRequest
+from quality.models import CheckResult, QualityPolicy, TrainingRound
 from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
 
@@ -38,7 +39,8 @@ def feedback_keep(request: AuthenticatedRequest, project: Project, outcome: Subm
     if shown is None:
         return
     task = get_task_type(project.task_type)
-    result = shown.result
+    # The engine passes quality control's own record back, seen through the port's fields.
+    result = cast(CheckResult, shown.result)
     # In the words of the page the item was answered on (its options in their drawn order).
     order = outcome.assignment.shown_order
     kept: dict[str, Any] = {
@@ -66,7 +68,7 @@ def feedback_take(request: AuthenticatedRequest, project: Project) -> dict[str, 
 def quality_context(request: AuthenticatedRequest, project: Project, result: NextResult) -> dict[str, Any]:
     """The training round's note, and why no item came."""
     ctx: dict[str, Any] = {}
-    training_round = result.round
+    training_round = cast(TrainingRound | None, result.round)  # quality control's own record, back from the engine
     if result.assignment is not None and training_round is not None:
         how = (QualityPolicy.objects.filter(project_id=project.pk).values_list("training_feedback", flat=True)
                .first() or QualityPolicy.TrainingFeedback.RIGHT_WRONG)

@@ -11,10 +11,11 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_POST
 
-from annotation.models import Project, QualityRule, RuleDecision
+from annotation.models import Project
 from annotation.rule_defaults import DEFAULTS
 from annotation.views.permissions import permission_required
 from annotation.wording import count_of
+from quality.models import QualityRule, RuleDecision
 from quality.rules.checks import RuleCheck, rules_check
 from quality.rules.error_rates import error_rates
 from quality.rules.forms import RuleForm
@@ -96,7 +97,7 @@ def rules_page(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@permission_required("annotation.add_qualityrule")
+@permission_required("quality.add_qualityrule")
 def rule_add_view(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     form = RuleForm(request.POST)
@@ -108,7 +109,7 @@ def rule_add_view(request: HttpRequest, slug: str) -> HttpResponse:
 
 
 @require_POST
-@permission_required("annotation.change_qualityrule")
+@permission_required("quality.change_qualityrule")
 def rule_edit_view(request: HttpRequest, slug: str, rule_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     rule = get_object_or_404(QualityRule, project=project, pk=rule_id)
@@ -121,7 +122,7 @@ def rule_edit_view(request: HttpRequest, slug: str, rule_id: int) -> HttpRespons
 
 
 @require_POST
-@permission_required("annotation.change_qualityrule")
+@permission_required("quality.change_qualityrule")
 def rule_switch_view(request: HttpRequest, slug: str, rule_id: int, state: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     rule = get_object_or_404(QualityRule, project=project, pk=rule_id)
@@ -131,7 +132,7 @@ def rule_switch_view(request: HttpRequest, slug: str, rule_id: int, state: str) 
 
 
 @require_POST
-@permission_required("annotation.delete_qualityrule")
+@permission_required("quality.delete_qualityrule")
 def rule_delete_view(request: HttpRequest, slug: str, rule_id: int) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     rule = get_object_or_404(QualityRule, project=project, pk=rule_id)
@@ -141,7 +142,7 @@ def rule_delete_view(request: HttpRequest, slug: str, rule_id: int) -> HttpRespo
 
 
 @require_POST
-@permission_required("annotation.change_qualityrule")
+@permission_required("quality.change_qualityrule")
 def rules_check_view(request: HttpRequest, slug: str) -> HttpResponse:
     project = get_object_or_404(Project, slug=slug)
     check = rules_check(project=project, actor=request.user)  # type: ignore[arg-type]

@@ -13,10 +13,11 @@ from django.urls import NoReverseMatch, reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
-from annotation.models import Project, QualityPolicy
+from annotation.models import Project
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
 from annotation.wording import count_of
+from quality.models import QualityPolicy
 from quality.selectors.settings import quality_policy_values, quality_summary, settings_for
 from quality.services.settings import SETTINGS, quality_policy_update
 from quality.services.training import training_rounds_send
@@ -63,7 +64,7 @@ def _has_url(name: str) -> bool:
 
 
 @require_POST
-@permission_required(("annotation.view_project", "annotation.add_traininground"))
+@permission_required(("annotation.view_project", "quality.add_traininground"))
 def training_for_everyone(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     """Send every worker of the project back through a re-calibration round."""
     project = get_object_or_404(Project, slug=slug)

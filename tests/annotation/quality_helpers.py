@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, CheckResult, ItemKind, Purpose
+from annotation.models import Annotation, Assignment, ItemKind, Purpose
+from quality.models import CheckResult
 from tests.factories import AssignmentFactory, ItemFactory, UserFactory
 
 S = Assignment.Status

@@ -16,11 +16,12 @@ from rest_framework.test import APIClient
 
 from annotation import exports
 from annotation.exports import FORMATS, export_columns, iso_time
-from annotation.models import Annotation, Assignment, Item, WorkerProfile, WorkerStanding
+from annotation.models import Annotation, Assignment, Item, WorkerProfile
 from annotation.services import annotation_submit, assignment_next, items_import_file
 from annotation.spreadsheet import safe_cell
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import AnswerInvalid, ExportContext
+from quality.models import WorkerStanding
 from quality.services.adjudication import item_adjudicate
 from tests.factories import ProjectFactory, UserFactory
 

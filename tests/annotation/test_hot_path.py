@@ -21,12 +21,12 @@ from annotation.models import (
     RefusedAnswer,
     Standing,
     WorkerProfile,
-    WorkerStanding,
 )
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.engine import _claim, _profile_and_open
 from annotation.services.submission import _locked_read
 from annotation.throttles import UserThrottle, _count
+from quality.models import WorkerStanding
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 

@@ -112,7 +112,7 @@ def test_templates_are_checked_for_unknown_placeholders_and_schemes():
 
 @pytest.mark.django_db
 def test_the_screened_out_url_is_a_template_of_the_projects_panel():
-    from annotation.models import QualityPolicy
+    from quality.models import QualityPolicy
     from quality.services.settings import quality_policy_update
     from tests.factories import ProjectFactory
 

@@ -6,7 +6,8 @@ from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.urls import reverse
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, AuditEntry, GoldAnswer, Item, ItemKind
+from annotation.models import Annotation, Assignment, AuditEntry, Item, ItemKind
+from quality.models import GoldAnswer
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -11,7 +11,8 @@ from django.test import Client
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Assignment, ItemFlag
+from annotation.models import Annotation, Assignment
+from quality.models import ItemFlag
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 

@@ -68,9 +68,10 @@ class DataMigration:
         None)`` to unapply another app as well); the apps as they were."""
         return self._migrate([self.parent, *also])
 
-    def after(self) -> Apps:
-        """Run the migration (and only what it needs); the apps as they are after it."""
-        return self._migrate([self.target])
+    def after(self, *, also: Sequence[Target] = ()) -> Apps:
+        """Run the migration (and only what it needs, and ``also``, e.g. another app's migration
+        that depends on it); the apps as they are after it."""
+        return self._migrate([self.target, *also])
 
     @staticmethod
     def latest() -> None:

@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from annotation.models import Annotation, ItemKind, TrainingRound
+from annotation.models import Annotation, ItemKind
 from annotation.task_types import get_task_type, task_types
+from quality.models import TrainingRound
 from tests.annotation.api.test_schema_conformance import _project
 from tests.factories import UserFactory
 from tests.quality_factories import check_item, quality_policy

@@ -4,8 +4,9 @@ staff read the queue, decide, list flags, withdraw and dismiss, scoped to the pr
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.models import Adjudication, Assignment, AuditEntry, Item, ItemFlag, ItemKind
+from annotation.models import Assignment, AuditEntry, Item, ItemKind
 from annotation.services import assignment_next
+from quality.models import Adjudication, ItemFlag
 from tests.annotation.quality_helpers import gold_item, split_item
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 

@@ -14,8 +14,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Bonus, TrainingRound
+from annotation.models import Bonus
 from annotation.task_types import get_task_type, task_types
+from quality.models import TrainingRound
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.openapi_conformance import assert_conforms
 

@@ -7,7 +7,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Assignment, AuditEntry, Bonus, Standing, WorkerStanding
+from annotation.models import Annotation, Assignment, AuditEntry, Bonus, Standing
+from quality.models import WorkerStanding
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

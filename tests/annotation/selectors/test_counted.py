@@ -18,7 +18,6 @@ from annotation.models import (
     Annotation,
     Assignment,
     Bonus,
-    GoldAnswer,
     ItemKind,
     Purpose,
 )
@@ -26,8 +25,9 @@ from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import item_table
 from annotation.selectors.tallies import count_per_hour
 from annotation.services.bonuses import bonus_grant_new
-from annotation.services.gold_items import items_promote_gold
 from annotation.task_types import get_task_type
+from quality.models import GoldAnswer
+from quality.services.gold_items import items_promote_gold
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

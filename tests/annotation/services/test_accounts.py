@@ -30,6 +30,10 @@ def test_roles_map_to_groups_and_permissions():
     assert not researcher.has_perm("annotation.add_item")
     assert admin.has_perm("annotation.add_item") and admin.has_perm("auth.add_user")
     assert not annotator.has_perm("annotation.view_project")
+    # Every app of the platform's own, quality control's too; none of the libraries'.
+    assert admin.has_perm("quality.add_qualityrule") and admin.has_perm("pairwise.add_argument")
+    assert researcher.has_perm("quality.view_workerstanding") and not researcher.has_perm("quality.change_workerstanding")
+    assert not admin.has_perm("authtoken.add_token") and not admin.has_perm("axes.delete_accessattempt")
     assert set(Group.objects.values_list("name", flat=True)) >= {"admin", "researcher", "annotator"}
     with pytest.raises(AccountError, match="unknown role 'boss'"):
         role_set(user=annotator, role="boss")

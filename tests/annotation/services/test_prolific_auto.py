@@ -4,10 +4,11 @@ the audit entry; with the switches off, nothing is decided."""
 
 import pytest
 
-from annotation.models import AuditEntry, ProlificSubmission, QualityRule
+from annotation.models import AuditEntry, ProlificSubmission
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.prolific_auto import REJECTION_CATEGORY
 from annotation.services.prolific_sync import prolific_submissions_sync
+from quality.models import QualityRule
 from quality.services.rules import rule_decide
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set

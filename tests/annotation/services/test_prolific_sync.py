@@ -16,7 +16,6 @@ from annotation.models import (
     ProlificSubmission,
     ProlificSyncJob,
     Standing,
-    WorkerStanding,
 )
 from annotation.services import annotation_submit, assignment_next, bonus_grant
 from annotation.services.bonus_payments import bonuses_pay
@@ -27,6 +26,7 @@ from annotation.services.prolific_sync import (
     prolific_sync_job_execute,
     prolific_sync_queue,
 )
+from quality.models import WorkerStanding
 from tests.annotation.prolific_helpers import RIGHT, WRONG, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set
 from tests.task_types.pairwise.factories import answer

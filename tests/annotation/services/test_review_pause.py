@@ -7,8 +7,9 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import Assignment, ItemKind, Purpose, QualityRule, Standing, TrainingRound
+from annotation.models import Assignment, ItemKind, Purpose, Standing
 from annotation.services import annotation_submit, assignment_next
+from quality.models import QualityRule, TrainingRound
 from quality.services.rules import rule_decide
 from quality.services.standing import standing_set
 from quality.services.training import training_round_start

@@ -20,20 +20,11 @@ from analysis.frames import annotation_frame
 from analysis.reports import get_report, page_url, report_kinds
 from analysis.services import analysis_run_create, analysis_run_execute, report_input
 from annotation.exports import export_columns
-from annotation.models import (
-    CHECK_ITEM_REDUNDANCY,
-    Annotation,
-    Assignment,
-    CheckResult,
-    GoldAnswer,
-    Item,
-    ItemKind,
-    Purpose,
-    QualityPolicy,
-)
+from annotation.models import CHECK_ITEM_REDUNDANCY, Annotation, Assignment, Item, ItemKind, Purpose
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import LEVELS, NO_CONTEXT, AnswerData
 from annotation.task_types.shown_order import assignment_seed, order_for
+from quality.models import CheckResult, GoldAnswer, QualityPolicy
 from quality.services import check_serving
 from tests.factories import ProjectFactory, UserFactory
 

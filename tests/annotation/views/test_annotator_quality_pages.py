@@ -7,14 +7,8 @@ import pytest
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from annotation.models import (
-    ItemKind,
-    Purpose,
-    QualityRule,
-    Standing,
-    WorkerProfile,
-    WorkerStanding,
-)
+from annotation.models import ItemKind, Purpose, Standing, WorkerProfile
+from quality.models import QualityRule, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.standing import standing_set
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

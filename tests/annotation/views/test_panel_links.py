@@ -123,7 +123,8 @@ def test_cloudresearch_workers_get_the_url_the_project_pasted_or_the_code(client
      "https://connect.cloudresearch.com/screened"),
 ])
 def test_screened_out_workers_go_where_their_panel_takes_them(client, panel, params, policy_url, expected):
-    from annotation.models import Standing, WorkerStanding
+    from annotation.models import Standing
+    from quality.models import WorkerStanding
 
     project = study(panel)
     quality_policy(project, screened_out_code="SCREEN-1", screened_out_url=policy_url)
@@ -162,7 +163,8 @@ def test_a_lab_account_that_finishes_a_panel_project_stays_on_the_platform(clien
 
 
 def test_a_screened_out_lab_account_is_not_sent_to_the_panel(client):
-    from annotation.models import Standing, WorkerStanding
+    from annotation.models import Standing
+    from quality.models import WorkerStanding
 
     project = study("prolific")
     quality_policy(project, screened_out_code="SCREEN-1")

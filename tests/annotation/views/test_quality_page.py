@@ -4,7 +4,8 @@ checks on every value, the audit entry of a change, and another project untouche
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEntry, ItemKind, QualityPolicy, Standing, WorkerStanding
+from annotation.models import AuditEntry, ItemKind, Standing
+from quality.models import QualityPolicy, WorkerStanding
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -87,7 +88,7 @@ def test_api_refuses_researchers_a_change():
 
 
 def test_send_everyone_to_training_opens_a_round_for_each_worker_who_can_take_one(client):
-    from annotation.models import TrainingRound
+    from quality.models import TrainingRound
     from tests.quality_factories import check_item
 
     project = ProjectFactory()
@@ -113,7 +114,7 @@ def test_researchers_cannot_send_everyone_to_training(client):
 
 
 def test_api_sends_everyone_to_training_in_one_project_only():
-    from annotation.models import TrainingRound
+    from quality.models import TrainingRound
     from tests.quality_factories import check_item
 
     project, other = ProjectFactory(), ProjectFactory()
@@ -135,7 +136,8 @@ def test_api_sends_everyone_to_training_in_one_project_only():
 
 
 def test_api_promotes_unanimous_items_in_one_project_only():
-    from annotation.models import Annotation, Assignment, GoldAnswer, Item
+    from annotation.models import Annotation, Assignment, Item
+    from quality.models import GoldAnswer
     from tests.factories import AssignmentFactory
 
     project, other = ProjectFactory(redundancy=1), ProjectFactory(redundancy=1)

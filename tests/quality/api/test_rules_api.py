@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from annotation.models import AuditEntry, QualityRule, RuleDecision, WorkerStanding
+from annotation.models import AuditEntry
+from quality.models import QualityRule, RuleDecision, WorkerStanding
 from tests.factories import ProjectFactory, UserFactory
 from tests.quality.rules.helpers import rule
 from tests.support.openapi_conformance import assert_conforms

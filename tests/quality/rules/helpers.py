@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, QualityRule
+from annotation.models import Annotation, Assignment
+from quality.models import QualityRule
 from tests.factories import AssignmentFactory, ItemFactory
 from tests.task_types.pairwise.factories import answer
 

@@ -11,9 +11,10 @@ from django.utils import timezone
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_create, analysis_run_execute
-from annotation.models import Assignment, AuditEntry, RuleDecision, Standing, WorkerStanding
+from annotation.models import Assignment, AuditEntry, Standing
 from annotation.services import annotation_submit, assignment_next
 from annotation.task_types import task_types
+from quality.models import RuleDecision, WorkerStanding
 from quality.rules.checks import rules_after_run, rules_check
 from quality.services.standing import standing_set
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory

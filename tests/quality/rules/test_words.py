@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from analysis.methods.intervals import wilson, z_for
-from annotation.models import QualityRule
+from quality.models import QualityRule
 from quality.rules.words import evidence_words
 from quality.services.rule_verdicts import gold_accuracy_evidence, too_fast_evidence
 

@@ -3,24 +3,25 @@ every read the port asks is answered by the module quality control registered, a
 the port gives the standings are quality control's own."""
 
 import inspect
+import re
 
 import annotation.quality_port as quality_port
-import quality.selectors.engine_reads as engine_reads
-from annotation.models import Standing, TrainingRound
-
-# The port's questions answered by other parts (see ``quality_port_register``).
-OTHER_PARTS = {"worker_quality", "qualification_taken", "round_open", "round_finish", "round_count_unanswered",
-               "training_pick", "draw", "check_score", "answer_rules_after_commit", "page_context",
-               "page_feedback_keep", "page_feedback_take", "api_next", "api_feedback", "standing_activate"}
+from annotation.models import Standing
+from quality.models import TrainingRound
 
 
-def test_every_read_the_port_asks_has_an_answer():
-    own = {name for name, f in vars(quality_port).items()
-           if inspect.isfunction(f) and f.__module__ == quality_port.__name__
-           and not name.startswith("_") and not name.endswith("_register")}
-    reads = own - OTHER_PARTS
-    assert reads, "the port asks no read"
-    assert sorted(name for name in reads if not callable(getattr(engine_reads, name, None))) == []
+def test_every_question_the_port_asks_has_an_answer():
+    """Each of the port's functions asks one part for one function by name (``_answer``): the
+    module quality control registered for that part has it."""
+    asked = {}
+    for name, f in vars(quality_port).items():
+        if inspect.isfunction(f) and f.__module__ == quality_port.__name__ and not name.startswith("_"):
+            found = re.search(r'_answer\("(\w+)", "(\w+)"\)', inspect.getsource(f))
+            if found:
+                asked[name] = found.groups()
+    assert {"excluded_worker_ids", "worker_quality", "gold_answers_import", "adjudicated_answers"} <= set(asked)
+    assert sorted(name for name, (part, answer) in asked.items()
+                  if not callable(getattr(quality_port._ANSWERS.get(part), answer, None))) == []
 
 
 def test_the_port_names_the_standings_as_quality_control_does():

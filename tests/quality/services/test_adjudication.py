@@ -3,7 +3,8 @@ audited, and a gold question's answer corrected on request."""
 
 import pytest
 
-from annotation.models import Adjudication, AuditEntry, GoldAnswer, ItemKind
+from annotation.models import AuditEntry, ItemKind
+from quality.models import Adjudication, GoldAnswer
 from quality.services.adjudication import AdjudicationInvalid, item_adjudicate
 from tests.annotation.quality_helpers import gold_item, split_item
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

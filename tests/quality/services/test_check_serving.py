@@ -5,18 +5,11 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from annotation.models import (
-    Assignment,
-    Item,
-    ItemKind,
-    Purpose,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import Assignment, Item, ItemKind, Purpose, Standing
 from annotation.services import annotation_submit, assignment_next
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
+from quality.models import TrainingRound, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.standing import standing_set
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

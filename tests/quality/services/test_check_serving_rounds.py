@@ -10,19 +10,11 @@ from itertools import combinations
 import pytest
 from django.utils import timezone
 
-from annotation.models import (
-    Annotation,
-    CheckResult,
-    ItemKind,
-    Purpose,
-    QualityPolicy,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import Annotation, ItemKind, Purpose, Standing
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_return
 from annotation.services.engine import leases_expire
 from bench.training_copy import copy_pass_chance
+from quality.models import CheckResult, QualityPolicy, TrainingRound, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.flags import item_flag
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

@@ -5,18 +5,10 @@ import math
 
 import pytest
 
-from annotation.models import (
-    Assignment,
-    CheckResult,
-    Purpose,
-    QualityPolicy,
-    QualityRule,
-    RuleDecision,
-    Standing,
-    WorkerStanding,
-)
+from annotation.models import Assignment, Purpose, Standing
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services.revisions import annotation_revise
+from quality.models import CheckResult, QualityPolicy, QualityRule, RuleDecision, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.rule_verdicts import gold_accuracy_evidence
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

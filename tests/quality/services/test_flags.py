@@ -3,9 +3,10 @@ staff withdraw the item (its open slots come back) or dismiss the reports; both 
 
 import pytest
 
-from annotation.models import Assignment, AuditEntry, Item, ItemFlag, ItemKind
+from annotation.models import Assignment, AuditEntry, Item, ItemKind
 from annotation.services import assignment_next
 from annotation.services.errors import NotYours, WorkflowError
+from quality.models import ItemFlag
 from quality.services.flags import FlagInvalid, item_flag, item_flags_dismiss, item_withdraw
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 

@@ -4,8 +4,9 @@ answer rejected (it counts no more, and again once approved)."""
 
 import pytest
 
-from annotation.models import Assignment, CheckResult, Purpose, WorkerStanding
+from annotation.models import Assignment, Purpose
 from annotation.services import annotation_submit, assignment_next, assignment_review
+from quality.models import CheckResult, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.adjudication import item_adjudicate
 from quality.services.flags import item_withdraw

@@ -14,8 +14,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, RuleDecision, RuleState, Standing, WorkerStanding
+from annotation.models import Annotation, Standing
 from annotation.services import annotation_submit, assignment_next
+from quality.models import RuleDecision, RuleState, WorkerStanding
 from quality.services.rule_judging import RUN_EVERY
 from quality.services.rule_states import rule_states_add, rule_states_add_orm
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from annotation.models import AuditEntry, QualityRule
+from annotation.models import AuditEntry
+from quality.models import QualityRule
 from quality.services.rule_settings import (
     RuleInvalid,
     rule_add,

@@ -3,16 +3,9 @@ and how each round's result moves the worker."""
 
 import pytest
 
-from annotation.models import (
-    AuditEntry,
-    CheckResult,
-    ItemKind,
-    Purpose,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import AuditEntry, ItemKind, Purpose, Standing
 from annotation.services import WorkflowError, annotation_submit, assignment_next
+from quality.models import CheckResult, TrainingRound, WorkerStanding
 from quality.services.standing import standing_set
 from quality.services.training import training_round_start, training_rounds_send
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

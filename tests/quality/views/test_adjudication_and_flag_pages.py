@@ -5,9 +5,10 @@ project's or worker's ids answered with 404."""
 import pytest
 from django.urls import reverse
 
-from annotation.models import Adjudication, Assignment, AuditEntry, Item, ItemFlag, ItemKind
+from annotation.models import Assignment, AuditEntry, Item, ItemKind
 from annotation.services import assignment_next
 from annotation.task_types import get_task_type, task_types
+from quality.models import Adjudication, ItemFlag
 from quality.services.flags import item_flag
 from tests.annotation.quality_helpers import REASON, gold_item, split_item
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory

@@ -4,7 +4,8 @@ gets the next one in place, and staff see the report and withdraw the item."""
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import Assignment, Item, ItemFlag, ItemKind
+from annotation.models import Assignment, Item, ItemKind
+from quality.models import ItemFlag
 from tests.annotation.views.test_browser_annotator_page import logged_in
 from tests.factories import ItemFactory, ProjectFactory
 

@@ -9,14 +9,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from annotation.models import (
-    ItemKind,
-    QualityRule,
-    RuleDecision,
-    Standing,
-    TrainingRound,
-    WorkerStanding,
-)
+from annotation.models import ItemKind, Standing
+from quality.models import QualityRule, RuleDecision, TrainingRound, WorkerStanding
 from quality.services import check_serving
 from tests.annotation.views.test_browser import held, open_page
 from tests.factories import ItemFactory, ProjectFactory

@@ -7,7 +7,8 @@ import pytest
 from django.utils import timezone
 from playwright.sync_api import expect
 
-from annotation.models import CheckResult, Purpose, QualityRule, RuleDecision, TrainingRound
+from annotation.models import Purpose
+from quality.models import CheckResult, QualityRule, RuleDecision, TrainingRound
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality.views.test_worker_page import answered, drawn
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from django.urls import reverse
 
-from annotation.models import AuditEntry, QualityRule, RuleDecision, WorkerStanding
+from annotation.models import AuditEntry
 from annotation.staff_links import staff_links
+from quality.models import QualityRule, RuleDecision, WorkerStanding
 from tests.factories import ProjectFactory, UserFactory
 from tests.quality.rules.helpers import rule
 

@@ -11,18 +11,12 @@ from django.utils import timezone
 
 from analysis.methods.intervals import wilson
 from analysis.models import AnalysisRun
-from annotation.models import (
-    Annotation,
-    Assignment,
-    AuditEntry,
-    Bonus,
+from annotation.models import Annotation, Assignment, AuditEntry, Bonus, ItemKind, Purpose, Standing
+from quality.models import (
     CheckResult,
     ItemFlag,
-    ItemKind,
-    Purpose,
     QualityRule,
     RuleDecision,
-    Standing,
     TrainingRound,
     WorkerStanding,
 )

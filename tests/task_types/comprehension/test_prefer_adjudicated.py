@@ -3,7 +3,7 @@ speech's decision is the majority label of its titles; the votes stay."""
 
 import pytest
 
-from annotation.models import QualityPolicy
+from quality.models import QualityPolicy
 from quality.services.adjudication import item_adjudicate
 from tests.factories import UserFactory
 from tests.task_types.comprehension.test_report import answer_all, make_project, run_report

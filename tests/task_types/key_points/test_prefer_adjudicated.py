@@ -3,7 +3,7 @@ decision replaces the labels its marks' shares gave (an ambiguous pair gets a la
 
 import pytest
 
-from annotation.models import QualityPolicy
+from quality.models import QualityPolicy
 from quality.services.adjudication import item_adjudicate
 from tests.task_types.key_points.test_report import annotated, run_report
 

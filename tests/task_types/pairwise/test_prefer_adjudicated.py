@@ -7,7 +7,7 @@ import pytest
 from analysis.item_frames import item_frame
 from analysis.reports import decided_labels
 from analysis.services import analysis_run_create
-from annotation.models import QualityPolicy
+from quality.models import QualityPolicy
 from quality.services.adjudication import item_adjudicate
 from task_types.pairwise.selectors import run_pairs
 from tests.task_types.pairwise.test_report import FAST, build_project

@@ -17,15 +17,15 @@ from annotation.models import (
     Annotation,
     Assignment,
     AuditEntry,
-    GoldAnswer,
     Item,
     ItemKind,
     Purpose,
 )
 from annotation.services import items_import_file, items_remove_unused, project_set_redundancy
 from annotation.services.errors import WorkflowError
-from annotation.services.gold_items import items_promote_gold
 from annotation.task_types import get_task_type
+from quality.models import GoldAnswer
+from quality.services.gold_items import items_promote_gold
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

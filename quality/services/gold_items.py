@@ -1,5 +1,6 @@
 """Writes of gold questions and training items: their known answers as an item file brings them
-(``annotation.services.items.items_import`` calls these inside its transaction), and the
+(``annotation.services.items.items_import`` calls these inside its transaction, through
+``annotation.quality_port``), and the
 promotion of unanimously answered real items to gold questions.
 
 An item's kind decides what its answers are: the answers to a real item are its annotations;
@@ -10,66 +11,25 @@ purpose ``task``).
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from annotation.importers import ParsedItem, RowError
-from annotation.models import (
-    CHECK_ITEM_REDUNDANCY,
-    Assignment,
-    GoldAnswer,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    QualityPolicy,
-)
-from annotation.selectors.adjudication import mace_posteriors
+from annotation.importers import ParsedItem
+from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind, Project
 from annotation.selectors.gold_candidates import unanimous_items
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
+from quality.models import GoldAnswer, QualityPolicy
+from quality.selectors.adjudication import mace_posteriors
 
-CHECK_KINDS = (ItemKind.GOLD, ItemKind.TRAINING)
 # Item ids an audit entry names (the count is always there).
 AUDIT_IDS = 200
 # Groups an import's warning names (the count is always there).
 WARNING_GROUPS = 10
-
-
-def check_kind_problems(*, project: Project, parsed: Sequence[ParsedItem], existing: Mapping[str, Item],
-                        unit: str) -> list[RowError]:
-    """Why an update import may not change these existing items' kinds, row by row: a withdrawn
-    item stays withdrawn; a real item whose answers count as data (or with an open assignment
-    that will) becomes a gold question only by promotion; a check item already answered stays a
-    check item (its known answer may still change)."""
-    moving = [(p, existing[p.item.external_id]) for p in parsed if p.item.external_id in existing
-              and existing[p.item.external_id].kind != ItemKind.WITHDRAWN
-              and (existing[p.item.external_id].kind in CHECK_KINDS) != p.is_check]
-    withdrawn = [p for p in parsed if p.is_check and p.item.external_id in existing
-                 and existing[p.item.external_id].kind == ItemKind.WITHDRAWN]
-    errors = [RowError(p.line, "item_kind", f"item {p.item.external_id!r} was withdrawn; it stays withdrawn", unit=unit)
-              for p in withdrawn]
-    if not moving:
-        return errors
-    answered: dict[int, set[str]] = defaultdict(set)
-    for item_id, purpose in (Assignment.objects.filter(item_id__in=[i.pk for _, i in moving],
-                                                       status__in=Assignment.SLOT_STATUSES)
-                             .values_list("item_id", "purpose").distinct()):
-        answered[item_id].add(purpose)
-    for p, item in moving:
-        if p.is_check and Purpose.TASK in answered[item.pk]:
-            errors.append(RowError(p.line, "item_kind", (
-                f"item {p.item.external_id!r} already has answers counted as data, so it cannot become a {p.kind} "
-                "item here; promote it to a gold question instead (it must be answered unanimously)"), unit=unit))
-        elif not p.is_check and answered[item.pk]:
-            errors.append(RowError(p.line, "item_kind", (
-                f"item {p.item.external_id!r} was already answered as a {item.kind} item, so it stays one "
-                "(its gold_answer may change)"), unit=unit))
-    return errors
 
 
 def gold_answers_import(*, project: Project, answers: Sequence[ParsedItem], now_real: Iterable[int]) -> None:
@@ -172,3 +132,9 @@ def gold_coverage_warnings(*, project: Project) -> list[str]:
                 f"every item they may is due about {due:.0f}. Each gold question is served to a worker once; "
                 "once they have had all of them, they get real items only, below the rate.")
     return warnings
+
+
+def known_answers(*, item_ids: Sequence[int]) -> dict[int, tuple[Any, Any, str]]:
+    """The stored known answers of these items: item pk -> (answer, accept, explanation)."""
+    return {pk: (answer, accept, explanation) for pk, answer, accept, explanation in
+            GoldAnswer.objects.filter(item_id__in=list(item_ids)).values_list("item_id", "answer", "accept", "explanation")}

@@ -14,36 +14,30 @@ their answers out of the data (``annotation.selectors.counted``).
 - ``gold_disagreement``: a gold question answered at least ``GOLD_MIN_ANSWERS`` times, right in
   less than half of them: its gold answer may be wrong.
 
-Adjudicated items leave the queue and are listed apart. The MACE posteriors come from the
-analysis app, which registers where to read them (``posterior_source_register``): the crowd
-engine lies below it and does not import it.
+Adjudicated items leave the queue and are listed apart. The MACE posteriors are those the
+project's last finished agreement run kept (``analysis.selectors.agreement_posteriors``).
+
+The engine and the analysis app read the decided answers through ``annotation.quality_port``
+(``adjudicated_answers`` for exports, ``preferred_decisions`` for gold data).
 """
 
 from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.paginator import Page, Paginator
 from django.db.models import Count, Q
 
-from annotation.models import (
-    Adjudication,
-    Annotation,
-    Assignment,
-    CheckResult,
-    Item,
-    ItemKind,
-    Project,
-    Purpose,
-    QualityPolicy,
-)
+from analysis.selectors import MacePosteriors, agreement_posteriors
+from annotation.models import Annotation, Assignment, Item, ItemKind, Project, Purpose
 from annotation.selectors.counted import excluded_worker_ids
 from annotation.task_types import get_task_type
 from annotation.task_types.base import NONE, TaskType
+from quality.models import Adjudication, CheckResult, QualityPolicy
 
 REASONS = {
     "split": "Split votes",
@@ -58,31 +52,9 @@ PER_PAGE = 50
 SUMMARY_LENGTH = 120
 
 
-@dataclass(frozen=True)
-class MacePosteriors:
-    """Per-item posteriors of the MACE label from a finished run, for the items under ``below``."""
-
-    run_id: int
-    below: float
-    items: Mapping[str, float]  # external id -> posterior
-
-
-PosteriorSource = Callable[[Project], MacePosteriors | None]
-_SOURCES: list[PosteriorSource] = []
-
-
-def posterior_source_register(*, source: PosteriorSource) -> PosteriorSource:
-    if source not in _SOURCES:
-        _SOURCES.append(source)
-    return source
-
-
 def mace_posteriors(*, project: Project) -> MacePosteriors | None:
-    for source in _SOURCES:
-        found = source(project)
-        if found is not None:
-            return found
-    return None
+    """The MACE posteriors of the project's last finished agreement run, or None."""
+    return agreement_posteriors(project=project)
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 import pytest
 from django.utils import timezone
 
-from annotation.models import Adjudication, ItemKind
-from annotation.selectors import adjudication as module
-from annotation.selectors.adjudication import (
+from annotation.models import ItemKind
+from quality.models import Adjudication
+from quality.selectors import adjudication as module
+from quality.selectors.adjudication import (
     MacePosteriors,
     adjudicated_answers,
     adjudicated_rows,
@@ -57,11 +58,12 @@ def test_split_compares_the_gold_fields_only_and_counts_task_answers_of_real_ite
     assert reasons_of(project) == {}
 
 
-def test_low_mace_posterior_comes_from_the_registered_source(monkeypatch):
+def test_low_mace_posterior_comes_from_the_last_agreement_run(monkeypatch):
     project = ProjectFactory()
     low, high = ItemFactory(project=project), ItemFactory(project=project)
     posteriors = MacePosteriors(run_id=7, below=0.9, items={low.external_id: 0.41, high.external_id: 0.85})
-    monkeypatch.setattr(module, "_SOURCES", [lambda p: posteriors if p.pk == project.pk else None])
+    monkeypatch.setattr(module, "agreement_posteriors", lambda *, project: posteriors if project.pk == project_pk else None)
+    project_pk = project.pk
     assert reasons_of(project) == {low.pk: ["low_posterior"]}
     assert reasons_of(project, posterior_below=0.9) == {low.pk: ["low_posterior"], high.pk: ["low_posterior"]}
     assert "0.41" in item_contests(project=project, item=low)[0].text and "#7" in item_contests(project=project, item=low)[0].text
