@@ -31,8 +31,9 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
+    Standing,
 )
-from annotation.quality_port import BLOCKED, blocked_ids_sql
+from annotation.quality_port import blocked_ids_sql
 from annotation.selectors.counted import answers_as_data, blocked_answers_excluded
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
@@ -197,7 +198,7 @@ def _frame_arrays(project: Project, task, *, counted_only: bool, up_to_id: int |
     # pandas' NaT, so that every column keeps one value per row.
     base = {"no_time": _NO_TIME, "project": project.pk, "submitted": status.SUBMITTED, "approved": status.APPROVED, "up_to": up_to_id,
             "task": Purpose.TASK, "withdrawn": ItemKind.WITHDRAWN,
-            "blocked": BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
+            "blocked": Standing.BLOCKED, "exclude_blocked": blocked_answers_excluded(project=project),
             "sep": SEP, "null": NULL, **{f"key{n}": key for n, key in enumerate(task.answer_columns)}}
     own_thread = threading.get_ident()
 

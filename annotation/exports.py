@@ -24,8 +24,7 @@ from django.db.models.functions import Cast
 from django.http import StreamingHttpResponse
 
 from annotation import quality_port
-from annotation.models import Annotation, Assignment, Item, Project
-from annotation.quality_port import ACTIVE
+from annotation.models import Annotation, Assignment, Item, Project, Standing
 from annotation.selectors.bonuses import bonuses_of
 from annotation.selectors.counted import answers_as_data, excluded_workers, standings_by_worker
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
@@ -169,7 +168,7 @@ def annotation_rows(*, project: Project, counted_only: bool = True, include_bloc
             "project": slug, "item": item, "assignment": assignment, "worker": worker,
             # No profile: the left join gives NULL for both.
             "worker_source": source or "", "worker_external_id": external_id or "",
-            "standing": standings.get(worker_id, ACTIVE.value), "status": status,
+            "standing": standings.get(worker_id, Standing.ACTIVE.value), "status": status,
             "accepted_at": iso_time(accepted), "submitted_at": iso_time(submitted), "seconds": seconds,
             "client_seconds": client_seconds, "version": version, "revised_at": iso_time(revised),
             "shown_order": "", "adjudicated": adjudicated.get(item_pk, ""),

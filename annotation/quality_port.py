@@ -21,7 +21,7 @@ the engine never imports it. The questions (all but a review's asked on every re
   ``preferred_decisions``);
 - **what the engine and the analysis read** of the workers' standings and the project's policy
   (``excluded_worker_ids`` and the others under "Reads"), so that none of them imports the
-  quality-control models; with the standings' names they tell apart (``ACTIVE``, ``BLOCKED``...).
+  quality-control models (the standings' names are the engine's own ``Standing``).
 
 The engine sees quality control's records only through the fields it reads
 (``StandingRecord``, ``PolicyRecord``, ``RoundRecord``, ``CheckRecord``).
@@ -43,13 +43,6 @@ from annotation.models import Annotation, Assignment, Item, Project, Standing
 
 # A worker in one of these gets no item and their answers are no longer awaited.
 STOPPED = (Standing.BLOCKED, Standing.SCREENED_OUT)
-# The standings (quality control's ``Standing``) the engine and the analysis tell apart, and the
-# kind of training round a qualification is.
-QUALIFYING = Standing.QUALIFYING
-ACTIVE = Standing.ACTIVE
-REVIEW = Standing.REVIEW
-BLOCKED = Standing.BLOCKED
-SCREENED_OUT = Standing.SCREENED_OUT
 # ``quality.models.TrainingRound.Kind.QUALIFICATION``, tested equal there.
 QUALIFICATION = "qualification"
 

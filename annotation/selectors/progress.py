@@ -10,7 +10,7 @@ from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet, Sum, Value
 
 import annotation.quality_port as quality_port
-from annotation.models import Assignment, Item, ItemKind, Project, Purpose
+from annotation.models import Assignment, Item, ItemKind, Project, Purpose, Standing
 
 Status = Assignment.Status
 COUNTED = Q(assignments__status__in=Assignment.COUNTED_STATUSES)
@@ -98,7 +98,7 @@ class WorkerStatus:
     # The project's progress; None when the project mixes in gold questions (see worker_status).
     progress: ProjectProgress | None
     # Their standing (quality control's ``Standing``): qualifying, active, review, blocked, screened_out.
-    standing: str = quality_port.ACTIVE
+    standing: str = Standing.ACTIVE
 
     @property
     def standing_note(self) -> str:
@@ -111,11 +111,11 @@ class WorkerStatus:
 
 
 STANDING_NOTES: dict[str, str] = {
-    quality_port.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
-    quality_port.BLOCKED: "Blocked: you can no longer take items in this project.",
+    Standing.QUALIFYING: "Qualification first: a few items with known answers before the real ones.",
+    Standing.BLOCKED: "Blocked: you can no longer take items in this project.",
     # Shown only while the project pauses work under review (``QualityPolicy.review_pauses_work``).
-    quality_port.REVIEW: "Paused: the researchers are reviewing your answers before you take more items.",
-    quality_port.SCREENED_OUT: "Screened out: you did not qualify for this project.",
+    Standing.REVIEW: "Paused: the researchers are reviewing your answers before you take more items.",
+    Standing.SCREENED_OUT: "Screened out: you did not qualify for this project.",
 }
 
 

@@ -32,12 +32,11 @@ from annotation.models import (
     ItemKind,
     Project,
     Purpose,
+    Standing,
     WorkerProfile,
 )
 from annotation.quality_port import (
     QUALIFICATION,
-    QUALIFYING,
-    REVIEW,
     STOPPED,
     RoundRecord,
     WorkerQuality,
@@ -189,7 +188,7 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
             quality = worker_quality(project=project, worker=worker, now=now)
             if quality.standing.state in STOPPED:
                 return NextResult(None, reason=str(quality.standing.state))
-    if quality.standing.state == REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
+    if quality.standing.state == Standing.REVIEW and quality.policy.review_pauses_work and quality.open_round is None:
         # Sent to review: the item on the worker's screen may be finished, no new one until staff
         # decide (a training round staff sent them to is such a decision: its items still come).
         return NextResult(None, reason="review")
@@ -230,7 +229,7 @@ def _training_state(*, project: Project, worker: User, quality: WorkerQuality,
     first request), or the answer that stops them; (None, None) when they get real items."""
     if quality.open_round is not None:
         return quality.open_round, None
-    if quality.standing.state != QUALIFYING:
+    if quality.standing.state != Standing.QUALIFYING:
         return None, None
     policy = quality.policy
     if policy.qualification_items == 0:  # the project dropped its qualification meanwhile

@@ -19,8 +19,8 @@ from django.utils import timezone
 
 from annotation.marketplaces.prolific import prolific_submissions_screen_out
 from annotation.marketplaces.prolific_http import MarketplaceError
-from annotation.models import ProlificStudy, ProlificSubmission
-from annotation.quality_port import ACTIVE, BLOCKED, SCREENED_OUT, block_decisions, workers_in
+from annotation.models import ProlificStudy, ProlificSubmission, Standing
+from annotation.quality_port import block_decisions, workers_in
 from annotation.services.audit import audit_record
 from annotation.services.prolific_decisions import (
     DecisionRefused,
@@ -60,7 +60,7 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
     """Reject waiting submissions of blocked workers; returns the workers a rule blocked."""
     waiting = list(_waiting(study))
     worker_ids = {s.worker_id for s in waiting}
-    blocked = workers_in(project_id=study.project_id, worker_ids=worker_ids, state=BLOCKED)
+    blocked = workers_in(project_id=study.project_id, worker_ids=worker_ids, state=Standing.BLOCKED)
     # The latest decision of a rule that blocked each of them.
     decisions = block_decisions(project_id=study.project_id, worker_ids=blocked)
     if not study.auto_reject:
@@ -84,7 +84,7 @@ def _auto_reject(study: ProlificStudy, outcome: AutoOutcome) -> set[int]:
 
 def _auto_approve(study: ProlificStudy, ruled_out: set[int], outcome: AutoOutcome) -> None:
     waiting = [s for s in _waiting(study) if s.worker_id not in ruled_out]
-    good = workers_in(project_id=study.project_id, worker_ids={s.worker_id for s in waiting}, state=ACTIVE)
+    good = workers_in(project_id=study.project_id, worker_ids={s.worker_id for s in waiting}, state=Standing.ACTIVE)
     chosen = [s for s in waiting if s.worker_id in good]
     if not chosen:
         return
@@ -101,7 +101,7 @@ def prolific_screen_outs_send(*, study: ProlificStudy, outcome: AutoOutcome | No
     outcome = outcome or AutoOutcome()
     pending = list(study.submissions.filter(
         screen_out_sent_at__isnull=True, status__in=[Status.ACTIVE, Status.AWAITING_REVIEW],
-        worker__standings__project_id=study.project_id, worker__standings__state=SCREENED_OUT,
+        worker__standings__project_id=study.project_id, worker__standings__state=Standing.SCREENED_OUT,
     ).order_by("pk"))
     if not pending:
         return outcome

@@ -14,8 +14,8 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
-from annotation.models import Annotation, Assignment, Item, Project, Purpose
-from annotation.quality_port import BLOCKED, gold_counts_recount, workers_in
+from annotation.models import Annotation, Assignment, Item, Project, Purpose, Standing
+from annotation.quality_port import gold_counts_recount, workers_in
 from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
@@ -65,7 +65,7 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "", 
         if a.purpose == Purpose.GOLD:
             # A rejected gold answer counts for or against the worker no more (and again once approved).
             gold_counts_recount(project=a.project, worker_ids=[a.worker_id])
-        if a.purpose == Purpose.TASK and workers_in(project_id=a.project_id, worker_ids=[a.worker_id], state=BLOCKED):
+        if a.purpose == Purpose.TASK and workers_in(project_id=a.project_id, worker_ids=[a.worker_id], state=Standing.BLOCKED):
             # A blocked worker's answer holds a slot beside the extra one its block opened: the
             # item's N follows the slot (``annotation.services.item_slots``).
             item_slots_refresh(project=a.project, item_ids=[a.item_id])

@@ -36,7 +36,7 @@ def excluded_worker_ids(*, project: Project) -> QuerySet:
 
 def excluded_workers(*, project: Project) -> int:
     """How many workers' answers left the project's data (blocked, while the project leaves them out)."""
-    return WorkerStanding.objects.filter(EXCLUDING, project_id=project.pk, state=Standing.BLOCKED).count()
+    return excluded_worker_ids(project=project).count()
 
 
 def blocked_answers_excluded(*, project: Project) -> bool:

@@ -7,7 +7,7 @@ import re
 
 import annotation.quality_port as quality_port
 from annotation.models import Standing
-from quality.models import TrainingRound
+from quality.models import TrainingRound, WorkerStanding
 
 
 def test_every_question_the_port_asks_has_an_answer():
@@ -25,9 +25,7 @@ def test_every_question_the_port_asks_has_an_answer():
 
 
 def test_the_port_names_the_standings_as_quality_control_does():
-    named = {quality_port.QUALIFYING, quality_port.ACTIVE, quality_port.REVIEW, quality_port.BLOCKED,
-             quality_port.SCREENED_OUT}
-    assert named == set(Standing.values)
+    assert WorkerStanding._meta.get_field("state").choices == Standing.choices
     assert set(quality_port.STOPPED) == {Standing.BLOCKED, Standing.SCREENED_OUT}
     assert quality_port.QUALIFICATION == TrainingRound.Kind.QUALIFICATION
 
