@@ -40,8 +40,15 @@ def test_the_overview_links_the_page_and_only_staff_may_open_it(client):
 
 def test_a_researcher_sees_the_page_but_may_not_change_rules(client):
     project = ProjectFactory()
+    rule(project, QualityRule.Kind.TOO_FAST, threshold=0.1)
     client.force_login(UserFactory(role="researcher"))
-    assert client.get(url("quality-rules", project)).status_code == 200
+    page = client.get(url("quality-rules", project))
+    assert page.status_code == 200
+    body = page.content.decode()
+    # The rules and what they decided are shown; the controls a researcher may not use are not.
+    assert 'data-testid="rules"' in body and "Too many answers faster" in body
+    assert 'data-testid="add-rule"' not in body and 'data-testid="check-rules"' not in body
+    assert ">Delete</button>" not in body and "?edit=" not in body
     assert client.post(url("quality-rules-check", project)).status_code == 403
 
 
