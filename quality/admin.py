@@ -14,10 +14,10 @@ from django.utils.translation import ngettext
 
 import annotation.admin  # noqa: F401  (registers the project and item admins this adds to)
 from annotation.models import Item, Project
-from annotation.selectors.gold_candidates import unanimous_items
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from quality.models import GoldAnswer
+from quality.selectors.gold_candidates import unanimous_items
 from quality.services.gold_items import items_promote_gold
 
 POSTERIOR_NOTE = ("With a posterior, only items whose MACE label (from the project's last finished agreement "

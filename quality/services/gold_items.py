@@ -19,12 +19,12 @@ from django.db import transaction
 
 from annotation.importers import ParsedItem
 from annotation.models import CHECK_ITEM_REDUNDANCY, Item, ItemKind, Project
-from annotation.selectors.gold_candidates import unanimous_items
 from annotation.services.audit import audit_record
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from quality.models import GoldAnswer, QualityPolicy
 from quality.selectors.adjudication import mace_posteriors
+from quality.selectors.gold_candidates import unanimous_items
 
 # Item ids an audit entry names (the count is always there).
 AUDIT_IDS = 200

@@ -16,7 +16,6 @@ from analysis.frames import annotation_frame
 from analysis.methods.agreement import krippendorff_alpha
 from annotation.exports import EXCLUDED_HEADER, annotation_rows
 from annotation.models import Assignment, AuditEntry, Item, Purpose, Standing
-from annotation.selectors.gold_candidates import unanimous_items
 from annotation.selectors.staff import open_flag_count
 from annotation.services import assignment_next
 from annotation.services.items import project_set_redundancy
@@ -24,6 +23,7 @@ from annotation.services.review import worker_work_reject
 from quality.models import CheckResult, ItemFlag
 from quality.selectors.adjudication import contested_items, item_answers
 from quality.selectors.flags import flagged_items
+from quality.selectors.gold_candidates import unanimous_items
 from quality.services.settings import quality_policy_update
 from quality.services.standing import standing_set
 from tests.annotation.quality_helpers import answered, gold_item
