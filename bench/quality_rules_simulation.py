@@ -215,8 +215,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--studies", type=int, default=2000, help="simulated studies per worker (default 2000)")
     parser.add_argument("--mace-studies", type=int, default=20, help="simulated studies for MACE coverage (default 20)")
-    parser.add_argument("--competence-studies", type=int, default=100,
-                        help="studies per worker for the competence rule (MACE after every 20 answers; default 100)")
+    parser.add_argument("--competence-studies", type=int, default=300,
+                        help="studies per worker for the competence rule (MACE after every 20 answers; default 300)")
     parser.add_argument("--processes", type=int, default=os.cpu_count() or 1, help="processes for the competence rule")
     parser.add_argument("--replicates", type=int, default=DEFAULT_REPLICATES, help="MACE bootstrap replicates")
     parser.add_argument("--seed", type=int, default=20261201)
