@@ -25,7 +25,7 @@ study's length, and the median answers until the first decision of any rule; the
 each goal holds. ``--write`` stores the table in ``quality/rules/error_rates.py`` for
 the rules page.
 
-    python bench/quality_rules_simulation.py            # 2000 studies per worker, 20 for competence and MACE
+    python bench/quality_rules_simulation.py            # 2000 studies per worker, 300 for competence, 20 for MACE coverage
     python bench/quality_rules_simulation.py --write    # and store the figures for the rules page
 """
 
