@@ -53,7 +53,7 @@ def job_environment():
     from django.test.utils import override_settings
 
     from config.celery import app
-    from config.embedded import embedded_job_settings
+    from config.settings.embedded import embedded_job_settings
 
     # A folder of its own, not under pytest's rotating temporary folders: a second test session
     # on the machine may delete those while this one's workers still use it.

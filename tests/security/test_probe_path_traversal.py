@@ -19,8 +19,8 @@ from tests.support import audio
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("media_root")]
 CLIP = audio.wav(frames=500)
 
-CLIMBS = ["../../config/settings.py", "..%2F..%2Fconfig%2Fsettings.py", "%2e%2e/%2e%2e/config/settings.py",
-          "..%252F..%252Fconfig%252Fsettings.py", "....//....//config/settings.py", "..\\..\\config\\settings.py",
+CLIMBS = ["../../config/settings/base.py", "..%2F..%2Fconfig%2Fsettings%2Fbase.py", "%2e%2e/%2e%2e/config/settings/base.py",
+          "..%252F..%252Fconfig%252Fsettings%252Fbase.py", "....//....//config/settings/base.py", "..\\..\\config\\settings\\base.py",
           "%2Fetc%2Fpasswd", "/etc/passwd", "//etc/passwd", "clips/../../../etc/passwd", "..%00.wav",
           "%c0%ae%c0%ae/%c0%ae%c0%ae/etc/passwd"]
 

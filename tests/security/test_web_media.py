@@ -172,7 +172,7 @@ def test_on_s3_a_range_request_is_redirected_to_a_presigned_url(s3, client):
 
 
 def test_the_policy_lets_the_player_load_from_the_bucket(monkeypatch):
-    from config.csp import content_security_policy, media_origins
+    from config.settings.csp import content_security_policy, media_origins
 
     monkeypatch.setenv("MEDIA_S3_REGION", "eu-west-1")
     assert "https://crowd-audio.s3.eu-west-1.amazonaws.com" in media_origins("crowd-audio")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from config.env import env_int
+from config.settings.env import env_int
 
 PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
 PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")

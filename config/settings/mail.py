@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from config.env import env_bool, env_int
+from config.settings.env import env_bool, env_int
 
 
 def mail_settings(host: str) -> dict:
@@ -23,3 +23,11 @@ def mail_settings(host: str) -> dict:
         "EMAIL_USE_SSL": env_bool("EMAIL_USE_SSL", False),
         "DEFAULT_FROM_EMAIL": os.environ.get("DEFAULT_FROM_EMAIL", f"ArgCrowd <noreply@{host}>"),
     }
+
+
+# Outgoing mail, for password reset only (mail_settings above): without EMAIL_HOST, none, and no reset.
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "").strip()
+PASSWORD_RESET_ENABLED = bool(EMAIL_HOST)
+if EMAIL_HOST:
+    globals().update(mail_settings(EMAIL_HOST))
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)  # seconds a request waits for the mail server
