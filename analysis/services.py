@@ -29,11 +29,11 @@ from analysis.reports import (
 from annotation.models import Project
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
-from config.unavailable import ServiceUnavailable
 from jobs.healing import jobs_reap
 from jobs.live import Attempt
 from jobs.services import JobOutcome, job_cancel, job_enqueue, job_execute, job_restart
 from jobs.tasks import task_send
+from runtime.unavailable import ServiceUnavailable
 
 # The Celery task that executes a run (analysis.tasks.run_analysis).
 RUN_TASK = AnalysisRun.task_name

@@ -3,7 +3,7 @@ locked-out login (django-axes) gets back.
 
 Every count lives in the default cache, which settings point at Redis or (the embedded default)
 at SQLite files that expire their entries, so the limits hold across web processes. While Redis
-is away, each process counts in its own memory (``config.cache``): the limits still hold, per
+is away, each process counts in its own memory (``runtime.cache``): the limits still hold, per
 process. Rates are read from ``REST_FRAMEWORK`` when a throttle is
 made (not when this module is imported), so they follow the settings.
 """
@@ -69,7 +69,7 @@ def _count(cache, key: str, timeout: int) -> int:
     """Add one to a counter that lives ``timeout`` seconds from its first count; returns it."""
     count = getattr(cache, "count", None)
     if count is not None:
-        # The Redis cache (config.cache): one atomic round trip, or this process's memory while
+        # The Redis cache (runtime.cache): one atomic round trip, or this process's memory while
         # Redis is away.
         return count(key, timeout)
     try:

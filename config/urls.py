@@ -3,9 +3,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
+from annotation.api.schema_views import SchemaView
 from annotation.task_types import type_urlpatterns
-from config.health import health
-from config.schema_views import SchemaView
+from runtime.health import health
 
 urlpatterns = [
     # For docker-compose and load balancers: no login, no throttle, answers without the session.
@@ -30,6 +30,6 @@ urlpatterns = [
 ]
 
 # A service that is away (the database, met before any view) answers 503, not 500.
-handler500 = "config.unavailable_responses.server_error"
+handler500 = "runtime.unavailable_responses.server_error"
 # An address no route matches answers JSON under /api/, the page elsewhere.
-handler404 = "config.not_found.page_not_found"
+handler404 = "runtime.not_found.page_not_found"

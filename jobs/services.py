@@ -44,7 +44,6 @@ from django.db import (
 from django.db.models import QuerySet
 from django.utils import timezone
 
-from config.unavailable import ServiceUnavailable
 from jobs.live import LIVE_TTL, Attempt, JobCancelled, cancel_key, dead_seconds, live_key
 from jobs.models import Job, JobStatus
 from jobs.queue import task_send
@@ -56,6 +55,7 @@ from jobs.selectors import (
     queued_seconds,
     worker_stopped_error,
 )
+from runtime.unavailable import ServiceUnavailable
 
 logger = logging.getLogger(__name__)
 Status = JobStatus

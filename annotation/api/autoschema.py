@@ -12,7 +12,7 @@ does, so that no view repeats them and none is left out of the schema:
 - 404 where the path names something (a project, an id) or the list is paginated (a page out of
   range), always as ``annotation.api.unseen`` answers;
 - 429 from the throttles and 503 while the database is away
-  (``config.unavailable_responses``), both with ``Retry-After``.
+  (``runtime.unavailable_responses``), both with ``Retry-After``.
 
 A view declares what its own logic answers (201, 409, a 400 of another shape) with
 ``extend_schema``; a code it declares is left as it declared it.

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from rest_framework.exceptions import NotFound
 
-NOT_FOUND = "Not found."
+from runtime.not_found import NOT_FOUND
 
 
 def unseen() -> NotFound:

@@ -50,7 +50,6 @@ from annotation.services.media_jobs import MediaAttempt, media_job_work
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FilesImport
 from annotation.value_checks import scrubbed
-from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -62,6 +61,7 @@ from jobs.services import (
     job_upload_forget,
 )
 from jobs.tasks import task_send
+from runtime.unavailable import ServiceUnavailable
 
 # The Celery task that runs an import job (annotation.tasks.run_import).
 IMPORT_TASK = ImportJob.task_name

@@ -37,9 +37,9 @@ from annotation.services.media import (
     upload_is_zip,
 )
 from annotation.value_checks import scrubbed
-from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import JobFailed, JobOutcome, job_enqueue
+from runtime.unavailable import ServiceUnavailable
 
 # Stored names looked up per query when an attempt tidies up.
 _CHUNK = 500

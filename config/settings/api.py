@@ -44,7 +44,7 @@ REST_FRAMEWORK = {
     # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).
     "NUM_PROXIES": env_int("DJANGO_TRUSTED_PROXIES", 0),
-    "EXCEPTION_HANDLER": "config.unavailable_responses.api_exception_handler",  # 503 + Retry-After
+    "EXCEPTION_HANDLER": "runtime.unavailable_responses.api_exception_handler",  # 503 + Retry-After
     "DEFAULT_SCHEMA_CLASS": "annotation.api.autoschema.ApiAutoSchema",
 }
 UNAVAILABLE_RETRY_AFTER = env_int("UNAVAILABLE_RETRY_AFTER", 10)  # what a 503 asks clients to wait (s)

@@ -12,14 +12,14 @@ from config.settings.embedded import embedded_job_settings
 REDIS_URL = os.environ.get("REDIS_URL", "")
 
 # The cache also counts throttled requests for every process. While Redis is away, each process uses
-# its own memory, retrying Redis CACHE_FALLBACK_SECONDS later (config/cache.py) without a timeout.
+# its own memory, retrying Redis CACHE_FALLBACK_SECONDS later (runtime/cache.py) without a timeout.
 CACHE_FALLBACK_SECONDS = float(os.environ.get("CACHE_FALLBACK_SECONDS", 5))
 if REDIS_URL:
     CELERY_BROKER_URL = REDIS_URL
     # A Redis that accepts connections but does not answer (frozen, swapping) must not hold a
     # request that queues a job, or the health probe, past these seconds.
     CELERY_BROKER_TRANSPORT_OPTIONS = {"socket_connect_timeout": 2, "socket_timeout": 3}
-    CACHES = {"default": {"BACKEND": "config.cache.FallbackRedisCache", "LOCATION": REDIS_URL,
+    CACHES = {"default": {"BACKEND": "runtime.cache.FallbackRedisCache", "LOCATION": REDIS_URL,
                           "KEY_PREFIX": os.environ.get("CACHE_KEY_PREFIX", "argcrowd"),
                           "OPTIONS": {"SOCKET_CONNECT_TIMEOUT": 1, "SOCKET_TIMEOUT": 2}}}
 else:

@@ -56,6 +56,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "csp",
+    "runtime",
     "jobs",
     "annotation",
     "analysis",
@@ -72,7 +73,7 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     # A service that is away (the database) answers 503 + Retry-After, not 500.
-    "config.unavailable_responses.ServiceUnavailableMiddleware",
+    "runtime.unavailable_responses.ServiceUnavailableMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

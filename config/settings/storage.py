@@ -38,7 +38,7 @@ MEDIA_PRESIGNED_SECONDS = env_int("MEDIA_PRESIGNED_SECONDS", 300)
 STORAGES = {
     "default": _default_storage,
     "staticfiles": {
-        "BACKEND": "config.staticfiles.StaticFilesStorage"
+        "BACKEND": "runtime.staticfiles.StaticFilesStorage"
         if DEPLOYED
         else "django.contrib.staticfiles.storage.StaticFilesStorage"
     },

@@ -19,7 +19,6 @@ from django.db import transaction
 from annotation.models import Project
 from annotation.task_types import limits
 from annotation.value_checks import value_problem
-from config.unavailable import ServiceUnavailable
 from jobs.live import Attempt
 from jobs.services import (
     JobFailed,
@@ -30,6 +29,7 @@ from jobs.services import (
     job_upload_forget,
 )
 from jobs.tasks import task_send
+from runtime.unavailable import ServiceUnavailable
 from task_types.key_points.models import PredictionEvaluation
 from task_types.key_points.services import key_points_project
 

@@ -14,7 +14,7 @@ from analysis.selectors import latest_done
 from analysis.services import analysis_run_create
 from annotation.models import Project
 from annotation.services import worker_work_reject
-from config.unavailable import ServiceUnavailable
+from runtime.unavailable import ServiceUnavailable
 
 KIND = "pairwise_gold"
 NOTE = "rejected in the reason review"

@@ -18,8 +18,8 @@ from analysis.services import (
     analysis_runs_reap,
 )
 from annotation.services import annotation_submit, assignment_next
-from config.unavailable import ServiceUnavailable
 from jobs.services import JobBusy, TransientFault
+from runtime.unavailable import ServiceUnavailable
 from tests.factories import ItemFactory, UserFactory
 from tests.task_types.pairwise.factories import answer
 

@@ -14,7 +14,6 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from analysis.models import AnalysisRun
-from config.unavailable import ServiceUnavailable
 from jobs import healing, services
 from jobs.healing import jobs_heal, jobs_reap, jobs_resend
 from jobs.live import live_key
@@ -26,6 +25,7 @@ from jobs.services import (
     job_execute,
     job_restart,
 )
+from runtime.unavailable import ServiceUnavailable
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -6,9 +6,9 @@ from django.urls import path
 from rest_framework.permissions import AllowAny
 from rest_framework.views import APIView
 
-from config.unavailable import ServiceUnavailable
 from config.urls import handler500
 from config.urls import urlpatterns as project_patterns
+from runtime.unavailable import ServiceUnavailable
 
 __all__ = ["handler500", "urlpatterns"]
 

@@ -9,8 +9,8 @@ from django.conf import settings as django_settings
 from django.core.cache import cache
 from django.db import OperationalError
 
-from config import health
 from jobs.live import WORKER_KEY
+from runtime import health
 
 pytestmark = pytest.mark.django_db
 

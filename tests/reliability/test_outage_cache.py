@@ -12,7 +12,7 @@ import pytest
 import redis
 from django_redis.cache import RedisCache
 
-from config.cache import FallbackRedisCache
+from runtime.cache import FallbackRedisCache
 from tests.reliability.outage_servers import RedisServer, free_port
 
 

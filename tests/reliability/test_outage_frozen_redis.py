@@ -24,7 +24,7 @@ PROBE = """
 import json, time
 import django
 django.setup()
-from config.health import broker_state, cache_state
+from runtime.health import broker_state, cache_state
 from jobs.queue import task_send
 out = {}
 t = time.monotonic(); out["cache"] = cache_state(); out["cache_s"] = time.monotonic() - t

@@ -7,8 +7,8 @@ from django.contrib.sessions.backends.db import SessionStore
 from django.db import OperationalError
 from django.test import Client, RequestFactory
 
-from config.unavailable import ServiceUnavailable
-from config.unavailable_responses import unavailable_response
+from runtime.unavailable import ServiceUnavailable
+from runtime.unavailable_responses import unavailable_response
 from tests.factories import UserFactory
 
 pytestmark = [pytest.mark.urls("tests.reliability.outage_urls"), pytest.mark.django_db]

@@ -7,8 +7,8 @@ from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport, get_report, report_kinds
 from analysis.services import analysis_recompute_all, analysis_run_create, analysis_run_execute
 from annotation.management.arguments import existing_project
-from config.unavailable import ServiceUnavailable
 from jobs.selectors import live_state, worker_alive
+from runtime.unavailable import ServiceUnavailable
 
 
 class Command(BaseCommand):

@@ -9,7 +9,7 @@ may hold a host name, a port or a user.
 from __future__ import annotations
 
 import time
-from datetime import UTC, datetime
+from collections.abc import Callable
 from typing import Any
 
 from django.conf import settings
@@ -19,7 +19,7 @@ from django.http import HttpRequest, JsonResponse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_safe
 
-from config.cache import FallbackRedisCache
+from runtime.cache import FallbackRedisCache
 
 # A probe must answer fast even when the broker is unreachable.
 BROKER_TIMEOUT = 1
@@ -51,10 +51,11 @@ def cache_state() -> dict[str, Any]:
 
 
 def broker_state() -> dict[str, Any]:
-    from config.celery import app
+    # The project's Celery app, made current when Django loads the settings package's parent.
+    from celery import current_app
 
     try:
-        with app.connection_for_write() as conn:
+        with current_app.connection_for_write() as conn:
             # A broker that accepts but does not answer must not hold the probe past this.
             conn.transport_options = {**(conn.transport_options or {}), "socket_connect_timeout": BROKER_TIMEOUT,
                                       "socket_timeout": BROKER_TIMEOUT}
@@ -64,20 +65,14 @@ def broker_state() -> dict[str, Any]:
     return {"ok": True}
 
 
-def worker_state(*, cache_ok: bool) -> dict[str, Any]:
-    """The last heartbeat of a job worker (config/celery.py beats every JOB_HEARTBEAT_SECONDS)."""
-    from jobs.selectors import worker_last_seen
+# Components the apps above add to the probe (jobs adds its worker's heartbeat when Django loads
+# it): each check gets the states found so far, database and cache included, and returns its own.
+ComponentCheck = Callable[[dict[str, dict[str, Any]]], dict[str, Any]]
+component_checks: dict[str, ComponentCheck] = {}
 
-    try:
-        seen = worker_last_seen()
-    except Exception as exc:
-        return {"ok": False, "error": type(exc).__name__}
-    if seen is None:
-        # Without the shared cache the heartbeat cannot be read, which says nothing of the worker.
-        return {"ok": False, "last_heartbeat_seconds": None,
-                "error": "never seen" if cache_ok else "unknown while the cache is away"}
-    age = max(0.0, (datetime.now(tz=UTC) - seen).total_seconds())
-    return {"ok": age < float(settings.JOB_DEAD_SECONDS), "last_heartbeat_seconds": round(age, 1)}
+
+def health_component_register(*, name: str, check: ComponentCheck) -> None:
+    component_checks[name] = check
 
 
 @never_cache
@@ -85,9 +80,9 @@ def worker_state(*, cache_ok: bool) -> dict[str, Any]:
 def health(request: HttpRequest) -> JsonResponse:
     started = time.monotonic()
     database = database_state()
-    cache = cache_state()
-    components = {"database": database, "cache": cache, "broker": broker_state(),
-                  "worker": worker_state(cache_ok=cache["ok"])}
+    components = {"database": database, "cache": cache_state(), "broker": broker_state()}
+    for name, check in component_checks.items():
+        components[name] = check(components)
     if not database["ok"]:
         status = "unavailable"
     elif all(c["ok"] for c in components.values()):

@@ -23,7 +23,7 @@ from django.template import loader
 from django.views.defaults import server_error as django_server_error
 from rest_framework.views import exception_handler as drf_exception_handler
 
-from config.unavailable import ServiceUnavailable
+from runtime.unavailable import ServiceUnavailable
 
 logger = logging.getLogger(__name__)
 TEMPLATE = "503.html"
