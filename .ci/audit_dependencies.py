@@ -7,8 +7,14 @@ compares every `name==version` pin in the requirements files with the advisories
 versions and ranges (OSV semantics). An advisory may be accepted only by listing its id, the
 package and a reason in the ignore file.
 
-Usage: python .ci/audit_dependencies.py [--snapshot FILE] [--ignore FILE] [REQUIREMENTS ...]
-Exit status: 0 nothing known, 1 a known vulnerability, 2 unreadable input.
+The snapshot knows only advisories published before its date: the first line printed names
+that date, and a warning follows when it is more than MAX_AGE_DAYS (90) days old, since "0
+known vulnerabilities" then says nothing of the months since.
+
+Usage: python .ci/audit_dependencies.py [--snapshot FILE] [--ignore FILE] [--max-age-days N]
+       [--today YYYY-MM-DD] [REQUIREMENTS ...]
+Exit status: 0 nothing known, 1 a known vulnerability, 2 unreadable input (an old snapshot
+warns and does not change it).
 """
 
 from __future__ import annotations
@@ -19,6 +25,7 @@ import re
 import sys
 import tomllib
 from dataclasses import dataclass
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -28,6 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT = ROOT / ".ci" / "advisories" / "pypa-advisory-database.json"
 IGNORE = ROOT / ".ci" / "advisories" / "ignore.toml"
 REQUIREMENTS = sorted(ROOT.glob("requirements*.txt"))
+# Days after which the snapshot is called old (refresh it with `make advisories`).
+MAX_AGE_DAYS = 90
 PIN = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*==\s*([^\s;\\#]+)")
 
 
@@ -150,11 +159,31 @@ def audit(pins: dict[tuple[str, str], str], snapshot: dict) -> list[Finding]:
     return findings
 
 
+def snapshot_age_warning(taken: str, *, today: date, max_age_days: int) -> str | None:
+    """The warning to print when the snapshot taken at ``taken`` (ISO 8601) is older than
+    ``max_age_days`` on ``today``, or has no readable date; None when it is recent enough."""
+    try:
+        day = datetime.fromisoformat(taken).date()
+    except (TypeError, ValueError):
+        return (f"audit: WARNING: the advisory snapshot has no readable date ({taken!r}); "
+                "advisories it misses are not checked")
+    age = (today - day).days
+    if age <= max_age_days:
+        return None
+    return (f"audit: WARNING: the advisory snapshot is {age} days old (taken {day.isoformat()}, "
+            f"more than {max_age_days}): advisories published since are not checked; rebuild it "
+            "with `make advisories ADVISORY_DB=<clone of the PyPA advisory database>`")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("requirements", nargs="*", type=Path, help="default: requirements*.txt")
     parser.add_argument("--snapshot", type=Path, default=SNAPSHOT)
     parser.add_argument("--ignore", type=Path, default=IGNORE)
+    parser.add_argument("--max-age-days", type=int, default=MAX_AGE_DAYS,
+                        help=f"warn when the snapshot is older (default {MAX_AGE_DAYS})")
+    parser.add_argument("--today", type=date.fromisoformat, default=None,
+                        help="the date to measure the snapshot's age against (default: today, UTC)")
     args = parser.parse_args(argv)
     try:
         pins = read_pins(args.requirements or REQUIREMENTS)
@@ -170,6 +199,10 @@ def main(argv: list[str] | None = None) -> int:
     source = snapshot.get("source", {})
     print(f"audit: {len(pins)} pins against {source.get('repository', '?')} "
           f"at {source.get('commit', '?')[:12]} ({source.get('date', 'undated')})")
+    today = args.today or datetime.now(tz=UTC).date()
+    warning = snapshot_age_warning(source.get("date"), today=today, max_age_days=args.max_age_days)
+    if warning:
+        print(warning)
     failing = 0
     used = set()
     for finding in findings:

@@ -44,14 +44,37 @@ SNAPSHOT = {
 }
 
 
-def run_audit(tmp_path: Path, pins: str, ignore: str = "") -> subprocess.CompletedProcess[str]:
-    (tmp_path / "snapshot.json").write_text(json.dumps(SNAPSHOT), encoding="utf-8")
+def run_audit(tmp_path: Path, pins: str, ignore: str = "", *, snapshot: dict = SNAPSHOT,
+              options: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    (tmp_path / "snapshot.json").write_text(json.dumps(snapshot), encoding="utf-8")
     (tmp_path / "requirements.txt").write_text(pins, encoding="utf-8")
     (tmp_path / "ignore.toml").write_text(ignore, encoding="utf-8")
     return subprocess.run(
         [sys.executable, str(AUDIT), "--snapshot", str(tmp_path / "snapshot.json"),
-         "--ignore", str(tmp_path / "ignore.toml"), str(tmp_path / "requirements.txt")],
+         "--ignore", str(tmp_path / "ignore.toml"), *options, str(tmp_path / "requirements.txt")],
         capture_output=True, text=True, timeout=60, check=False)
+
+
+def dated(day: str) -> dict:
+    return {**SNAPSHOT, "source": {**SNAPSHOT["source"], "date": day}}
+
+
+def test_the_snapshot_date_is_printed_and_an_old_one_warns(tmp_path):
+    recent = run_audit(tmp_path, "example-pkg==9.0\n", snapshot=dated("2026-09-01T10:00:00+00:00"),
+                       options=("--today", "2026-11-30"))
+    old = run_audit(tmp_path, "example-pkg==9.0\n", snapshot=dated("2024-10-10T17:35:05+00:00"),
+                    options=("--today", "2026-12-02"))
+    undated = run_audit(tmp_path, "example-pkg==9.0\n", snapshot={"advisories": SNAPSHOT["advisories"]})
+    assert "(2026-09-01T10:00:00+00:00)" in recent.stdout.splitlines()[0]
+    assert "WARNING" not in recent.stdout and recent.returncode == 0
+    assert "the advisory snapshot is 783 days old (taken 2024-10-10, more than 90)" in old.stdout
+    assert old.returncode == 0  # a warning, not a failure: the pins themselves are clean
+    assert "WARNING: the advisory snapshot has no readable date" in undated.stdout
+    # The limit is an option: 90 days to the day is still recent, 91 is not.
+    edge = ("--today", "2026-11-30")
+    assert "WARNING" not in run_audit(tmp_path, "", snapshot=dated("2026-09-01"), options=edge).stdout
+    late = run_audit(tmp_path, "", snapshot=dated("2026-08-31"), options=edge).stdout
+    assert "91 days old" in late
 
 
 @pytest.mark.parametrize(("pin", "advisory_id"), [
