@@ -1,8 +1,6 @@
 """The REST API (Django REST framework): authentication, parsers, pagination and the throttles."""
 
-import os
-
-from config.settings.env import env_int
+from config.settings.env import env_int, env_rate
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
@@ -24,22 +22,22 @@ REST_FRAMEWORK = {
         "annotation.throttles.UserThrottle",
     ],
     "DEFAULT_THROTTLE_RATES": {
-        "anon": os.environ.get("THROTTLE_ANON", "60/min"),
-        "user": os.environ.get("THROTTLE_USER", "600/min"),
+        "anon": env_rate("THROTTLE_ANON", "60/min"),
+        "user": env_rate("THROTTLE_USER", "600/min"),
         # Login attempts per client address on the login page and the admin login, and (stricter,
         # scripts need few) on POST /api/token/: one address cannot try password after password
         # on many accounts.
-        "login": os.environ.get("THROTTLE_LOGIN", "30/min"),
-        "token": os.environ.get("THROTTLE_TOKEN", "10/min"),
+        "login": env_rate("THROTTLE_LOGIN", "30/min"),
+        "token": env_rate("THROTTLE_TOKEN", "10/min"),
         # Join codes per user and per client address: codes cannot be guessed by trying.
-        "join": os.environ.get("THROTTLE_JOIN", "10/min"),
-        "join_address": os.environ.get("THROTTLE_JOIN_ADDRESS", "60/min"),
+        "join": env_rate("THROTTLE_JOIN", "10/min"),
+        "join_address": env_rate("THROTTLE_JOIN_ADDRESS", "60/min"),
         # Marketplace entry links per client address (each new worker id creates an account).
-        "start": os.environ.get("THROTTLE_START", "30/min"),
+        "start": env_rate("THROTTLE_START", "30/min"),
         # Password reset requests per client address, and per e-mail address asked for (counted
         # alike whether an account has it or not): nobody can flood an inbox or the mail server.
-        "password_reset": os.environ.get("THROTTLE_PASSWORD_RESET", "10/hour"),
-        "password_reset_account": os.environ.get("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/hour"),
+        "password_reset": env_rate("THROTTLE_PASSWORD_RESET", "10/hour"),
+        "password_reset_account": env_rate("THROTTLE_PASSWORD_RESET_ACCOUNT", "3/hour"),
     },
     # Proxies in front of the app that append to X-Forwarded-For; 0 trusts REMOTE_ADDR only
     # (DRF's default, None, would believe whatever X-Forwarded-For a client sends).

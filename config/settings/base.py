@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from config.settings.env import env_bool
+from config.settings.env import env_bool, env_choice, env_list, env_origins, env_str
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 
@@ -21,7 +21,7 @@ if "pytest" in sys.modules:
 
 # Off unless asked for: a deployment that forgets the variable must not show tracebacks.
 DEBUG = env_bool("DJANGO_DEBUG", False)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "")
+SECRET_KEY = env_str("DJANGO_SECRET_KEY", "")
 if not SECRET_KEY:
     if not (DEBUG or TESTING):
         raise RuntimeError(
@@ -31,15 +31,11 @@ if not SECRET_KEY:
     # Only for local runs and tests; a deployment refuses to start without a real key.
     SECRET_KEY = "insecure-local-development-key"
 
-ALLOWED_HOSTS = [
-    h.strip() for h in os.environ.get("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h
-]
-CSRF_TRUSTED_ORIGINS = [
-    o.strip() for o in os.environ.get("DJANGO_CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()
-]
+ALLOWED_HOSTS = env_list("DJANGO_ALLOWED_HOSTS", "127.0.0.1,localhost")
+CSRF_TRUSTED_ORIGINS = env_origins("DJANGO_CSRF_TRUSTED_ORIGINS")
 
 # Real public data (UKPConvArg1 and others) used by the demo and reproduction commands.
-SHARED_DATA_DIR = Path(os.environ.get("SHARED_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
+SHARED_DATA_DIR = Path(env_str("SHARED_DATA_DIR", str(BASE_DIR.parent / "shared" / "data")))
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -134,16 +130,17 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
-STATIC_ROOT = Path(os.environ.get("STATIC_ROOT", BASE_DIR / "staticfiles"))
+STATIC_ROOT = Path(env_str("STATIC_ROOT", str(BASE_DIR / "staticfiles")))
 
 # Files the running platform writes: uploads waiting for their import job, the embedded job
 # queue and the embedded cache. One folder, so that a test run or a second checkout can be given
 # its own (ARGCROWD_VAR_DIR).
-VAR_DIR = Path(os.environ.get("ARGCROWD_VAR_DIR") or BASE_DIR / "var")
+VAR_DIR = Path(env_str("ARGCROWD_VAR_DIR", str(BASE_DIR / "var")))
 
+_LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": env_choice("LOG_LEVEL", "WARNING", _LOG_LEVELS)},
 }

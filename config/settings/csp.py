@@ -9,23 +9,24 @@ bucket and endpoint settings).
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlsplit
+
+from config.settings.env import env_origins, env_str, env_url
 
 
 def media_origins(media_bucket: str) -> list[str]:
     """Where presigned media URLs point, for ``media-src``."""
     if not media_bucket:
         return []
-    explicit = os.environ.get("MEDIA_S3_PUBLIC_ORIGIN", "").strip()
+    explicit = env_origins("MEDIA_S3_PUBLIC_ORIGIN", separator=None)
     if explicit:
-        return explicit.split()
-    endpoint = os.environ.get("MEDIA_S3_ENDPOINT_URL", "").strip()
+        return explicit
+    endpoint = env_url("MEDIA_S3_ENDPOINT_URL", "", schemes=("https", "http"))
     if endpoint:
         parts = urlsplit(endpoint)
         # Path-style URLs on the endpoint, or the bucket as a sub-domain of it.
         return [f"{parts.scheme}://{parts.netloc}", f"{parts.scheme}://{media_bucket}.{parts.netloc}"]
-    region = os.environ.get("MEDIA_S3_REGION", "").strip()
+    region = env_str("MEDIA_S3_REGION", "")
     origins = [f"https://{media_bucket}.s3.amazonaws.com"]
     if region:
         origins.append(f"https://{media_bucket}.s3.{region}.amazonaws.com")

@@ -1,9 +1,7 @@
 """Background jobs: Celery's settings and the job lifecycle's timings and limits."""
 
-import os
-
 from config.settings.base import VAR_DIR
-from config.settings.env import env_int
+from config.settings.env import env_float, env_int, env_str
 from config.settings.marketplaces import PROLIFIC_POLL_TICK_SECONDS
 
 # Job state lives in the database (and live progress in the cache); Celery's own results are
@@ -17,7 +15,7 @@ CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_RESULT_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
-CELERY_TASK_DEFAULT_QUEUE = os.environ.get("CELERY_QUEUE", "argcrowd")
+CELERY_TASK_DEFAULT_QUEUE = env_str("CELERY_QUEUE", "argcrowd")
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 # A web request that queues a job must not hang when the broker is down: it fails fast and the
 # job is marked failed with the reason.
@@ -33,20 +31,20 @@ CELERY_BEAT_SCHEDULE_FILENAME = str(VAR_DIR / "celerybeat-schedule")
 
 # A running job refreshes its heartbeat this often; one whose heartbeat is older than
 # JOB_DEAD_SECONDS is taken for dead (its worker was killed) and can be restarted at once.
-JOB_HEARTBEAT_SECONDS = float(os.environ.get("JOB_HEARTBEAT_SECONDS", 5))
-JOB_DEAD_SECONDS = float(os.environ.get("JOB_DEAD_SECONDS", 45))
+JOB_HEARTBEAT_SECONDS = env_float("JOB_HEARTBEAT_SECONDS", 5.0)
+JOB_DEAD_SECONDS = env_float("JOB_DEAD_SECONDS", 45.0)
 # Attempts a job gets (each claim by a worker counts, a redelivered message's too); once they
 # are used up the job fails with the last attempt's error. A restart gives it as many again.
-JOB_MAX_ATTEMPTS = int(os.environ.get("JOB_MAX_ATTEMPTS", 3))
+JOB_MAX_ATTEMPTS = env_int("JOB_MAX_ATTEMPTS", 3, minimum=1)
 # A queued job that no worker has taken for this long while no other job runs lost its message:
 # the scheduler sends it again, up to JOB_MAX_ATTEMPTS times, then fails it with the reason.
-JOB_QUEUED_SECONDS = float(os.environ.get("JOB_QUEUED_SECONDS", 300))
+JOB_QUEUED_SECONDS = env_float("JOB_QUEUED_SECONDS", 300.0)
 # Staff pages count a project's workers and answers per hour as they render up to this many
 # assignments; above it they show the tally a background job counts, at most this many seconds
 # old (annotation.selectors.tallies).
-STAFF_LIVE_ASSIGNMENTS = int(os.environ.get("STAFF_LIVE_ASSIGNMENTS", 250_000))
-STAFF_TALLY_SECONDS = float(os.environ.get("STAFF_TALLY_SECONDS", 60))
+STAFF_LIVE_ASSIGNMENTS = env_int("STAFF_LIVE_ASSIGNMENTS", 250_000)
+STAFF_TALLY_SECONDS = env_float("STAFF_TALLY_SECONDS", 60.0)
 # MACE in analysis runs refuses (with advice) data that would need more memory than this.
 MACE_MAX_MEMORY_BYTES = env_int("MACE_MAX_MEMORY_MB", 4096) * 2**20
 # Uploads up to this size are imported within the request; larger ones become a job.
-IMPORT_INLINE_MAX_BYTES = int(os.environ.get("IMPORT_INLINE_MAX_BYTES", 64 * 1024))
+IMPORT_INLINE_MAX_BYTES = env_int("IMPORT_INLINE_MAX_BYTES", 64 * 1024)

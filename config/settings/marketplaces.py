@@ -6,16 +6,14 @@ in a page, a log line, an error or an export.
 
 from __future__ import annotations
 
-import os
+from config.settings.env import env_int, env_str, env_url
 
-from config.settings.env import env_int
-
-PROLIFIC_API_URL = os.environ.get("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/")
-PROLIFIC_API_TOKEN = os.environ.get("PROLIFIC_API_TOKEN", "")
+PROLIFIC_API_URL = env_url("PROLIFIC_API_URL", "https://api.prolific.com/api/v1/", schemes=("https", "http"))
+PROLIFIC_API_TOKEN = env_str("PROLIFIC_API_TOKEN", "")
 PROLIFIC_TIMEOUT_SECONDS = env_int("PROLIFIC_TIMEOUT_SECONDS", 15)
 # The secret Prolific signs webhook deliveries with (POST /api/v1/hooks/secrets/ makes it); empty:
 # webhook deliveries are refused and polling alone keeps submissions in step.
-PROLIFIC_WEBHOOK_SECRET = os.environ.get("PROLIFIC_WEBHOOK_SECRET", "")
+PROLIFIC_WEBHOOK_SECRET = env_str("PROLIFIC_WEBHOOK_SECRET", "")
 # A delivery whose timestamp is further than this from now is refused as stale (seconds).
 PROLIFIC_WEBHOOK_TOLERANCE_SECONDS = env_int("PROLIFIC_WEBHOOK_TOLERANCE_SECONDS", 300)
 # How often the scheduler looks for linked studies due a poll (each study polls every poll_seconds).

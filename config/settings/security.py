@@ -34,9 +34,11 @@ AXES_LOCKOUT_CALLABLE = "annotation.throttles.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "annotation.throttles.client_address"
 AXES_HTTP_RESPONSE_CODE = 429
 
+# Read (and so checked) in every mode, used by a deployment only.
+_secure_cookies = env_bool("DJANGO_SECURE_COOKIES", True)
 if DEPLOYED:
-    SESSION_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
-    CSRF_COOKIE_SECURE = env_bool("DJANGO_SECURE_COOKIES", True)
+    SESSION_COOKIE_SECURE = _secure_cookies
+    CSRF_COOKIE_SECURE = _secure_cookies
 # Behind a proxy that ends TLS and says so in X-Forwarded-Proto, Django must know the request
 # came over https (secure redirects, CSRF origin checks). HSTS and the redirect to https are
 # the proxy's job.

@@ -1,18 +1,17 @@
 """Stored files: uploads, the projects' audio (a folder or an S3 bucket), static files, and the
 limits on what a request or an import may bring."""
 
-import os
 from pathlib import Path
 
 from config.settings.base import DEPLOYED, VAR_DIR
-from config.settings.env import env_int
+from config.settings.env import env_int, env_str, env_url
 
-MEDIA_ROOT = Path(os.environ.get("MEDIA_ROOT") or VAR_DIR / "media")
+MEDIA_ROOT = Path(env_str("MEDIA_ROOT", str(VAR_DIR / "media")))
 # Uploads waiting for their import job and the projects' audio files go to the default storage:
 # folders under MEDIA_ROOT (below), or an S3-compatible bucket when MEDIA_S3_BUCKET is set, so
 # that web replicas and job workers on several machines share them. Neither is ever served at a
 # public URL: audio goes out through a view that checks who asks (annotation/media_serving.py).
-MEDIA_S3_BUCKET = os.environ.get("MEDIA_S3_BUCKET", "").strip()
+MEDIA_S3_BUCKET = env_str("MEDIA_S3_BUCKET", "")
 if MEDIA_S3_BUCKET:
     _default_storage = {
         "BACKEND": "storages.backends.s3.S3Storage",
@@ -20,8 +19,8 @@ if MEDIA_S3_BUCKET:
             "bucket_name": MEDIA_S3_BUCKET,
             # Empty for AWS itself; the URL of MinIO, Ceph, R2 … otherwise. Credentials come from
             # the usual AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY (or an instance role).
-            "endpoint_url": os.environ.get("MEDIA_S3_ENDPOINT_URL", "").strip() or None,
-            "region_name": os.environ.get("MEDIA_S3_REGION", "").strip() or None,
+            "endpoint_url": env_url("MEDIA_S3_ENDPOINT_URL", "", schemes=("https", "http")) or None,
+            "region_name": env_str("MEDIA_S3_REGION", "") or None,
             "default_acl": None,
             # Never overwrite: every stored name is new, and a clash must not replace a file.
             "file_overwrite": False,
