@@ -29,8 +29,8 @@ from annotation.models import Annotation, ImportJob, Item, MediaFile
 from jobs.healing import jobs_heal
 from jobs.models import Job, JobStatus
 from jobs.selectors import job_models
-from tests.conftest import ROOT, is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.support.runtime import ROOT, is_postgres
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 BEATS = {"JOB_HEARTBEAT_SECONDS": "0.3", "JOB_DEAD_SECONDS": "3"}

@@ -10,12 +10,12 @@ import tempfile
 import time
 import uuid
 from pathlib import Path
-from urllib.parse import quote
 
 import pytest
 from django.db import connection
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.support.runtime import ROOT, _worker_unavailable, database_url, is_postgres
+
 # The same folder the settings read (SHARED_DATA_DIR, default ../shared/data).
 SHARED_DATA = Path(os.environ.get("SHARED_DATA_DIR", ROOT.parent / "shared" / "data"))
 # What the tests marked shared_data read; checked whole, so that a partial copy fails loudly.
@@ -27,21 +27,6 @@ def pytest_configure(config) -> None:
 
     # Password hashing is deliberately slow; tests create many users.
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-def is_postgres() -> bool:
-    return connection.vendor == "postgresql"
-
-
-def database_url() -> str:
-    """A URL for the test database, for child processes (celery worker, concurrent clients)."""
-    s = connection.settings_dict
-    if connection.vendor == "postgresql":
-        auth = quote(s["USER"] or "postgres")
-        if s.get("PASSWORD"):
-            auth += ":" + quote(s["PASSWORD"])
-        return f"postgres://{auth}@{s['HOST'] or '127.0.0.1'}:{s['PORT'] or 5432}/{s['NAME']}"
-    return ""
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -102,13 +87,6 @@ def in_process_jobs(request):
     app.conf.task_always_eager = True
     yield
     app.conf.task_always_eager = before
-
-
-def _worker_unavailable(message: str) -> None:
-    """Skip, or fail where the run must exercise real workers (CI sets REQUIRE_WORKER=1)."""
-    if os.environ.get("REQUIRE_WORKER") == "1":
-        pytest.fail(message + " (REQUIRE_WORKER=1: the real-worker tests must run)")
-    pytest.skip(message)
 
 
 class WorkerProcesses:
