@@ -182,8 +182,8 @@ def annotated_project(db):
     """A project with 6 items, each answered by 3 of 4 workers (the analysis tests' and the job
     tests' project)."""
     from annotation.services import annotation_submit, assignment_next
+    from task_types.pairwise.tests.factories import answer
     from tests.factories import ItemFactory, ProjectFactory, UserFactory
-    from tests.task_types.pairwise.factories import answer
 
     project = ProjectFactory(slug="annotated", redundancy=3)
     ItemFactory.create_batch(6, project=project)

@@ -27,8 +27,8 @@ from annotation.services.engine import _claim, _profile_and_open
 from annotation.services.submission import _locked_read
 from annotation.throttles import UserThrottle, _count
 from quality.models import WorkerStanding
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

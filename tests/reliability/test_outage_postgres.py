@@ -18,6 +18,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.reliability.outage_servers import (
     LiveServer,
@@ -26,7 +27,6 @@ from tests.reliability.outage_servers import (
     wait_until,
 )
 from tests.support.runtime import database_url, is_postgres
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

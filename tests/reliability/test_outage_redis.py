@@ -21,6 +21,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.reliability.outage_servers import (
     LiveServer,
@@ -29,7 +30,6 @@ from tests.reliability.outage_servers import (
     wait_until,
 )
 from tests.support.runtime import _worker_unavailable, database_url, is_postgres
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
