@@ -1,7 +1,7 @@
 """Factories for the crowd workflow's models, for every task type.
 
 Tests of the generic workflow need answers of some concrete type: they use the pairwise type
-(``GENERIC_TESTS_TYPE``) and its helpers in ``tests.task_types.pairwise.factories``.
+(``GENERIC_TESTS_TYPE``) and its helpers in ``task_types.pairwise.tests.factories``.
 """
 
 from importlib import import_module
@@ -49,10 +49,10 @@ class ProjectFactory(factory.django.DjangoModelFactory):
 
 def item_payload(project: Project, n: int) -> dict:
     """A payload of the project's task type: from the type's own test factories when they offer
-    numbered ones (``tests/task_types/<slug>/factories.py``: ``item_payload(n)``), else the first
+    numbered ones (``task_types/<slug>/tests/factories.py``: ``item_payload(n)``), else the first
     record of the type's worked example."""
     try:
-        numbered = import_module(f"tests.task_types.{project.task_type}.factories").item_payload
+        numbered = import_module(f"task_types.{project.task_type}.tests.factories").item_payload
     except (ModuleNotFoundError, AttributeError):
         task = get_task_type(project.task_type)
         return task.clean_item(task.example().records[0]).payload

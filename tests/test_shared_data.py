@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from tests import conftest
+import conftest  # the root conftest.py, whose shared-data checks these are
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,8 +4,8 @@ import pytest
 
 from analysis.frames import annotation_frame
 from annotation.services import annotation_submit, assignment_next, assignment_review
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

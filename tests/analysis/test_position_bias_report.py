@@ -19,8 +19,8 @@ from annotation.services.crowd_results import crowd_import
 from annotation.task_types import task_types
 from task_types.pairwise.arguments_file import parse_arguments
 from task_types.pairwise.corpus import arguments_import
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -20,8 +20,8 @@ from analysis.services import (
 from annotation.services import annotation_submit, assignment_next
 from jobs.services import JobBusy, TransientFault
 from runtime.unavailable import ServiceUnavailable
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 Status = AnalysisRun.Status

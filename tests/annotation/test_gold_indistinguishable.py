@@ -29,9 +29,9 @@ from annotation.services.engine import set_status
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
 from quality.services import check_serving as serving
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

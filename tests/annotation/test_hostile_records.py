@@ -17,8 +17,8 @@ from annotation.task_types import get_task_type
 from annotation.value_checks import value_problem
 from task_types.pairwise.arguments_file import parse_arguments
 from task_types.pairwise.corpus import arguments_import
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 PAIRWISE = get_task_type("pairwise")

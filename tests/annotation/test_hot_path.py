@@ -36,8 +36,8 @@ from annotation.throttles import UserThrottle, _count
 from config.settings.embedded import embedded_job_settings
 from quality.models import WorkerStanding
 from runtime.database_cache import DatabaseCache
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

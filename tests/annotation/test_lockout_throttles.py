@@ -15,8 +15,8 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 from rest_framework.throttling import SimpleRateThrottle
 
-from tests.conftest import database_url, is_postgres
 from tests.factories import ProjectFactory, UserFactory
+from tests.support.runtime import database_url, is_postgres
 
 pytestmark = pytest.mark.django_db
 ROOT = Path(__file__).resolve().parents[2]

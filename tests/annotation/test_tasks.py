@@ -9,9 +9,9 @@ from django.utils import timezone
 from annotation.models import Assignment
 from annotation.services import assignment_next
 from annotation.tasks import expire_leases
+from task_types.pairwise.tests.factories import items_file
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.waiting import wait_for
-from tests.task_types.pairwise.factories import items_file
 
 
 def overdue_assignment():

@@ -30,8 +30,8 @@ import pytest
 import requests
 
 from tests.api_fuzz.fuzz_data import FuzzData, fuzz_data_create
-from tests.conftest import is_postgres
 from tests.support.probe_server import SHARED_SETTINGS, start_gunicorns
+from tests.support.runtime import is_postgres
 
 pytestmark = [pytest.mark.api_fuzz, pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import requests
 
-from tests.conftest import ROOT, _worker_unavailable
+from tests.support.runtime import ROOT, _worker_unavailable
 
 # Where Debian puts each PostgreSQL version's server programs (initdb, pg_ctl), newest first.
 PG_BIN_GLOB = "/usr/lib/postgresql/*/bin"

@@ -22,8 +22,8 @@ from analysis.reports import _REPORTS, register
 from analysis.services import analysis_run_create
 from jobs.healing import jobs_heal
 from jobs.selectors import live_state
-from tests.conftest import is_postgres
 from tests.factories import UserFactory
+from tests.support.runtime import is_postgres
 from tests.support.waiting import wait_for as wait_until
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

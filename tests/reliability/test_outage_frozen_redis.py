@@ -17,8 +17,8 @@ import time
 
 import pytest
 
-from tests.conftest import ROOT
 from tests.reliability.outage_servers import require_redis_server
+from tests.support.runtime import ROOT
 
 PROBE = """
 import json, time

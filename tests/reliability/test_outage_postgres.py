@@ -18,7 +18,7 @@ from django.contrib.auth.hashers import PBKDF2PasswordHasher
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation
-from tests.conftest import database_url, is_postgres
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.reliability.outage_servers import (
     LiveServer,
@@ -26,7 +26,7 @@ from tests.reliability.outage_servers import (
     compose_web_healthcheck,
     wait_until,
 )
-from tests.task_types.pairwise.factories import answer
+from tests.support.runtime import database_url, is_postgres
 
 pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 

@@ -21,7 +21,7 @@ from django.db import connection
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation
-from tests.conftest import _worker_unavailable, database_url, is_postgres
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.reliability.outage_servers import (
     LiveServer,
@@ -29,7 +29,7 @@ from tests.reliability.outage_servers import (
     compose_web_healthcheck,
     wait_until,
 )
-from tests.task_types.pairwise.factories import answer
+from tests.support.runtime import _worker_unavailable, database_url, is_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -29,8 +29,8 @@ from annotation.models import Annotation, ImportJob, Item, MediaFile
 from jobs.healing import jobs_heal
 from jobs.models import Job, JobStatus
 from jobs.selectors import job_models
-from tests.conftest import ROOT, is_postgres
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
+from tests.support.runtime import ROOT, is_postgres
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 BEATS = {"JOB_HEARTBEAT_SECONDS": "0.3", "JOB_DEAD_SECONDS": "3"}
@@ -81,7 +81,7 @@ def _files_job() -> Job:
     """A task type's own files (the key-point corpus in its published layout), as the admin's
     *Import key-point data* page queues them."""
     from annotation.services.imports import files_import_upload
-    from tests.task_types.key_points.test_corpus import ARGUMENTS, KEY_POINTS, LABELS
+    from task_types.key_points.tests.test_corpus import ARGUMENTS, KEY_POINTS, LABELS
 
     project = ProjectFactory(task_type="key_points")
     files = {name: SimpleUploadedFile(f"{name}.csv", text.encode())
@@ -103,7 +103,7 @@ def _media_job() -> Job:
 
 def _analysis_job() -> Job:
     from annotation.services import annotation_submit, assignment_next
-    from tests.task_types.pairwise.factories import answer
+    from task_types.pairwise.tests.factories import answer
 
     project = ProjectFactory(redundancy=2)
     ItemFactory.create_batch(3, project=project)
@@ -117,7 +117,7 @@ def _evaluation_job() -> Job:
     from task_types.key_points.corpus import read_corpus
     from task_types.key_points.evaluation import evaluation_upload
     from task_types.key_points.services import corpus_import
-    from tests.task_types.key_points.test_corpus import ARGUMENTS, KEY_POINTS, LABELS
+    from task_types.key_points.tests.test_corpus import ARGUMENTS, KEY_POINTS, LABELS
 
     project = ProjectFactory(task_type="key_points")
     corpus_import(project=project, corpus=read_corpus(ARGUMENTS, KEY_POINTS, LABELS))

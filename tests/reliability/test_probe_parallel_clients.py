@@ -13,9 +13,9 @@ import requests
 from rest_framework.authtoken.models import Token
 
 from annotation.models import Annotation, Assignment, Item
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.probe_server import shared_gunicorns
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 CLIENTS = 100

@@ -16,9 +16,9 @@ from django.test import Client
 
 from annotation.models import Assignment
 from annotation.services import annotation_submit, assignment_next
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.url_routes import Route, routes
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -15,9 +15,9 @@ from annotation.api.parsers import SafeJSONParser
 from annotation.models import ProlificSubmission, ProlificWebhookEvent
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.prolific_webhook import webhook_signature
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.url_routes import Route, routes
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -13,8 +13,8 @@ from rest_framework.test import APIClient
 
 from annotation.models import Annotation, Assignment
 from quality.models import ItemFlag
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

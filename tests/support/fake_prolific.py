@@ -6,7 +6,7 @@ the API: submissions, bonuses …). Every request is logged in ``calls`` (method
 test can count, say, how many times a bulk bonus was paid. It checks the ``Authorization: Token``
 header against ``token`` and answers 401 otherwise, as the real API does.
 
-Use the ``fake_prolific`` fixture (tests/conftest.py): it starts a server, points
+Use the ``fake_prolific`` fixture (the root conftest.py): it starts a server, points
 ``PROLIFIC_API_URL`` and ``PROLIFIC_API_TOKEN`` at it and stops it after the test.
 """
 

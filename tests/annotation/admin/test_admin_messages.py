@@ -10,8 +10,8 @@ from django.urls import reverse
 
 from annotation.models import Assignment
 from annotation.services import annotation_submit, assignment_next
+from task_types.pairwise.tests.factories import answer
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 Status = Assignment.Status

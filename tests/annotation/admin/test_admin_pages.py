@@ -7,8 +7,8 @@ from django.urls import reverse
 
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.revisions import annotation_revise
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

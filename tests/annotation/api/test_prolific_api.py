@@ -8,10 +8,10 @@ from rest_framework.test import APIClient
 from annotation.models import AuditEntry, ProlificStudy, ProlificSubmission, ProlificSyncJob
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.prolific_sync import prolific_submissions_sync
+from task_types.pairwise.tests.factories import answer
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.fake_prolific_submissions import participant_set
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 REASON = "The answers show that the instructions were not followed: most items were answered the same way. " * 2

@@ -118,14 +118,15 @@ def test_every_bad_row_is_reported_at_once():
 
 
 def test_the_manuals_example_files_import():
-    """docs/quality/gold-questions.md shows an example file for every task type: each reads, and
-    holds a gold question or a training item."""
+    """docs/quality/gold-questions.md shows example files, named by type: each names a registered
+    type, reads, and holds a gold question or a training item. A type needs no file there: the
+    page says how its worked example becomes one, and the test above builds it for every type."""
     import re
     from pathlib import Path
 
     page = (Path(__file__).resolve().parents[3] / "docs" / "quality" / "gold-questions.md").read_text(encoding="utf-8")
     examples = re.findall(r'```(csv|jsonl) title="(\w+)\.\w+"\n(.*?)```', page, flags=re.S)
-    assert sorted(slug for _, slug, _ in examples) == sorted(t.slug for t in task_types())
+    assert examples and {slug for _, slug, _ in examples} <= {t.slug for t in task_types()}
     kinds = set()
     for fmt, slug, text in examples:
         parsed = parse_items(text.encode(), fmt=fmt, task_type=get_task_type(slug))

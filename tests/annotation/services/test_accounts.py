@@ -14,8 +14,8 @@ from annotation.services.accounts import (
     project_join,
     role_set,
 )
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

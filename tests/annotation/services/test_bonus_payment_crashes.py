@@ -11,9 +11,9 @@ from django.test import override_settings
 
 from annotation.models import BonusPayJob, BonusPayment, PaymentState
 from annotation.services.bonus_payments import bonus_pay_job_execute, bonuses_pay, bonuses_reconcile
-from tests.conftest import ROOT
 from tests.support.bonus_pay import prolific_ledger, states
 from tests.support.fake_prolific_bonuses import paid_to
+from tests.support.runtime import ROOT
 from tests.support.waiting import wait_for
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]

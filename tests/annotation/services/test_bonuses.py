@@ -25,8 +25,8 @@ from annotation.services import (
 )
 from annotation.services.revisions import annotation_revise
 from annotation.task_types import get_task_type
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 RATE = Decimal("0.50")

@@ -18,9 +18,9 @@ from django.db import connection
 
 from annotation.models import Annotation, Assignment, Item
 from annotation.services import annotation_submit, assignment_next, assignment_return
-from tests.conftest import ROOT, database_url, is_postgres
+from task_types.pairwise.tests.factories import REASON
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import REASON
+from tests.support.runtime import ROOT, database_url, is_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

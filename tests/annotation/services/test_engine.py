@@ -15,8 +15,8 @@ from annotation.services import (
     worker_block,
     worker_unblock,
 )
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 S = Assignment.Status

@@ -23,8 +23,8 @@ from annotation.services.imports import (
 )
 from jobs import services as job_services
 from jobs.services import TransientFault
+from task_types.pairwise.tests.factories import items_file
 from tests.factories import ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import items_file
 
 pytestmark = pytest.mark.django_db
 Status = ImportJob.Status

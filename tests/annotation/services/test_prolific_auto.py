@@ -10,9 +10,9 @@ from annotation.services.prolific_auto import REJECTION_CATEGORY
 from annotation.services.prolific_sync import prolific_submissions_sync
 from quality.models import QualityRule
 from quality.services.rules import rule_decide
+from task_types.pairwise.tests.factories import answer
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -27,9 +27,9 @@ from annotation.services.prolific_sync import (
     prolific_sync_queue,
 )
 from quality.models import WorkerStanding
+from task_types.pairwise.tests.factories import answer
 from tests.annotation.prolific_helpers import RIGHT, WRONG, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

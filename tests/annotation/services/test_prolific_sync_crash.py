@@ -15,8 +15,8 @@ from annotation.services import assignment_next
 from annotation.services.prolific_sync import prolific_sync_job_execute
 from jobs.models import JobStatus
 from tests.annotation.prolific_helpers import linked_project
-from tests.conftest import ROOT
 from tests.support.fake_prolific_submissions import participant_join, participant_set
+from tests.support.runtime import ROOT
 
 pytestmark = [pytest.mark.worker, pytest.mark.django_db(transaction=True)]
 BEATS = {"JOB_HEARTBEAT_SECONDS": "0.2", "JOB_DEAD_SECONDS": "1"}

@@ -13,9 +13,9 @@ from quality.models import QualityRule, TrainingRound
 from quality.services.rules import rule_decide
 from quality.services.standing import standing_set
 from quality.services.training import training_round_start
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

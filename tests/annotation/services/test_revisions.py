@@ -14,8 +14,8 @@ from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_review
 from annotation.services.revisions import annotation_revise
 from annotation.task_types.base import AnswerInvalid
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

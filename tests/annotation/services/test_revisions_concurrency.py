@@ -8,9 +8,9 @@ from django.db import close_old_connections, connection
 from annotation.models import Annotation, AnnotationRevision
 from annotation.services import WorkflowError, annotation_submit, assignment_next, assignment_review
 from annotation.services.revisions import annotation_revise
-from tests.conftest import is_postgres
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
+from tests.support.runtime import is_postgres
 
 pytestmark = pytest.mark.django_db(transaction=True)
 

@@ -13,8 +13,8 @@ from annotation.services import (
     assignment_review,
 )
 from annotation.task_types.base import AnswerInvalid
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 S = Assignment.Status

@@ -15,8 +15,8 @@ from annotation.models import Annotation, Assignment
 from annotation.services import annotation_submit, assignment_next
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, draw_order, order_for
+from task_types.pairwise.tests.factories import REASON, answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import REASON, answer
 
 pytestmark = pytest.mark.django_db
 

@@ -10,8 +10,8 @@ from django.utils import timezone
 
 from annotation.models import Annotation, Assignment
 from annotation.services import assignment_next
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -11,9 +11,9 @@ from annotation.models import ItemKind, Purpose, Standing, WorkerProfile
 from quality.models import QualityRule, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.standing import standing_set
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

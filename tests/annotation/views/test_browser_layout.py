@@ -12,10 +12,10 @@ from playwright.sync_api import expect
 
 from analysis.services import analysis_run_create
 from annotation.models import Annotation, MediaUse
+from task_types.comprehension.tests.test_browser_listening import listening_project
+from task_types.pairwise.tests.factories import pair_payload
 from tests.annotation.views.test_browser import REASONS, open_page
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.comprehension.test_browser_listening import listening_project
-from tests.task_types.pairwise.factories import pair_payload
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 LAPTOP = {"width": 1366, "height": 900}

@@ -11,8 +11,8 @@ from annotation.models import Assignment, Consent, WorkerProfile
 from annotation.panels import panel_setup
 from annotation.services.accounts import AccountError, user_create
 from annotation.services.marketplace import marketplace_identity, worker_from_marketplace
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 User = get_user_model()

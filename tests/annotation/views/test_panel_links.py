@@ -8,9 +8,9 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotation, WorkerProfile
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

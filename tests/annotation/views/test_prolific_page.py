@@ -6,10 +6,10 @@ import pytest
 from annotation.models import ProlificStudy, ProlificSyncJob
 from annotation.services import annotation_submit, assignment_next
 from annotation.services.prolific_sync import prolific_submissions_sync, prolific_sync_job_execute
+from task_types.pairwise.tests.factories import answer
 from tests.annotation.prolific_helpers import RIGHT, arrive, linked_project
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.fake_prolific_submissions import participant_set
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

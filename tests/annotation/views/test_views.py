@@ -8,8 +8,8 @@ import pytest
 from django.urls import reverse
 
 from annotation.models import Annotation, Assignment
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}

@@ -6,8 +6,8 @@ from django.utils import timezone
 
 from annotation.models import Annotation, Assignment
 from quality.models import QualityRule
+from task_types.pairwise.tests.factories import answer
 from tests.factories import AssignmentFactory, ItemFactory
-from tests.task_types.pairwise.factories import answer
 
 
 def answered(project, worker, *, seconds: float | None = 10.0, purpose: str = "task", client=None,

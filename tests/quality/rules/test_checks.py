@@ -17,9 +17,9 @@ from annotation.task_types import task_types
 from quality.models import RuleDecision, WorkerStanding
 from quality.rules.checks import rules_after_run, rules_check
 from quality.services.standing import standing_set
+from task_types.pairwise.tests.factories import answer
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -12,9 +12,9 @@ from annotation.task_types.shown_order import assignment_seed, order_for
 from quality.models import TrainingRound, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.standing import standing_set
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -17,9 +17,9 @@ from bench.training_copy import copy_pass_chance
 from quality.models import CheckResult, QualityPolicy, TrainingRound, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.flags import item_flag
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 LABELS = ("a1", "a2", "equal")

@@ -10,9 +10,9 @@ from quality.models import CheckResult, WorkerStanding
 from quality.services import check_serving as serving
 from quality.services.adjudication import item_adjudicate
 from quality.services.flags import item_withdraw
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

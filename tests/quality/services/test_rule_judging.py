@@ -19,10 +19,10 @@ from annotation.services import annotation_submit, assignment_next
 from quality.models import RuleDecision, RuleState, WorkerStanding
 from quality.services.rule_judging import RUN_EVERY
 from quality.services.rule_states import rule_states_add, rule_states_add_orm
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 

@@ -8,9 +8,9 @@ from annotation.services import WorkflowError, annotation_submit, assignment_nex
 from quality.models import CheckResult, TrainingRound, WorkerStanding
 from quality.services.standing import standing_set
 from quality.services.training import training_round_start, training_rounds_send
+from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy
-from tests.task_types.pairwise.factories import answer
 
 pytestmark = pytest.mark.django_db
 RIGHT, WRONG = "a1", "a2"  # the worked example's gold label is a1
