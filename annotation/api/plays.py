@@ -21,13 +21,13 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict, field_errors
 from annotation.api.schema_loop import PlayIn, PlaysOut
 from annotation.api.unseen import unseen
-from annotation.media_refs import media_refs
-from annotation.media_serving import assignment_media_response
+from annotation.media.refs import media_refs
 from annotation.models import Assignment, MediaFile
 from annotation.selectors.media import media_facts, media_fetch_refused, media_for_ref
 from annotation.services import WorkflowError
-from annotation.services.media_uses import media_use_played
+from annotation.services.media.uses import media_use_played
 from annotation.task_types import get_task_type
+from annotation.views.media.serving import assignment_media_response
 
 
 def _own(request: AuthenticatedApiRequest, pk: int) -> Assignment:
@@ -49,7 +49,7 @@ def _item_media(assignment: Assignment, ref: str) -> MediaFile:
 
 def plays_body(assignment: Assignment) -> dict:
     """The item's media files as its worker knows them: each under its reference (``key``), never
-    its stored key, which may give the answer away (``annotation.media_refs``)."""
+    its stored key, which may give the answer away (``annotation.media.refs``)."""
     task = get_task_type(assignment.project.task_type)
     facts = media_facts(assignment=assignment, keys=task.media_keys(assignment.item.payload))
     refs = media_refs(assignment_id=assignment.pk, keys=facts)

@@ -8,8 +8,8 @@ from collections.abc import Iterable
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from annotation.byte_ranges import ranges_length
-from annotation.media_refs import key_of_ref
+from annotation.media.byte_ranges import ranges_length
+from annotation.media.refs import key_of_ref
 from annotation.models import (
     Assignment,
     Item,
@@ -71,7 +71,7 @@ def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, Med
 
 def media_for_ref(*, assignment: Assignment, ref: str) -> MediaFile | None:
     """The media file of the assignment's item that goes to its worker as ``ref``
-    (``annotation.media_refs``), or None: a reference opens no other item's file."""
+    (``annotation.media.refs``), or None: a reference opens no other item's file."""
     keys = get_task_type(assignment.project.task_type).media_keys(assignment.item.payload)
     key = key_of_ref(assignment_id=assignment.pk, keys=keys, ref=ref)
     return media_file_for(project=assignment.project, key=key) if key is not None else None

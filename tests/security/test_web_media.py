@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 from annotation.models import Assignment, Item, MediaFile, MediaUse, Standing
 from annotation.services import MediaInUse, media_files_delete, media_import_file, worker_block
 from quality.services.standing import standing_set
-from tests.annotation.views.test_assignment_media import (
+from tests.annotation.views.media.test_assignment_media import (
     CLIP,
     COUNTER,
     NAMES,

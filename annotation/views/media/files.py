@@ -7,10 +7,10 @@ import logging
 from django.http.response import HttpResponseBase
 from django.views.decorators.http import require_safe
 
-from annotation.media_serving import assignment_media_response, media_response
 from annotation.selectors.annotator import worker_assignment
 from annotation.selectors.media import media_fetch_refused, media_file_for, media_for_ref
 from annotation.views.annotator import not_found, visible_project
+from annotation.views.media.serving import assignment_media_response, media_response
 from annotation.views.request_types import HtmxRequest
 
 logger = logging.getLogger(__name__)
@@ -21,7 +21,7 @@ def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
     """An audio file of a project under its key, for staff. Anyone else gets the page of a
     project that does not exist, anonymous visitors too: a login form would tell them that the
     project, and the file, are there. A project's annotators too: a key may give an answer away
-    (``annotation.media_refs``), so they fetch files by reference, through their assignment, and
+    (``annotation.media.refs``), so they fetch files by reference, through their assignment, and
     the answer here must not tell them which keys exist."""
     if not request.user.is_authenticated:
         return not_found(request)
