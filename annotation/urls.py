@@ -2,7 +2,6 @@ from django.urls import path
 
 from annotation.views import (
     annotator,
-    annotator_media,
     audit,
     bonuses,
     marketplace,
@@ -10,6 +9,7 @@ from annotation.views import (
     prolific,
     staff,
 )
+from annotation.views.media import files as media_files
 
 urlpatterns = [
     path("", annotator.home, name="home"),
@@ -26,9 +26,9 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/skip/", annotator.skip, name="skip"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/edit/", annotator.edit, name="edit"),
     path("projects/<slug:slug>/annotate/<int:assignment_id>/revise/", annotator.revise, name="revise"),
-    path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", annotator_media.assignment_media,
+    path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", media_files.assignment_media,
          name="assignment-media"),
-    path("projects/<slug:slug>/media/<path:key>", annotator_media.media, name="media"),
+    path("projects/<slug:slug>/media/<path:key>", media_files.media, name="media"),
     path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),

@@ -15,16 +15,16 @@ from django.urls import path, reverse
 from django.utils.html import format_html
 
 from annotation.admin.forms import MediaUploadForm
-from annotation.audio import AUDIO_SUFFIXES, KNOWN_FORMATS
 from annotation.importers import ImportFailed
-from annotation.media_serving import media_url
-from annotation.media_sources import MANIFEST_FIELDS, max_file_bytes
+from annotation.media.formats import AUDIO_SUFFIXES, KNOWN_FORMATS
+from annotation.media.sources import MANIFEST_FIELDS, max_file_bytes
 from annotation.models import MediaFile, Project
 from annotation.selectors.media import media_files_of, media_items_using
 from annotation.services import MediaInUse, media_files_delete
-from annotation.services.media import MediaImportResult
-from annotation.services.media_jobs import media_upload_import
+from annotation.services.media.files import MediaImportResult
+from annotation.services.media.jobs import media_upload_import
 from annotation.uploads import limit_text, upload_form_is_valid
+from annotation.views.media.serving import media_url
 
 # Files listed on the upload page; the admin list of media files has them all.
 LISTED = 200

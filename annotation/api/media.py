@@ -17,13 +17,13 @@ from annotation.api.schema_errors import RowErrors, error
 from annotation.api.schema_staff import ImportAcceptedOut, MediaInUseOut, MediaUploadOut
 from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
-from annotation.media_serving import media_url
 from annotation.models import MediaFile
 from annotation.selectors.media import media_file_for, media_files_of
 from annotation.services import MediaInUse, media_files_delete
-from annotation.services.media import ON_DUPLICATE, MediaImportResult
-from annotation.services.media_jobs import media_upload_import
+from annotation.services.media.files import ON_DUPLICATE, MediaImportResult
+from annotation.services.media.jobs import media_upload_import
 from annotation.uploads import refuse_oversized_upload
+from annotation.views.media.serving import media_url
 
 
 class MediaFileSerializer(serializers.ModelSerializer):

@@ -21,13 +21,18 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict, field_errors
 from annotation.api.schema_loop import PlayIn, PlaysOut
 from annotation.api.unseen import unseen
-from annotation.media_refs import media_refs
-from annotation.media_serving import assignment_media_response
+from annotation.media.refs import media_refs
 from annotation.models import Assignment, MediaFile
-from annotation.selectors.media import media_facts, media_fetch_refused, media_for_ref
+from annotation.selectors.media import (
+    media_facts,
+    media_fetch_refused,
+    media_for_ref,
+    media_refs_ended,
+)
 from annotation.services import WorkflowError
-from annotation.services.media_uses import media_use_played
+from annotation.services.media.uses import media_use_played
 from annotation.task_types import get_task_type
+from annotation.views.media.serving import assignment_media_response
 
 
 def _own(request: AuthenticatedApiRequest, pk: int) -> Assignment:
@@ -49,7 +54,7 @@ def _item_media(assignment: Assignment, ref: str) -> MediaFile:
 
 def plays_body(assignment: Assignment) -> dict:
     """The item's media files as its worker knows them: each under its reference (``key``), never
-    its stored key, which may give the answer away (``annotation.media_refs``)."""
+    its stored key, which may give the answer away (``annotation.media.refs``)."""
     task = get_task_type(assignment.project.task_type)
     facts = media_facts(assignment=assignment, keys=task.media_keys(assignment.item.payload))
     refs = media_refs(assignment_id=assignment.pk, keys=facts)
@@ -107,7 +112,8 @@ class _AnyAccept(BaseContentNegotiation):
 class AssignmentMedia(APIView):
     """``GET``: a media file of the assignment's item under its reference (as the item's payload
     names it; byte ranges as on the page), recorded as fetched, with the bytes sent, for the
-    assignment while it is open. A worker blocked in the project, or altogether, gets none."""
+    assignment while it is open. A worker blocked in the project, or altogether, gets none, nor
+    does anyone once the assignment ended (skipped, reviewed, or submitted past changing)."""
 
     permission_classes = [IsAuthenticated]
     content_negotiation_class = _AnyAccept
@@ -123,6 +129,9 @@ class AssignmentMedia(APIView):
         })
     def get(self, request: Request, pk: int, ref: str) -> HttpResponseBase:
         assignment = _own(request, pk)  # type: ignore[arg-type]
+        if media_refs_ended(assignment=assignment, now=timezone.now()):
+            # The answer of a reference the item lacks, as for a blocked worker.
+            raise Http404("The item has no media file of that reference.")
         media = _item_media(assignment, ref)
         if media_fetch_refused(project=assignment.project, worker=request.user):  # type: ignore[arg-type]
             # The answer of a reference the item lacks: nothing tells the worker why.

@@ -4,7 +4,7 @@ import django.db.models.deletion
 from django.core.files.storage import default_storage
 from django.db import migrations, models
 
-from annotation.audio_duration import audio_duration
+from annotation.media.durations import audio_duration
 
 
 def read_durations(apps, schema_editor):

@@ -1,6 +1,6 @@
 """Audio files attached to a project, which items name by key.
 
-Fields and constraints only; files are stored and replaced through ``annotation.services.media``.
+Fields and constraints only; files are stored and replaced through ``annotation.services.media.files``.
 """
 
 import uuid
@@ -8,7 +8,7 @@ import uuid
 from django.db import models
 from django.db.models import Q
 
-from annotation.audio import AUDIO_CONTENT_TYPES, EXTENSIONS
+from annotation.media.formats import AUDIO_CONTENT_TYPES, EXTENSIONS
 
 
 def media_storage_name(project_id: int, content_type: str) -> str:

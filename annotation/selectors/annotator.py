@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.contrib.auth.models import User
 
-from annotation.media_refs import media_refs, with_media_refs
+from annotation.media.refs import media_refs, with_media_refs
 from annotation.models import Assignment, Consent, Item, Project
 from annotation.selectors.media import media_facts
 from annotation.task_types import get_task_type
@@ -61,7 +61,7 @@ def presentation(*, project: Project, worker: User | None, item: Item | None = N
     without one: a preview); with ``media`` (and an assignment of that item), what the server saw
     of the item's media for it (``media``: MediaFacts in the order the type names the files).
 
-    No media key reaches a worker (``annotation.media_refs``): in the payload of an assignment
+    No media key reaches a worker (``annotation.media.refs``): in the payload of an assignment
     each key is replaced by its reference; without an assignment (a marketplace's preview, which
     plays nothing) by "", unless ``staff`` look at the item (the staff preview plays the files
     by key)."""

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable
+from datetime import datetime
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from annotation.byte_ranges import ranges_length
-from annotation.media_refs import key_of_ref
+from annotation.media.byte_ranges import ranges_length
+from annotation.media.refs import key_of_ref
 from annotation.models import (
     Assignment,
     Item,
@@ -19,6 +20,7 @@ from annotation.models import (
     WorkerProfile,
 )
 from annotation.quality_port import worker_blocked
+from annotation.selectors.answers import revision_refusal
 from annotation.task_types import get_task_type
 from annotation.task_types.base import MediaFacts
 
@@ -71,7 +73,7 @@ def media_facts(*, assignment: Assignment, keys: Iterable[str]) -> dict[str, Med
 
 def media_for_ref(*, assignment: Assignment, ref: str) -> MediaFile | None:
     """The media file of the assignment's item that goes to its worker as ``ref``
-    (``annotation.media_refs``), or None: a reference opens no other item's file."""
+    (``annotation.media.refs``), or None: a reference opens no other item's file."""
     keys = get_task_type(assignment.project.task_type).media_keys(assignment.item.payload)
     key = key_of_ref(assignment_id=assignment.pk, keys=keys, ref=ref)
     return media_file_for(project=assignment.project, key=key) if key is not None else None
@@ -83,6 +85,20 @@ def media_fetch_refused(*, project: Project, worker: User) -> bool:
     sent before must not keep flowing)."""
     return (WorkerProfile.objects.filter(user=worker, blocked=True).exists()
             or worker_blocked(project=project, worker=worker))
+
+
+def media_refs_ended(*, assignment: Assignment, now: datetime) -> bool:
+    """Whether the assignment's media references open nothing any more: once it was skipped
+    (returned), reviewed, or submitted and its answer can no longer be changed. While it is
+    assigned, after its lease ran out too (a late answer may still count), and while a submitted
+    answer may still be changed (the change form plays the item's files again), they work. No
+    query for an open assignment: its status, loaded with it, decides."""
+    Status = Assignment.Status
+    if assignment.status in (Status.ASSIGNED, Status.EXPIRED):
+        return False
+    if assignment.status == Status.SUBMITTED:
+        return revision_refusal(assignment=assignment, now=now) is not None
+    return True
 
 
 def media_items_using(*, files: Iterable[MediaFile]) -> dict[int, list[str]]:

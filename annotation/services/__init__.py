@@ -26,7 +26,7 @@ from annotation.services.items import (
     items_remove_unused,
     project_set_redundancy,
 )
-from annotation.services.media import (
+from annotation.services.media.files import (
     MediaImportResult,
     MediaInUse,
     media_files_delete,

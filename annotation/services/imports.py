@@ -46,7 +46,7 @@ from annotation.services.crowd_results import (
     parse_crowd_rows,
 )
 from annotation.services.items import ImportResult
-from annotation.services.media_jobs import MediaAttempt, media_job_work
+from annotation.services.media.jobs import MediaAttempt, media_job_work
 from annotation.task_types import get_task_type
 from annotation.task_types.base import FilesImport
 from annotation.value_checks import scrubbed

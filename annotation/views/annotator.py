@@ -1,5 +1,5 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
-joining and invites. A project's audio files are in ``annotation.views.annotator_media``. Marketplace arrivals are in
+joining and invites. A project's audio files are in ``annotation.views.media.files``. Marketplace arrivals are in
 ``annotation.views.marketplace``."""
 
 from __future__ import annotations

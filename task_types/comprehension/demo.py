@@ -26,7 +26,7 @@ def demo_projects(task: TaskType, ctx: DemoContext) -> None:
     from annotation.importers import ParsedItem
     from annotation.models import Project
     from annotation.services import items_import
-    from annotation.services.media import media_import_folder
+    from annotation.services.media.files import media_import_folder
     from annotation.services.projects import project_create
 
     folder = ctx.data_dir / IBM_FOLDER

@@ -11,7 +11,7 @@ from django.db import transaction
 from annotation.importers import ImportFailed, RowError, clean_records
 from annotation.models import Project
 from annotation.services import items_import
-from annotation.services.media import media_import_folder
+from annotation.services.media.files import media_import_folder
 from annotation.task_types import get_task_type
 from task_types.response_scoring.corpus import folder_records
 

@@ -91,7 +91,7 @@ def _files_job() -> Job:
 
 def _media_job() -> Job:
     """A zip of audio files with its manifest, as *Upload audio* and the media API queue it."""
-    from annotation.services.media_jobs import media_upload_import
+    from annotation.services.media.jobs import media_upload_import
     from tests.support import audio
 
     clips = audio.zip_of({"a.wav": audio.wav(), "b.mp3": audio.mp3_frames()},

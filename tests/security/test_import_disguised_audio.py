@@ -6,8 +6,8 @@ import io
 
 import pytest
 
-from annotation.audio import SNIFF_BYTES, describe, sniff_audio
 from annotation.importers import ImportFailed
+from annotation.media.formats import SNIFF_BYTES, describe, sniff_audio
 from annotation.models import MediaFile
 from annotation.services import media_import_zip
 from tests.factories import ProjectFactory

@@ -2,8 +2,8 @@
 media URL answers 404 for every spelling of ``..``, an absolute path or an encoded separator,
 and serves no byte of the settings, the system or another project's audio. (An assignment's
 media is fetched by a reference the server made, never by a path:
-tests/annotation/views/test_assignment_media.py. (Zip and folder imports refuse
-such paths before storing anything: tests/annotation/services/test_media.py.)"""
+tests/annotation/views/media/test_assignment_media.py. (Zip and folder imports refuse
+such paths before storing anything: tests/annotation/services/media/test_files.py.)"""
 
 from __future__ import annotations
 

@@ -25,7 +25,7 @@ from annotation.services.accounts import invite_create
 from annotation.services.audit import audit_record
 from annotation.services.bonuses import bonus_grant
 from annotation.task_types import get_task_type, task_types
-from tests.annotation.views.test_assignment_media import MEDIA_SLUGS, project_with_audio
+from tests.annotation.views.media.test_assignment_media import MEDIA_SLUGS, project_with_audio
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("media_root")]

@@ -1,19 +1,24 @@
 """A project's audio files: one that items still use cannot be deleted (service, admin, API),
-a blocked worker fetches none of the project's files, and on S3 a range request is redirected
+a blocked worker fetches none of the project's files, an item's media references end with its
+assignment (skipped, or submitted past changing) while an open one's keep working, and on S3 a range request is redirected
 to a presigned URL of the object instead of the web process downloading it."""
 
 from __future__ import annotations
 
 import io
+from datetime import timedelta
 
 import pytest
 from django.core.files.storage import default_storage
+from django.test import Client
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from annotation.models import Assignment, Item, MediaFile, MediaUse, Standing
 from annotation.services import MediaInUse, media_files_delete, media_import_file, worker_block
+from annotation.task_types import get_task_type
 from quality.services.standing import standing_set
-from tests.annotation.views.test_assignment_media import (
+from tests.annotation.views.media.test_assignment_media import (
     CLIP,
     COUNTER,
     NAMES,
@@ -112,6 +117,114 @@ def test_a_blocked_worker_fetches_no_media(how, client):
     other = member(project)
     client.force_login(other)
     assert client.get(audio_urls(client.get(f"/projects/{project.slug}/annotate/").content.decode())[0]).status_code == 200
+
+
+# Its answers need no listening, so a test can submit one as soon as the item is open.
+ENDS = "counter_speech"
+
+
+def opened(client):
+    """A worker's item open in the page: (the assignment, the page's audio addresses, an API
+    client logged in as the worker)."""
+    project = project_with_audio(ENDS)
+    worker = member(project)
+    client.force_login(worker)
+    urls = audio_urls(client.get(f"/projects/{project.slug}/annotate/").content.decode())
+    api = APIClient()
+    api.force_authenticate(worker)
+    return Assignment.objects.get(project=project, worker=worker), urls, api
+
+
+def api_url(assignment, url: str) -> str:
+    return f"/api/assignments/{assignment.pk}/media/{url.rsplit('/', 1)[-1]}"
+
+
+def assert_served(client, api, assignment, urls) -> None:
+    for url in urls:
+        assert client.get(url).status_code == 200
+        part = client.get(url, headers={"Range": "bytes=100-199"})
+        assert part.status_code == 206 and b"".join(part.streaming_content) == CLIP[100:200]
+        assert api.get(api_url(assignment, url), headers={"Range": "bytes=0-9"}).status_code == 206
+
+
+def assert_ended(client, api, assignment, urls) -> None:
+    """Every reference of the assignment answers 404, as one the item lacks, whole, in part, by
+    HEAD and through the API, and nothing more is recorded for it."""
+    assert urls
+    before = sorted(MediaUse.objects.filter(assignment=assignment).values_list("media_id", "fetches", "served"))
+    for url in urls:
+        assert client.get(url).status_code == 404
+        assert client.get(url, headers={"Range": "bytes=0-99"}).status_code == 404
+        assert client.head(url).status_code == 404
+        assert api.get(api_url(assignment, url)).status_code == 404
+        assert api.get(api_url(assignment, url), headers={"Range": "bytes=0-99"}).status_code == 404
+    assert sorted(MediaUse.objects.filter(assignment=assignment).values_list("media_id", "fetches", "served")) == before
+
+
+def lease_over(assignment) -> None:
+    now = timezone.now()
+    Assignment.objects.filter(pk=assignment.pk).update(assigned_at=now - timedelta(hours=1),
+                                                       expires_at=now - timedelta(seconds=1))
+
+
+def form(fields):
+    data: dict[str, list[str]] = {}
+    for name, value in fields:
+        data.setdefault(name, []).append(value)
+    return data
+
+
+@pytest.mark.parametrize("via", ["web", "api"])
+def test_a_skip_ends_the_item_s_media_references(via, client):
+    assignment, urls, api = opened(client)
+    assert_served(client, api, assignment, urls)
+    if via == "web":
+        assert client.post(f"/projects/{assignment.project.slug}/annotate/{assignment.pk}/skip/").status_code in (200, 302)
+    else:
+        assert api.post(f"/api/assignments/{assignment.pk}/skip/").status_code == 200
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.RETURNED
+    assert_ended(client, api, assignment, urls)
+
+
+@pytest.mark.parametrize("via", ["web", "api"])
+def test_a_submit_ends_them_once_the_answer_can_no_longer_be_changed(via, client):
+    assignment, urls, api = opened(client)
+    example = get_task_type(ENDS).example()
+    if via == "web":
+        r = client.post(f"/projects/{assignment.project.slug}/annotate/{assignment.pk}/submit/", form(example.form),
+                        HTTP_HX_REQUEST="true")
+        assert r.status_code == 200
+    else:
+        assert api.post(f"/api/assignments/{assignment.pk}/submit/", example.answer, format="json").status_code == 201
+    assignment.refresh_from_db()
+    assert assignment.status == Assignment.Status.SUBMITTED
+    # While the answer may still be changed, the change form plays the item's files again.
+    edit = client.get(f"/projects/{assignment.project.slug}/annotate/{assignment.pk}/edit/").content.decode()
+    assert audio_urls(edit) == urls
+    assert_served(client, api, assignment, urls)
+    lease_over(assignment)
+    assert_ended(client, api, assignment, urls)
+
+
+def test_a_reviewed_answer_s_references_end():
+    client = Client()
+    assignment, urls, api = opened(client)
+    example = get_task_type(ENDS).example()
+    assert api.post(f"/api/assignments/{assignment.pk}/submit/", example.answer, format="json").status_code == 201
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.APPROVED, reviewed_at=timezone.now())
+    assert_ended(client, api, assignment, urls)
+
+
+def test_an_open_assignment_s_references_keep_working_past_its_lease(client):
+    # A late answer may still count, so the page that takes it still plays the files.
+    assignment, urls, api = opened(client)
+    assert_served(client, api, assignment, urls)
+    lease_over(assignment)
+    assert_served(client, api, assignment, urls)
+    Assignment.objects.filter(pk=assignment.pk).update(status=Assignment.Status.EXPIRED)
+    assert_served(client, api, assignment, urls)
+    assert MediaUse.objects.filter(assignment=assignment).exists()
 
 
 class _FakeS3Storage:

@@ -420,7 +420,7 @@ def _importers() -> Iterator[Importer]:
                                             "idebate-claim-to-sentence-matching.csv": IBM_MATCHING},
                    "speech-transcripts.csv", counter_speech_command, task_type="counter_speech")
     yield Importer("comprehension-cli", {"speeches.csv": COMPREHENSION_SPEECHES}, "speeches.csv", comprehension_cli)
-    from annotation import media_sources
+    from annotation.media import sources as media_sources
 
     yield Importer("import_media", {"manifest.csv": MANIFEST}, "manifest.csv", media_command,
                    size_limit=(media_sources, "MANIFEST_MAX_BYTES"))

@@ -110,7 +110,7 @@ def upload_importers() -> Iterator[Importer]:
                    setup=_labelled_key_points, web=True)
     yield Importer("key-point-sets-api", track2, "arguments.csv", key_point_sets_api, task_type="key_point_sets",
                    web=True)
-    from annotation import media_sources
+    from annotation.media import sources as media_sources
     from annotation.task_types import task_types
 
     # A type whose projects take audio: only their pages offer the upload.

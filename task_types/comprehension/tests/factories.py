@@ -8,7 +8,7 @@ from datetime import datetime, timedelta
 from django.utils import timezone
 
 from annotation.models import Assignment, MediaFile, Project
-from annotation.services.media_uses import media_use_fetched, media_use_played, media_use_served
+from annotation.services.media.uses import media_use_fetched, media_use_played, media_use_served
 
 
 def clip_row(project: Project, key: str = "speech.wav", *, duration: float | None = 30.0) -> MediaFile:

@@ -15,7 +15,7 @@ from playwright.sync_api import expect
 from annotation.importers import ParsedItem
 from annotation.models import Annotation, Assignment, MediaUse, RefusedAnswer
 from annotation.services import items_import
-from annotation.services.media import media_import_file
+from annotation.services.media.files import media_import_file
 from annotation.task_types import get_task_type
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.audio import tone

@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from annotation.importers import ParsedItem
 from annotation.models import Annotation
 from annotation.services import items_import
-from annotation.services.media import media_import_file
+from annotation.services.media.files import media_import_file
 from annotation.task_types import get_task_type
 from tests.annotation.views.test_browser import open_page
 from tests.factories import ProjectFactory

@@ -17,7 +17,7 @@ from django.utils import timezone
 from annotation.importers import ParsedItem
 from annotation.models import Annotation, Assignment, MediaUse, RefusedAnswer
 from annotation.services import items_import
-from annotation.services.media import media_import_file
+from annotation.services.media.files import media_import_file
 from annotation.task_types import get_task_type
 from annotation.task_types.playback import MIN_SERVED
 from tests.factories import ProjectFactory, UserFactory

@@ -17,10 +17,10 @@ from django.utils import timezone
 
 from annotation.exports import annotation_rows
 from annotation.importers import ParsedItem
-from annotation.media_refs import media_ref
+from annotation.media.refs import media_ref
 from annotation.models import Annotation, Assignment, MediaFile, MediaUse, RefusedAnswer
 from annotation.services import items_import
-from annotation.services.media import media_import_file
+from annotation.services.media.files import media_import_file
 from annotation.task_types import get_task_type
 from annotation.task_types.playback import duration_tolerance
 from task_types.comprehension.tests.factories import heard_on_server

@@ -225,7 +225,7 @@ def test_a_listener_changes_an_answer_without_hearing_the_speech_again(client, m
     from annotation.importers import ParsedItem
     from annotation.models import Annotation, Assignment
     from annotation.services import items_import
-    from annotation.services.media import media_import_file
+    from annotation.services.media.files import media_import_file
     from task_types.comprehension.tests.factories import heard_on_server
     from tests.factories import ProjectFactory, UserFactory
     from tests.support import audio

@@ -12,8 +12,8 @@ from django.utils import timezone
 from annotation.importers import ParsedItem
 from annotation.models import Assignment, MediaFile, Project
 from annotation.services import items_import
-from annotation.services.media import media_import_file
-from annotation.services.media_uses import media_use_fetched, media_use_played, media_use_served
+from annotation.services.media.files import media_import_file
+from annotation.services.media.uses import media_use_fetched, media_use_played, media_use_served
 from annotation.task_types import get_task_type
 from tests.factories import ProjectFactory
 

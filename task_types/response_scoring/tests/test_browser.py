@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 from annotation.importers import ParsedItem
 from annotation.models import Annotation
 from annotation.services import items_import
-from annotation.services.media import media_import_file
+from annotation.services.media.files import media_import_file
 from task_types.response_scoring.services import responses_import
 from task_types.response_scoring.tests.factories import SAMPLE, TASK, record
 from tests.annotation.views.test_browser import open_page

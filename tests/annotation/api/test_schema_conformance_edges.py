@@ -14,7 +14,7 @@ from django.db import OperationalError
 from annotation.models import Item
 from annotation.task_types import get_task_type
 from tests.annotation.api.test_schema_conformance import Checked, _project, _worker
-from tests.annotation.views.test_assignment_media import (
+from tests.annotation.views.media.test_assignment_media import (
     CLIP,
     MEDIA_SLUGS,
     member,

@@ -5,12 +5,18 @@ from __future__ import annotations
 import logging
 
 from django.http.response import HttpResponseBase
+from django.utils import timezone
 from django.views.decorators.http import require_safe
 
-from annotation.media_serving import assignment_media_response, media_response
 from annotation.selectors.annotator import worker_assignment
-from annotation.selectors.media import media_fetch_refused, media_file_for, media_for_ref
+from annotation.selectors.media import (
+    media_fetch_refused,
+    media_file_for,
+    media_for_ref,
+    media_refs_ended,
+)
 from annotation.views.annotator import not_found, visible_project
+from annotation.views.media.serving import assignment_media_response, media_response
 from annotation.views.request_types import HtmxRequest
 
 logger = logging.getLogger(__name__)
@@ -21,7 +27,7 @@ def media(request: HtmxRequest, slug: str, key: str) -> HttpResponseBase:
     """An audio file of a project under its key, for staff. Anyone else gets the page of a
     project that does not exist, anonymous visitors too: a login form would tell them that the
     project, and the file, are there. A project's annotators too: a key may give an answer away
-    (``annotation.media_refs``), so they fetch files by reference, through their assignment, and
+    (``annotation.media.refs``), so they fetch files by reference, through their assignment, and
     the answer here must not tell them which keys exist."""
     if not request.user.is_authenticated:
         return not_found(request)
@@ -44,11 +50,14 @@ def assignment_media(request: HtmxRequest, slug: str, assignment_id: int, ref: s
     """A media file of the item of one of the worker's assignments, under its reference: the
     address the item's page plays. While the assignment is open, each request and the bytes it
     sends are recorded for it. Anything else (another's assignment, another project's, a
-    reference of another item, a worker blocked in the project or altogether) is the page of
-    a project that does not exist."""
+    reference of another item, a worker blocked in the project or altogether, an assignment that
+    ended: skipped, reviewed, or submitted past changing) is the page of a project that does not
+    exist."""
     if not request.user.is_authenticated or visible_project(request.user, slug) is None:
         return not_found(request)
     assignment = worker_assignment(worker=request.user, slug=slug, pk=assignment_id)
+    if assignment is not None and media_refs_ended(assignment=assignment, now=timezone.now()):
+        return not_found(request)
     media_file = media_for_ref(assignment=assignment, ref=ref) if assignment is not None else None
     if assignment is None or media_file is None:
         return not_found(request)

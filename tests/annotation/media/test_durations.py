@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from annotation.audio import FLAC, MP4, MPEG, OGG, WAV, WEBM, sniff_audio
-from annotation.audio_duration import audio_duration
+from annotation.media.durations import audio_duration
+from annotation.media.formats import FLAC, MP4, MPEG, OGG, WAV, WEBM, sniff_audio
 from tests.support import audio
 
-CLIPS = Path(__file__).resolve().parents[2] / "task_types" / "comprehension" / "data"
+CLIPS = Path(__file__).resolve().parents[3] / "task_types" / "comprehension" / "data"
 
 
 def seconds(data: bytes, content_type: str) -> float | None:

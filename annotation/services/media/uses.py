@@ -10,7 +10,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F
 from django.db.models.functions import Coalesce
 
-from annotation.byte_ranges import ranges_union
+from annotation.media.byte_ranges import ranges_union
 from annotation.models import Assignment, MediaFile, MediaUse
 from annotation.services.errors import WorkflowError
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from typing import IO
 
-from annotation.audio import FLAC, MP4, MPEG, OGG, WAV, WEBM
+from annotation.media.formats import FLAC, MP4, MPEG, OGG, WAV, WEBM
 
 # The MP3 bitrates in kbit/s by [MPEG-1?][layer][index]; sampling rates by [version][index].
 _BITRATES = {
@@ -31,7 +31,7 @@ OGG_TAIL = 65_536
 
 def audio_duration(stream: IO[bytes], content_type: str, size: int) -> float | None:
     """Seconds that the file in ``stream`` (seekable, ``size`` bytes, of a content type that
-    ``annotation.audio.sniff_audio`` gave) plays, or None when its headers do not tell."""
+    ``annotation.media.formats.sniff_audio`` gave) plays, or None when its headers do not tell."""
     reader = {WAV: _wav, MPEG: _mp3, FLAC: _flac, OGG: _ogg, MP4: _mp4, WEBM: _webm}.get(content_type)
     if reader is None:
         return None

@@ -1,6 +1,6 @@
 """Writes of a project's audio files: importing them, all or nothing, and deleting them.
 
-Files are checked first (``annotation.media_sources``: paths, sizes, content), then copied to the
+Files are checked first (``annotation.media.sources``: paths, sizes, content), then copied to the
 default storage under generated names, and only then recorded, in one short transaction: the
 database's write lock is not held while megabytes are copied. When anything fails after files
 were stored, they are deleted again, so a refused import leaves neither rows nor files. A
@@ -24,9 +24,9 @@ from django.core.files.storage import default_storage
 from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
-from annotation.audio_duration import audio_duration
 from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
-from annotation.media_sources import (
+from annotation.media.durations import audio_duration
+from annotation.media.sources import (
     ZIP_READ_ERRORS,
     BinaryReader,
     CheckedEntry,

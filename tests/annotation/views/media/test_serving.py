@@ -1,6 +1,6 @@
 """Audio files under their keys go to staff, with byte ranges; everyone else, the project's
 annotators too (they fetch by reference through their assignment: tests/annotation/views/
-test_assignment_media.py), gets the page of a project that does not exist."""
+media/test_assignment_media.py), gets the page of a project that does not exist."""
 
 import io
 import re
@@ -9,8 +9,9 @@ import pytest
 from django.db import DatabaseError
 from django.urls import reverse
 
-from annotation.byte_ranges import MAX_SERVED_RANGES, ranges_length, ranges_union
-from annotation.media_serving import (
+from annotation.media.byte_ranges import MAX_SERVED_RANGES, ranges_length, ranges_union
+from annotation.services import media_import_file
+from annotation.views.media.serving import (
     CHUNK,
     REPORT_EVERY,
     ByteRange,
@@ -19,7 +20,6 @@ from annotation.media_serving import (
     media_url,
     requested_range,
 )
-from annotation.services import media_import_file
 from tests.factories import ProjectFactory, UserFactory
 from tests.support import audio
 

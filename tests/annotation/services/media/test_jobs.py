@@ -7,9 +7,9 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, MediaFile
-from annotation.services import media_jobs
 from annotation.services.imports import import_job_execute
-from annotation.services.media_jobs import media_upload_import
+from annotation.services.media import jobs as media_jobs
+from annotation.services.media.jobs import media_upload_import
 from tests.factories import ProjectFactory
 from tests.support import audio
 from tests.support.audio import stored_files, zip_of

@@ -9,9 +9,9 @@ import pytest
 from moto import mock_aws
 
 from annotation.importers import ImportFailed
-from annotation.media_serving import media_url
 from annotation.models import MediaFile
 from annotation.services import media_import_zip
+from annotation.views.media.serving import media_url
 from tests.factories import ProjectFactory, UserFactory
 from tests.support import audio
 

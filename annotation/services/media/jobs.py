@@ -4,7 +4,7 @@ ImportJob of kind ``media`` reads them in a worker (``jobs.services.job_execute`
 every job shares). A web request then copies no audio to the storage itself: on S3 that copy may
 take longer than the web server waits.
 
-All or nothing, as ``annotation.services.media`` imports: every file is checked before any is
+All or nothing, as ``annotation.services.media.files`` imports: every file is checked before any is
 stored; the files are copied to the storage outside the database's transaction, then recorded in
 the transaction that records the job's outcome. An attempt that fails, is cancelled or is given
 up deletes the copies it made; only files whose rows committed stay.
@@ -24,9 +24,9 @@ from django.core.files.uploadedfile import UploadedFile
 from django.db import transaction
 
 from annotation.importers import ImportFailed, RowError
-from annotation.media_sources import MediaBatch, zip_batch
+from annotation.media.sources import MediaBatch, zip_batch
 from annotation.models import ImportJob, MediaFile, Project
-from annotation.services.media import (
+from annotation.services.media.files import (
     ON_DUPLICATE,
     MediaImportResult,
     media_batch_record,

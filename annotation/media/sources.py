@@ -1,5 +1,5 @@
 """Read the audio files of an import — a zip, a folder or one file — and check them. No
-database access here; ``annotation.services.media`` stores what passes.
+database access here; ``annotation.services.media.files`` stores what passes.
 
 A zip or folder may hold ``manifest.csv`` at its top with the columns ``key,file`` (``file`` is
 the path inside the zip or folder); without one, every file named as audio is imported under its
@@ -26,9 +26,15 @@ from typing import IO, Protocol
 
 from django.conf import settings
 
-from annotation.audio import AUDIO_SUFFIXES, KNOWN_FORMATS, SNIFF_BYTES, describe, sniff_audio
 from annotation.import_decoding import decode
 from annotation.importers import MAX_REPORTED_ERRORS, ImportFailed, RowError
+from annotation.media.formats import (
+    AUDIO_SUFFIXES,
+    KNOWN_FORMATS,
+    SNIFF_BYTES,
+    describe,
+    sniff_audio,
+)
 from annotation.task_types.base import ImportField
 from annotation.uploads import MIB, limit_text
 

@@ -3,7 +3,7 @@ tests/security/test_import_disguised_audio.py)."""
 
 import pytest
 
-from annotation.audio import SNIFF_BYTES, sniff_audio
+from annotation.media.formats import SNIFF_BYTES, sniff_audio
 from tests.support import audio
 
 

@@ -30,7 +30,7 @@ from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header
 
-from annotation.audio import EXTENSIONS
+from annotation.media.formats import EXTENSIONS
 from annotation.models import Assignment, MediaFile, Project
 
 logger = logging.getLogger(__name__)
@@ -43,7 +43,7 @@ _RANGE = re.compile(r"^([0-9]{0,19})-([0-9]{0,19})$")
 
 def media_url(project: Project, key: str) -> str:
     """The path at which staff fetch the project's file stored as ``key`` (a worker fetches an
-    item's files through its assignment, under references: ``annotation.media_refs``)."""
+    item's files through its assignment, under references: ``annotation.media.refs``)."""
     return reverse("media", kwargs={"slug": project.slug, "key": key})
 
 
@@ -180,7 +180,7 @@ def assignment_media_response(request: HttpRequest, assignment: Assignment, medi
     """``media_response`` for the worker of ``assignment``, the file named by its reference
     ``ref``; while the assignment is open, the request is recorded as a fetch and the bytes it
     sends as served. Raises FileNotFoundError as media_response does."""
-    from annotation.services.media_uses import media_use_fetched, media_use_served
+    from annotation.services.media.uses import media_use_fetched, media_use_served
 
     recording = request.method == "GET" and assignment.status == Assignment.Status.ASSIGNED
 

@@ -14,7 +14,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from rest_framework.test import APIClient
 
-from annotation.media_refs import media_ref
+from annotation.media.refs import media_ref
 from annotation.models import Assignment, MediaUse
 from annotation.services import media_import_file
 from annotation.task_types import get_task_type, task_types
