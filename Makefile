@@ -5,7 +5,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 HOST ?= 127.0.0.1:8000
 
-.PHONY: run test fuzz-api lint docs migrate demo worker beat bench clean audit pins advisories
+.PHONY: run test test-quick fuzz-api lint docs migrate demo worker beat bench clean audit pins advisories
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -77,6 +77,11 @@ run: demo
 TEST_WORKERS ?= 2
 test: $(VENV)/.dev
 	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS)
+
+# The same without the tests marked `integration` (those that start a browser, a server, a
+# subprocess or a worker; tests/support/markers.py): the quick tier to run while working.
+test-quick: $(VENV)/.dev
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS) -m "not integration"
 
 # Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
 # two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a

@@ -21,6 +21,9 @@ SHARED_DATA = Path(os.environ.get("SHARED_DATA_DIR", ROOT.parent / "shared" / "d
 # What the tests marked shared_data read; checked whole, so that a partial copy fails loudly.
 SHARED_FILES = ("ukpconvarg1/arguments.tsv", "ukpconvarg1/assignments.tsv.gz")
 
+# The integration marker, applied by the fixtures that start browsers, servers and workers.
+pytest_plugins = ["tests.support.markers"]
+
 
 def pytest_configure(config) -> None:
     from django.conf import settings

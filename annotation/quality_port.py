@@ -245,15 +245,6 @@ def excluded_workers(*, project: Project) -> int:
     return _answer("reads", "excluded_workers")(project=project)
 
 
-def blocked_answers_excluded(*, project: Project) -> bool:
-    return _answer("reads", "blocked_answers_excluded")(project=project)
-
-
-def blocked_ids_sql() -> str:
-    """SQL for the ids of the workers blocked in a project (parameters ``project``, ``blocked``)."""
-    return _answer("reads", "blocked_ids_sql")()
-
-
 def promoted_gold(*, prefix: str = "") -> Any:
     """A ``Q`` on items: gold questions promoted from real items."""
     return _answer("reads", "promoted_gold")(prefix=prefix)

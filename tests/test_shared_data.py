@@ -49,6 +49,7 @@ def test_a_marked_test_is_checked_even_without_the_fixture(folder, monkeypatch):
     conftest.pytest_runtest_setup(SimpleNamespace(get_closest_marker=lambda name: None))
 
 
+@pytest.mark.integration
 def test_a_ci_run_without_the_data_fails(tmp_path):
     # The real thing, as .ci/run runs it: the tests on real data error out instead of skipping.
     env = {k: v for k, v in os.environ.items() if k != "SHARED_DATA_DIR"}

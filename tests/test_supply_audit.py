@@ -83,6 +83,7 @@ def test_the_snapshot_date_is_printed_and_an_old_one_warns(tmp_path):
     ("example-pkg==2.1", "PYSEC-2099-0002"),  # `last_affected` is affected
     ("otherpkg==0.9.0", "PYSEC-2099-0004"),  # listed explicitly, no range
 ])
+@pytest.mark.integration
 def test_a_known_vulnerable_pin_is_reported_and_fails(tmp_path, pin, advisory_id):
     result = run_audit(tmp_path, f"{pin} \\\n    --hash=sha256:{'a' * 64}\n")
     assert result.returncode == 1, result.stdout + result.stderr
@@ -90,6 +91,7 @@ def test_a_known_vulnerable_pin_is_reported_and_fails(tmp_path, pin, advisory_id
     assert "1 known vulnerability" in result.stdout
 
 
+@pytest.mark.integration
 @pytest.mark.parametrize("pin", ["example-pkg==1.4.2", "example-pkg==1.10", "example-pkg==2.1.1", "otherpkg==0.9.1"])
 def test_a_fixed_or_unaffected_pin_passes(tmp_path, pin):
     result = run_audit(tmp_path, pin + "\n")
@@ -98,6 +100,7 @@ def test_a_fixed_or_unaffected_pin_passes(tmp_path, pin):
     assert "0 known vulnerabilities" in result.stdout
 
 
+@pytest.mark.integration
 def test_an_ignored_advisory_passes_only_with_a_reason(tmp_path):
     entry = '[[ignore]]\nid = "PYSEC-2099-0001"\npackage = "example-pkg"\nreason = "{}"\n'
     accepted = run_audit(tmp_path, "example-pkg==1.0\n", entry.format("the code never calls the affected function"))
@@ -113,6 +116,7 @@ def test_an_ignored_advisory_passes_only_with_a_reason(tmp_path):
     assert run_audit(tmp_path, "example-pkg==1.0\n", other).returncode == 1
 
 
+@pytest.mark.integration
 def test_an_unreadable_snapshot_fails_instead_of_passing(tmp_path):
     result = run_audit(tmp_path, "example-pkg==1.0\n")
     (tmp_path / "snapshot.json").write_text("{not json", encoding="utf-8")
@@ -122,6 +126,7 @@ def test_an_unreadable_snapshot_fails_instead_of_passing(tmp_path):
     assert result.returncode == 1 and broken.returncode == 2
 
 
+@pytest.mark.integration
 def test_the_vendored_snapshot_covers_every_pin_and_the_pins_pass():
     snapshot = json.loads((ROOT / ".ci" / "advisories" / "pypa-advisory-database.json").read_text(encoding="utf-8"))
     assert snapshot["source"]["license"] == "CC-BY-4.0" and snapshot["source"]["date"]

@@ -36,11 +36,6 @@ def excluded_worker_ids(*, project: Project) -> QuerySet:
     return quality_port.excluded_worker_ids(project=project)
 
 
-def blocked_answers_excluded(*, project: Project) -> bool:
-    """Whether the project leaves blocked workers' answers out (for readers that write their own SQL)."""
-    return quality_port.blocked_answers_excluded(project=project)
-
-
 def answers_as_data(*, project: Project, prefix: str = "", include_blocked: bool = False) -> Q:
     """Assignments (reached through ``prefix``, e.g. ``assignment__``) whose answers are data;
     ``include_blocked`` keeps the answers of blocked workers (an export on request, to audit)."""

@@ -39,18 +39,6 @@ def excluded_workers(*, project: Project) -> int:
     return excluded_worker_ids(project=project).count()
 
 
-def blocked_answers_excluded(*, project: Project) -> bool:
-    """Whether the project leaves blocked workers' answers out."""
-    return not QualityPolicy.objects.filter(project_id=project.pk, blocked_answers_excluded=False).exists()
-
-
-def blocked_ids_sql() -> str:
-    """SQL for the ids of the workers blocked in a project, for readers that write their own SQL:
-    it takes the parameters ``project`` and ``blocked`` (``BLOCKED``)."""
-    return (f"SELECT worker_id FROM {WorkerStanding._meta.db_table}"
-            " WHERE project_id = %(project)s AND state = %(blocked)s")
-
-
 def promoted_gold(*, prefix: str = "") -> Q:
     """Gold questions (reached through ``prefix``) promoted from real items: their earlier answers stay data."""
     return Q(**{f"{prefix}gold_answer__source": GoldAnswer.Source.PROMOTED})

@@ -164,3 +164,44 @@ def test_bulk_path_skips_unanswered_assignments_without_shifting_times(monkeypat
     for b, r in zip(bulk, rows, strict=True):
         assert len(b) == 2 and b.equals(r), (b, r)
         assert b["submitted_at"].notna().all()
+
+
+def test_both_paths_apply_the_one_rule_of_what_counts_as_data(monkeypatch):
+    """Gold and training answers, a withdrawn item's answers and (while the project leaves them
+    out) a blocked worker's answers are not data, on either path: the bulk path filters the
+    assignments by the same ``Q`` (``annotation.selectors.counted``) the row-by-row path uses."""
+    from django.db import connection
+
+    import analysis.frames as frames
+    from annotation.models import Assignment, ItemKind, Purpose, Standing
+    from quality.services.standing import standing_set
+    from tests.annotation.quality_helpers import answered
+    from tests.quality_factories import quality_policy
+
+    if connection.vendor != "postgresql":
+        pytest.skip("the bulk path is PostgreSQL's")
+    project = ProjectFactory(redundancy=3)
+    real = ItemFactory.create_batch(2, project=project)
+    withdrawn = ItemFactory(project=project, kind=ItemKind.WITHDRAWN)
+    gold = ItemFactory(project=project, kind=ItemKind.GOLD)
+    honest, blocked = UserFactory(username="honest"), UserFactory(username="blocked")
+    data = [answered(item, "a1", worker=honest) for item in real]
+    late = answered(real[0], "a2", status=Assignment.Status.EXPIRED)  # not counted, still an answer
+    left_out = [answered(item, "a2", worker=blocked) for item in real]
+    left_out += [answered(withdrawn, "a1", worker=honest), answered(gold, "a1", worker=honest, purpose=Purpose.GOLD),
+                 answered(gold, "a2", purpose=Purpose.TRAINING)]
+    standing_set(project=project, worker=blocked, state=Standing.BLOCKED, reason="random answers", audit=False)
+
+    def both(**options):
+        bulk = annotation_frame(project=project, **options).frame
+        with monkeypatch.context() as m:
+            m.setattr(frames, "_bulk_available", lambda: False)
+            rows = annotation_frame(project=project, **options).frame
+        assert bulk.equals(rows), (bulk, rows)
+        return set(bulk["annotation"])
+
+    assert both() == {a.pk for a in data}
+    assert both(counted_only=False) == {a.pk for a in data} | {late.pk}
+    quality_policy(project, blocked_answers_excluded=False)  # the project keeps blocked workers' answers
+    assert both() == {a.pk for a in data + left_out[:2]}
+    assert not {a.pk for a in left_out[2:]} & both(counted_only=False)

@@ -229,6 +229,7 @@ print(" ".join(str(throttle.allow_request(request, None)) for _ in range(int(sys
 """
 
 
+@pytest.mark.integration
 @pytest.mark.django_db(transaction=True)
 def test_counts_are_shared_between_processes(tmp_path):
     """Two processes, as two gunicorn workers would be, share one count in the default cache."""

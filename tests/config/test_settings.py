@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 # Variables of the calling environment that would change what is checked.
 SETTINGS_VARIABLES = ("DJANGO_DEBUG", "DJANGO_SECRET_KEY", "DJANGO_ALLOWED_HOSTS", "DJANGO_SECURE_COOKIES",
@@ -27,6 +29,7 @@ def random_key() -> str:
     return "".join(secrets.choice(string.ascii_letters + string.digits + "!@#%^&*(-_=+)") for _ in range(50))
 
 
+@pytest.mark.integration
 def test_deploy_check_leaves_only_hsts_and_ssl_redirect_to_the_proxy():
     done = run(["manage.py", "check", "--deploy"], DJANGO_DEBUG="0", DJANGO_SECRET_KEY=random_key(),
                DJANGO_ALLOWED_HOSTS="example.org")
@@ -39,22 +42,26 @@ def test_deploy_check_leaves_only_hsts_and_ssl_redirect_to_the_proxy():
 SHOW = "import config.settings as s; print(s.DEBUG, s.DEPLOYED, s.SESSION_COOKIE_SECURE if s.DEPLOYED else '-')"
 
 
+@pytest.mark.integration
 def test_debug_is_off_unless_asked_for():
     assert run(["-c", SHOW], DJANGO_SECRET_KEY=random_key()).stdout.split() == ["False", "True", "True"]
     assert run(["-c", SHOW], DJANGO_DEBUG="1").stdout.split() == ["True", "False", "-"]
 
 
+@pytest.mark.integration
 def test_without_a_secret_key_a_deployment_refuses_to_start():
     done = run(["-c", SHOW])
     assert done.returncode != 0
     assert "DJANGO_SECRET_KEY must be set when DJANGO_DEBUG is off" in done.stderr
 
 
+@pytest.mark.integration
 def test_a_test_run_needs_no_secret_key():
     # What pytest hands to the processes it starts (a Celery worker, concurrent clients).
     assert run(["-c", SHOW], ARGCROWD_TEST_RUN="1").stdout.split() == ["False", "False", "-"]
 
 
+@pytest.mark.integration
 def test_make_run_asks_for_debug(tmp_path):
     """Every command `make run` starts (install, migrate, demo, server) runs with DJANGO_DEBUG=1;
     a stand-in for the virtualenv's python records what it was given."""
@@ -80,6 +87,7 @@ STORAGE = ("import json, config.settings as s; "
            "print(json.dumps([s.STORAGES['default'], s.MEDIA_MAX_FILE_MB, str(s.MEDIA_ROOT)]))")
 
 
+@pytest.mark.integration
 def test_files_go_to_media_root_unless_an_s3_bucket_is_named(tmp_path):
     local = run(["-c", STORAGE], ARGCROWD_TEST_RUN="1", MEDIA_ROOT=str(tmp_path), MEDIA_MAX_FILE_MB="80")
     assert json.loads(local.stdout) == [{"BACKEND": "django.core.files.storage.FileSystemStorage"}, 80, str(tmp_path)]
@@ -93,6 +101,7 @@ def test_files_go_to_media_root_unless_an_s3_bucket_is_named(tmp_path):
         "file_overwrite": False}
 
 
+@pytest.mark.integration
 def test_prepared_statements_are_on_unless_turned_off():
     show = ("import config.settings as s; o = s.DATABASES['default'].get('OPTIONS', {}); "
             "print(s.DATABASE_PREPARED, o.get('server_side_binding'), o.get('prepare_threshold'))")
@@ -115,6 +124,7 @@ print([line for line in login.content.decode().splitlines() if "app." in line an
 """
 
 
+@pytest.mark.integration
 def test_an_unknown_address_is_404_in_a_deployment_with_or_without_collectstatic(tmp_path):
     env = {"DJANGO_SECRET_KEY": random_key(), "SQLITE_PATH": str(tmp_path / "db.sqlite3"),
            "ARGCROWD_VAR_DIR": str(tmp_path / "var"), "STATIC_ROOT": str(tmp_path / "static")}

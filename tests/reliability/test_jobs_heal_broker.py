@@ -16,7 +16,7 @@ from analysis.models import AnalysisRun
 from tests.factories import ProjectFactory, UserFactory
 from tests.reliability.outage_servers import require_redis_server
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 Status = AnalysisRun.Status
 
 

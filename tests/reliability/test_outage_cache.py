@@ -55,6 +55,7 @@ def test_while_the_breaker_is_open_redis_is_not_tried(settings, monkeypatch):
     assert tried == [] and time.monotonic() - started < 1
 
 
+@pytest.mark.integration
 def test_when_redis_returns_the_cache_returns_to_it(settings, redis_server):
     settings.CACHE_FALLBACK_SECONDS = 0.5
     cache = make_cache(redis_server.port)

@@ -70,6 +70,7 @@ def frozen_redis(tmp_path):
         proc.wait(timeout=10)
 
 
+@pytest.mark.integration
 def test_a_frozen_redis_holds_no_request_past_the_timeouts(frozen_redis, tmp_path):
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "SQLITE_PATH")}
     env.update(REDIS_URL=f"redis://127.0.0.1:{frozen_redis}/0", DJANGO_SETTINGS_MODULE="config.settings",

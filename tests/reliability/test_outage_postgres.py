@@ -28,7 +28,7 @@ from tests.reliability.outage_servers import (
 )
 from tests.support.runtime import database_url, is_postgres
 
-pytestmark = [pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
+pytestmark = [pytest.mark.integration, pytest.mark.postgres, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-for-tests"
 RETRY_AFTER = 7

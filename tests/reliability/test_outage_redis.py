@@ -31,7 +31,7 @@ from tests.reliability.outage_servers import (
 )
 from tests.support.runtime import _worker_unavailable, database_url, is_postgres
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.integration, pytest.mark.django_db(transaction=True)]
 
 PASSWORD = "pw-for-tests"
 # How long a process keeps off Redis after a failed call (the setting, shortened for the test).

@@ -14,6 +14,7 @@ from tests.reliability import outage_servers
 from tests.reliability.outage_servers import postgres_bin, require_redis_server
 
 
+@pytest.mark.integration
 def test_postgres_programs_are_found_by_pg_config_or_in_a_version_folder(monkeypatch):
     if shutil.which("pg_config") is None and not list(Path("/").glob(outage_servers.PG_BIN_GLOB.lstrip("/"))):
         pytest.skip("PostgreSQL is not installed here")

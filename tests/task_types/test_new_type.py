@@ -8,9 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.integration
 def test_a_folder_and_one_installed_apps_line_make_a_working_type():
     # A run of its own on an in-memory database: the outer run's database, queue and cache (and
     # its demands for workers, a browser and the shared data) are not the inner run's to touch.

@@ -129,6 +129,7 @@ def test_one_worker_in_many_tabs_gets_one_assignment():
     assert sum(Item.objects.filter(project=project).values_list("n_active", flat=True)) == 1
 
 
+@pytest.mark.integration
 @pytest.mark.postgres
 def test_many_processes_asking_and_submitting():
     if not is_postgres():

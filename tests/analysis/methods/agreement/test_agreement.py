@@ -251,6 +251,7 @@ def test_cli_bad_input_names_line_and_column(tmp_path, capsys, text, message):
     assert message in err and err.startswith("agreement: error: ")
 
 
+@pytest.mark.integration
 def test_cli_missing_file_and_help(tmp_path, capsys):
     assert main([str(tmp_path / "absent.csv")]) == 1
     assert "no such file" in capsys.readouterr().err

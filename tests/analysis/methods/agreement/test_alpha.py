@@ -212,6 +212,7 @@ def test_nominal_alpha_on_sets_counts_only_identical_answers():
     assert encoded.kind == "sets"
 
 
+@pytest.mark.integration
 def test_the_runtime_needs_no_krippendorff_package():
     """The package is GPL-3.0: only the tests and benchmarks install it, so the default backend
     must compute every level without it, and asking for it without it says what is missing."""

@@ -43,6 +43,7 @@ def test_stem_and_stopword_options(files, capsys):
     assert lines[0]["base"] == pytest.approx(1 / 3)
 
 
+@pytest.mark.integration
 def test_runs_as_a_module(files):
     done = subprocess.run(
         [

@@ -44,6 +44,7 @@ def test_bad_input_exits_2_with_one_line(tmp_path, capsys, predictions, message)
     assert captured.err.count("\n") == 1 and message in captured.err
 
 
+@pytest.mark.integration
 def test_runs_as_a_module(tmp_path):
     write(tmp_path, labels="arg_id,key_point_id,label\n007,k1,x\n")
     path = tmp_path / "predictions.json"

@@ -132,6 +132,7 @@ def test_cli_rejects_bad_options():
     assert stop.value.code == 2
 
 
+@pytest.mark.integration
 def test_python_m_runs_the_command_line(tmp_path):
     source = tmp_path / "votes.csv"
     source.write_text(CSV)

@@ -171,6 +171,7 @@ def test_sparse_rows_read_like_the_dense_matrix():
         sparse.values[0] = 1.0
 
 
+@pytest.mark.integration
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the peak memory from /proc")
 def test_the_command_line_runs_every_label_distinct_in_bounded_memory(tmp_path):
     # The original complaint: this file made the command line ask for 23 GB. Its peak resident
