@@ -87,6 +87,7 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "annotation.body_limits.AnonymousBodyLimitMiddleware",  # 64 KB without a login, before any read
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -234,7 +235,6 @@ IMPORT_MAX_DECOMPRESSED_BYTES = env_int("IMPORT_MAX_DECOMPRESSED_MB", 200) * 102
 # entries, so that a small zip cannot make the server unpack or list without end.
 MEDIA_MAX_FILE_MB = env_int("MEDIA_MAX_FILE_MB", 50)
 MEDIA_MAX_ZIP_MEMBERS = env_int("MEDIA_MAX_ZIP_MEMBERS", 10_000)
-
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
         "annotation.api.authentication.SessionAuthentication",  # DRF's, refusing one-time passwords
