@@ -123,6 +123,10 @@ def test_the_screened_out_url_is_a_template_of_the_projects_panel():
     with pytest.raises(ValidationError) as refused:
         quality_policy_update(project=project, actor=None, values={"screened_out_url": "https://x.example/{PROLIFIC_PID}"})
     assert "Unknown placeholders {PROLIFIC_PID}" in refused.value.message_dict["screened_out_url"][0]
+    with pytest.raises(ValidationError) as refused:
+        quality_policy_update(project=project, actor=None, values={
+            "screened_out_url": "https://connect.example{participantId}/out"})
+    assert "only after the host" in refused.value.message_dict["screened_out_url"][0]
     assert QualityPolicy.objects.get(project=project).screened_out_url == policy.screened_out_url
 
 
