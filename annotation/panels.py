@@ -162,6 +162,24 @@ def template_names(template: str) -> set[str]:
     return names
 
 
+def template_host_fixed(template: str, *, setup: PanelSetup) -> bool:
+    """True when no value can move the URL's scheme or host: every placeholder stands after the
+    host, once a ``/``, ``?`` or ``#`` has ended it (``https://panel.example.com{ret}/done``
+    would let a worker's value extend the host). A panel's base parameter, itself checked
+    against its pattern, may stand for the scheme and host at the start."""
+    rendered = ""
+    for literal, name, _, _ in string.Formatter().parse(template):
+        rendered += literal
+        if name is None:
+            continue
+        if name in setup.base_params and not rendered:
+            rendered = setup.base_params[name].default
+            continue
+        _, sep, after_scheme = rendered.partition("://")
+        return bool(sep) and any(mark in after_scheme for mark in "/?#")
+    return True
+
+
 def template_check(template: str, *, setup: PanelSetup, field_name: str) -> None:
     """Refuse a template with unknown placeholders or that does not make an http(s) URL."""
     if not template:
@@ -175,6 +193,10 @@ def template_check(template: str, *, setup: PanelSetup, field_name: str) -> None
     if unknown:
         raise ValidationError({field_name: f"Unknown placeholders {', '.join('{' + n + '}' for n in unknown)}; "
                                            f"known: {', '.join('{' + n + '}' for n in sorted(known))}."})
+    if not template_host_fixed(template, setup=setup):
+        raise ValidationError({field_name: "Placeholders may stand only after the host (after the first / ? "
+                                           "or # that follows https://HOST): a worker's value must not be "
+                                           "able to change where the link leads."})
     sample = {n: setup.base_params[n].default if n in setup.base_params else "x" for n in names}
     try:
         _URL(template.format(**sample))
@@ -222,6 +244,8 @@ def exit_url(*, setup: PanelSetup, template: str, code: str, params: Mapping[str
         names = template_names(template)
     except ValueError:
         return None  # stored before templates were checked: no way out rather than a broken one
+    if not template_host_fixed(template, setup=setup):
+        return None  # stored before hosts were checked: no link whose host a worker's value moves
     values: dict[str, str] = {}
     for name in names:
         if name in setup.base_params:

@@ -113,6 +113,20 @@ class LoginThrottle(AddressThrottle):
     scope = "login"
 
 
+# Signed webhook deliveries per sending address, when REST_FRAMEWORK's rates do not name the scope.
+SIGNED_DELIVERY_RATE = "600/min"
+
+
+class SignedDeliveryThrottle(AddressThrottle):
+    """Webhook deliveries whose signature matched, counted apart from every other anonymous
+    request: forged deliveries (counted by AnonThrottle) cannot use up the sender's limit."""
+
+    scope = "signed_delivery"
+
+    def get_rate(self) -> str | None:
+        return super().get_rate() or SIGNED_DELIVERY_RATE
+
+
 def client_address(request: HttpRequest) -> str:
     """The client's address as the throttles see it (REMOTE_ADDR, or the entry of
     X-Forwarded-For that the trusted proxies added), so lockouts and throttles agree."""

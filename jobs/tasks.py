@@ -31,7 +31,10 @@ def run_as_task(task, execute: Callable[[], Job | None], *, model: type[Job], pk
     try:
         job = execute()
     except JobBusy as busy:
-        raise task.retry(countdown=busy.retry_in, max_retries=None) from None
+        # For as long as the holder lives, with no count: retry() reads max_retries=None as "the
+        # task's own limit" (3), which dropped the message of a job whose holder outlived three
+        # looks. The limit given is the count this retry reaches, so it is always allowed.
+        raise task.retry(countdown=busy.retry_in, max_retries=task.request.retries + 1) from None
     except RETRIED as exc:
         retries = task.request.retries
         if retries >= TRANSIENT_RETRIES:

@@ -20,6 +20,7 @@ from rest_framework.exceptions import NotFound, ValidationError
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
@@ -51,7 +52,8 @@ from annotation.services.prolific_link import (
     prolific_study_unlink,
 )
 from annotation.services.prolific_sync import prolific_sync_queue
-from annotation.services.prolific_webhook import prolific_webhook_receive
+from annotation.services.prolific_webhook import prolific_webhook_receive, prolific_webhook_refusal
+from annotation.throttles import AnonThrottle, SignedDeliveryThrottle
 
 VIEW, LINK, DECIDE = "annotation.view_project", "annotation.change_prolificstudy", "annotation.change_prolificsubmission"
 NOT_LINKED = "This project is not linked to a Prolific study."
@@ -204,8 +206,16 @@ class Webhook(APIView):
     permission_classes = [AllowAny]
     authentication_classes: list = []
 
+    def get_throttles(self) -> list[BaseThrottle]:
+        # Checked over the raw bytes (at most 64 KB without a login: annotation.body_limits)
+        # before any throttle counts: signed deliveries have a limit of their own, which forged
+        # ones (held to the anonymous rate) cannot use up.
+        request = self.request
+        signed = prolific_webhook_refusal(body=request.body, headers=request.headers) is None
+        return [SignedDeliveryThrottle()] if signed else [AnonThrottle()]
+
     @extend_schema(operation_id="prolific_webhook", tags=["prolific"], summary="Prolific's webhook (signed deliveries only)", request={"application/json": dict},
-                   responses={200: ErrorDetail, 400: ErrorDetail, 403: ErrorDetail})
+                   responses={200: ErrorDetail, 400: ErrorDetail, 403: ErrorDetail, 413: ErrorDetail, 429: ErrorDetail})
     def post(self, request: Request) -> Response:
         answer = prolific_webhook_receive(body=request.body, headers=request.headers)
         return Response({"detail": answer.detail}, status=answer.status)

@@ -123,4 +123,51 @@ def test_the_screened_out_url_is_a_template_of_the_projects_panel():
     with pytest.raises(ValidationError) as refused:
         quality_policy_update(project=project, actor=None, values={"screened_out_url": "https://x.example/{PROLIFIC_PID}"})
     assert "Unknown placeholders {PROLIFIC_PID}" in refused.value.message_dict["screened_out_url"][0]
+    with pytest.raises(ValidationError) as refused:
+        quality_policy_update(project=project, actor=None, values={
+            "screened_out_url": "https://connect.example{participantId}/out"})
+    assert "only after the host" in refused.value.message_dict["screened_out_url"][0]
     assert QualityPolicy.objects.get(project=project).screened_out_url == policy.screened_out_url
+
+
+@pytest.mark.parametrize("template", [
+    "https://panel.example.com{ret}/done", "https://{code}.example.com/done", "https://panel.example.com:{code}/",
+    "https://user{worker_id}@panel.example.com/", "{code}", "https:{code}/done", "{STUDY_ID}/done",
+])
+def test_a_template_with_a_value_before_the_end_of_its_host_is_refused(template):
+    setup = panel_setup(project(panel=CUSTOM, worker_param="ret", extra_params="ret"))
+    with pytest.raises(ValidationError) as refused:
+        template_check(template.replace("STUDY_ID", "ret"), setup=setup, field_name="completion_url")
+    assert "only after the host" in refused.value.message_dict["completion_url"][0]
+
+
+@pytest.mark.parametrize("template", [
+    "https://panel.example.com/{ret}/done", "https://panel.example.com?r={ret}", "https://panel.example.com#{ret}",
+    "https://panel.example.com/done?cc={code}&w={worker_id}",
+])
+def test_a_template_with_its_values_after_the_host_is_accepted(template):
+    setup = panel_setup(project(panel=CUSTOM, worker_param="ret"))
+    template_check(template, setup=setup, field_name="completion_url")
+
+
+@pytest.mark.django_db
+def test_a_project_whose_completion_url_lets_a_value_move_the_host_is_refused_on_save_and_at_render():
+    from annotation.selectors.panel_exits import completion_exit
+    from tests.factories import ProjectFactory
+
+    stored = ProjectFactory(panel=CUSTOM, worker_param="ret", custom_source="lab", completion_code="C1",
+                             completion_url="https://panel.example.com{ret}/done")
+    with pytest.raises(ValidationError) as refused:
+        stored.full_clean()
+    assert list(refused.value.message_dict) == ["completion_url"]
+    assert "only after the host" in refused.value.message_dict["completion_url"][0]
+    # Stored before the check (the factory does not clean): no link out, never one to another host.
+    setup = panel_setup(stored)
+    assert exit_url(setup=setup, template=stored.completion_url, code="C1", params={"ret": ".evil.example"}) is None
+    assert completion_exit(project=stored, params={"ret": ".evil.example"}) is None
+    # MTurk's own template starts with its checked base parameter, and still works.
+    mturk = panel_setup(project(panel="mturk"))
+    template_check(mturk.completion_url, setup=mturk, field_name="completion_url")
+    done = exit_url(setup=mturk, template=mturk.completion_url, code="",
+                    params={"turkSubmitTo": "https://evil.example", "assignmentId": "A1", "workerId": "W"})
+    assert done is not None and done.url == "https://www.mturk.com/mturk/externalSubmit"

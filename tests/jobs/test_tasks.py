@@ -1,6 +1,8 @@
 """What every job's Celery task shares: queueing by name; retries of busy and transient jobs,
 then giving up."""
 
+import time
+
 import pytest
 
 from tests.factories import ProjectFactory
@@ -41,7 +43,12 @@ def test_a_job_task_retries_busy_and_transient_jobs_then_leaves_them_to_the_sche
     task = FakeTask(retries=0)
     with pytest.raises(RuntimeError):
         run_as_task(task, busy, model=ImportJob, pk=1)
-    assert task.retried == [{"countdown": 12.0, "max_retries": None}]
+    # A busy job is looked at again for as long as its holder lives: each retry is allowed.
+    assert task.retried == [{"countdown": 12.0, "max_retries": 1}]
+    task = FakeTask(retries=40)
+    with pytest.raises(RuntimeError):
+        run_as_task(task, busy, model=ImportJob, pk=1)
+    assert task.retried == [{"countdown": 12.0, "max_retries": 41}]
     task = FakeTask(retries=2)
     with pytest.raises(RuntimeError):
         run_as_task(task, flaky, model=ImportJob, pk=1)
@@ -104,3 +111,50 @@ def test_first_sends_from_many_threads_discover_the_tasks_once(monkeypatch):
         current_app.tasks.register(task)
     assert sorted(sent) == [(n,) for n in range(8)]
     assert len(discoveries) == 1
+
+
+@pytest.mark.worker
+@pytest.mark.django_db(transaction=True)
+def test_a_second_message_keeps_retrying_while_a_live_worker_holds_the_job_then_runs_it(
+        worker_processes, own_queue, annotated_project, settings):
+    """Two real workers: one runs a job; a second message for the same job (a redelivery, a
+    resend) meets it busy and retries past the task's own limit of 3 retries, for as long as
+    the holder lives. Once the holder is killed, that message runs the job: no scheduler sends it
+    again (nothing here calls jobs_heal)."""
+    from analysis.models import AnalysisRun
+    from analysis.reports import _REPORTS, register
+    from analysis.services import RUN_TASK, analysis_run_create
+    from jobs.queue import task_send
+    from tests.support.slow_report import SlowReport
+    from tests.support.waiting import wait_for
+
+    beats = {"JOB_HEARTBEAT_SECONDS": "0.5", "JOB_DEAD_SECONDS": "3", "JOB_MAX_ATTEMPTS": "3"}
+    settings.JOB_HEARTBEAT_SECONDS, settings.JOB_DEAD_SECONDS, settings.JOB_MAX_ATTEMPTS = 0.5, 3, 3
+    register(SlowReport)
+    try:
+        start = {"extra_env": beats, "include": "tests.support.slow_report", "queue": own_queue}
+        holder = worker_processes.start(**start)
+        run = analysis_run_create(project=annotated_project, kind=SlowReport.kind, params={"seconds": 120})
+        wait_for(run, lambda r: r.status == AnalysisRun.Status.RUNNING, timeout=60, step=0.25)
+        log = worker_processes.log_dir / f"worker-{len(worker_processes.started)}.log"
+        worker_processes.start(**start)
+        task_send(RUN_TASK, run.pk)
+
+        def retries() -> int:
+            return log.read_text().count("retry: Retry in")
+
+        deadline = time.monotonic() + 90
+        while retries() < 5:  # more than the task's max_retries=3
+            assert time.monotonic() < deadline, log.read_text()[-3000:]
+            assert "MaxRetriesExceeded" not in log.read_text(), "the second message was dropped"
+            time.sleep(0.5)
+        assert AnalysisRun.objects.get(pk=run.pk).status == AnalysisRun.Status.RUNNING
+        # The holder dies; its run's second attempt only needs to be short.
+        holder.kill()
+        holder.wait(timeout=20)
+        AnalysisRun.objects.filter(pk=run.pk).update(params={"seconds": 0.2})
+        run = wait_for(run, lambda r: r.is_finished, timeout=90, step=0.5)
+        assert run.status == AnalysisRun.Status.DONE and run.attempts == 2 and run.sends == 0, run.error
+        assert "MaxRetriesExceeded" not in log.read_text()
+    finally:
+        _REPORTS.pop(SlowReport.kind, None)

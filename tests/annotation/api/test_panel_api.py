@@ -52,6 +52,7 @@ def test_staff_set_a_custom_panel_and_the_change_is_audited(project):
     ({"panel": "custom", "custom_source": "mturk"}, "custom_source", "is a preset's name"),
     ({"completion_url": "https://x.example/?w={workerId}"}, "completion_url", "Unknown placeholders {workerId}"),
     ({"completion_url": "ftp://x.example/{code}"}, "completion_url", "https://"),
+    ({"completion_url": "https://panel.example.com{PROLIFIC_PID}/done"}, "completion_url", "only after the host"),
     ({"worker_param": "a b", "panel": "custom"}, "worker_param", "parameter name"),
     ({"marketplace_sources": "prolific"}, "marketplace_sources", "Not a panel setting"),
 ])

@@ -119,3 +119,48 @@ def test_odd_headers_are_refused_not_a_500(secret, stamp, signature):
     answer = APIClient().post(URL, data=b"{}", content_type="application/json",
                               HTTP_X_PROLIFIC_REQUEST_TIMESTAMP=stamp, HTTP_X_PROLIFIC_REQUEST_SIGNATURE=signature)
     assert answer.status_code == 403
+
+
+def test_only_the_raw_bytes_are_signed_and_a_forged_body_is_never_read(fake_prolific, secret, monkeypatch):
+    """Prolific signs the bytes it sends (its example's json.dumps gives them back): a body sent
+    in another form than the one signed is refused, and no form of a forged body is parsed."""
+    from annotation.services import prolific_webhook
+
+    project = linked_project(items=1)
+    sid, _, open_one = returning(fake_prolific, project)
+    document = event(sid)
+    ts = str(int(time.time()))
+    signed_form = webhook_signature(secret=SECRET, timestamp=ts, body=json.dumps(document).encode())
+
+    def unread(*args, **kwargs):
+        raise AssertionError("a forged body was parsed")
+
+    monkeypatch.setattr(prolific_webhook, "json_document", unread)
+    compact = json.dumps(document, separators=(",", ":")).encode()
+    assert deliver(compact, stamp=int(ts), signature=signed_form).status_code == 403
+    assert deliver(document, key="someone-else").status_code == 403
+    monkeypatch.undo()
+    open_one.refresh_from_db()
+    assert open_one.status == Assignment.Status.ASSIGNED and not ProlificWebhookEvent.objects.exists()
+    # Sent as Prolific sends it, the same document is applied.
+    assert deliver(document, stamp=int(ts), signature=signed_form).status_code == 200
+
+
+def _rates(settings, **rates):
+    rest = settings.REST_FRAMEWORK
+    settings.REST_FRAMEWORK = {**rest, "DEFAULT_THROTTLE_RATES": {**rest["DEFAULT_THROTTLE_RATES"], **rates}}
+
+
+def test_forged_deliveries_cannot_use_up_the_limit_of_signed_ones(fake_prolific, secret, settings):
+    _rates(settings, anon="5/min", signed_delivery="3/min")
+    project = linked_project(items=3)
+    sids = [returning(fake_prolific, project, pid=f"pid-{i}")[0] for i in range(3)]
+    forged = [deliver(event(sids[0]), key="someone-else", event_id=f"f-{i}").status_code for i in range(12)]
+    assert forged[:5] == [403] * 5 and set(forged[5:]) == {429}
+    # From the same address, signed deliveries are counted apart: all three are applied ...
+    signed = [deliver(event(sid), event_id=f"s-{i}") for i, sid in enumerate(sids)]
+    assert [a.status_code for a in signed] == [200, 200, 200], [a.content for a in signed]
+    assert ProlificSubmission.objects.filter(status="RETURNED").count() == 3
+    # ... up to their own limit.
+    over = deliver(event(sids[0]), event_id="s-3")
+    assert over.status_code == 429 and int(over["Retry-After"]) >= 1
