@@ -65,6 +65,7 @@ def start(**variables: str) -> subprocess.CompletedProcess[str]:
                           timeout=120, env={**clean, "DJANGO_DEBUG": "1", **variables})
 
 
+@pytest.mark.integration  # starts manage.py in a process of its own
 @pytest.mark.parametrize(("name", "value", "shape"), [
     ("THROTTLE_TOKEN", "200", "is not a rate: requests/period"),  # read by DRF as no rate at all: a 500 per request
     ("UPLOAD_MAX_MB", "200MB", "is not a whole number"),
@@ -79,6 +80,7 @@ def test_a_wrong_setting_stops_the_start_with_its_name(name, value, shape):
     assert f"EnvironmentValueError: {name}={value!r} {shape}" in done.stderr, done.stderr[-2000:]
 
 
+@pytest.mark.integration
 def test_the_right_shapes_start():
     done = start(THROTTLE_TOKEN="200/hour", UPLOAD_MAX_MB="300", LOG_LEVEL="INFO", DJANGO_SECURE_COOKIES="0")
     assert done.returncode == 0, done.stderr[-2000:]
