@@ -51,7 +51,7 @@ def cache_state() -> dict[str, Any]:
 
 
 def broker_state() -> dict[str, Any]:
-    # The project's Celery app, made current when Django loads the settings package's parent.
+    # The project's Celery app (config/celery.py), made current when Django imports config.settings.
     from celery import current_app
 
     try:

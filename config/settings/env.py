@@ -121,12 +121,12 @@ def env_url(name: str, default: str, *, schemes: Iterable[str]) -> str:
     return value
 
 
-def env_list(name: str, default: str, *, separator: str = ",") -> list[str]:
+def env_list(name: str, default: str, *, separator: str | None = ",") -> list[str]:
     """Items separated by ``separator`` (commas, or None for white space), blanks dropped."""
     return [item.strip() for item in env_str(name, default).split(separator) if item.strip()]
 
 
-def env_origins(name: str, default: str = "", *, separator: str = ",") -> list[str]:
+def env_origins(name: str, default: str = "", *, separator: str | None = ",") -> list[str]:
     """Origins such as ``https://example.org`` (a scheme and a host, no path)."""
     origins = env_list(name, default, separator=separator)
     for origin in origins:
