@@ -66,7 +66,7 @@ def logged_in(request: HttpRequest) -> bool:
     if forced is not None and forced.is_authenticated:
         return True
     words = get_authorization_header(request).split()  # type: ignore[arg-type]  # reads META only
-    if len(words) != 2 or words[0].lower() not in (b"token", b"bearer"):
+    if len(words) != 2 or words[0].lower() != b"token":
         return False
     try:
         key = words[1].decode()
