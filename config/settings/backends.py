@@ -1,4 +1,4 @@
-"""The broker and the cache: Redis from ``REDIS_URL``, or a folder and the database (embedded)."""
+"""The broker and the cache: Redis from ``REDIS_URL``, or folders on disk (embedded)."""
 
 from config.settings.base import VAR_DIR
 from config.settings.embedded import embedded_job_settings
@@ -6,8 +6,8 @@ from config.settings.env import env_float, env_str, env_url
 
 # Background jobs run on Celery in every mode, never inside a web request. With REDIS_URL, Redis
 # is the broker and the cache; without it (the embedded default) the broker is a folder of
-# message files and the cache a table of the database, so that `make run` needs no server: its
-# worker and the web server share both.
+# message files and the cache a folder too, so that `make run` needs no server: its worker and
+# the web server share both through the disk.
 REDIS_URL = env_url("REDIS_URL", "", schemes=("redis", "rediss", "unix"))
 
 # The cache also counts throttled requests for every process. While Redis is away, each process uses

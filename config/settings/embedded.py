@@ -1,5 +1,4 @@
-"""The embedded mode's broker and cache: a folder on disk and the database, so that `make run`
-needs no server."""
+"""The embedded mode's broker and cache: folders on disk, so that `make run` needs no server."""
 
 from __future__ import annotations
 
@@ -10,19 +9,21 @@ def embedded_job_settings(var_dir: Path) -> dict:
     """Broker and cache settings of the embedded mode, rooted at ``var_dir`` (also used by the
     test suite to give each test session its own queue)."""
     queue, processed = var_dir / "broker" / "queue", var_dir / "broker" / "processed"
-    for folder in (queue, processed):
+    for folder in (queue, processed, var_dir / "cache"):
         folder.mkdir(parents=True, exist_ok=True)
     return {
         "CELERY_BROKER_TRANSPORT_OPTIONS": {
             "data_folder_in": str(queue), "data_folder_out": str(queue),
             "processed_folder": str(processed), "control_folder": str(var_dir / "broker"),
         },
-        # Django's database cache in the platform's own database, which the web server and the
-        # job worker already share (runtime/database_cache.py). Expired entries are dropped once
-        # it holds MAX_ENTRIES; the table is made by `migrate` (runtime/apps.py).
+        # SQLite files apart from the database (an import holding the database's write lock must
+        # not stall throttled requests or progress reports), which drop expired entries as they
+        # write: a write costs the same however long the platform has run.
         "CACHES": {"default": {
-            "BACKEND": "runtime.database_cache.DatabaseCache",
-            "LOCATION": "argcrowd_cache",
-            "OPTIONS": {"MAX_ENTRIES": 20_000},
+            "BACKEND": "diskcache.DjangoCache",
+            "LOCATION": str(var_dir / "cache"),
+            # Seconds a write waits for another process's (diskcache's default, 10 ms, gives up
+            # too soon when a web process and the job worker write at once).
+            "DATABASE_TIMEOUT": 5,
         }},
     }

@@ -44,7 +44,7 @@ def test_limits_are_settings_with_sensible_defaults():
     assert django_settings.AXES_COOLOFF_TIME == timedelta(minutes=15)
     assert django_settings.AXES_LOCKOUT_PARAMETERS == ["username"]
     assert django_settings.CACHES["default"]["BACKEND"] in (
-        "runtime.cache.FallbackRedisCache", "runtime.database_cache.DatabaseCache")
+        "runtime.cache.FallbackRedisCache", "diskcache.DjangoCache")
 
 
 def fail_then_try_right(post, username, *, limit=10):
@@ -211,9 +211,7 @@ import django
 os.environ["DJANGO_SETTINGS_MODULE"] = "config.settings"
 django.setup()
 from django.conf import settings
-from django.core.management import call_command
 from django.test import RequestFactory
-call_command("createcachetable", verbosity=0)  # the embedded cache's table in a fresh database (as migrate makes it)
 from annotation.throttles import StartThrottle
 rest = dict(settings.REST_FRAMEWORK)
 rest["DEFAULT_THROTTLE_RATES"] = {**rest["DEFAULT_THROTTLE_RATES"], "start": "3/min"}
@@ -233,7 +231,7 @@ print(" ".join(str(throttle.allow_request(request, None)) for _ in range(int(sys
 @pytest.mark.django_db(transaction=True)
 def test_counts_are_shared_between_processes(tmp_path):
     """Two processes, as two gunicorn workers would be, share one count in the default cache."""
-    # Redis when the suite runs with it, else the embedded cache in the database both processes are given.
+    # Redis when the suite runs with it, else the embedded cache folder both processes are given.
     env = {**os.environ, "ARGCROWD_TEST_RUN": "1", "ARGCROWD_VAR_DIR": str(tmp_path / "var")}
     if is_postgres():
         env["DATABASE_URL"] = database_url()
