@@ -6,6 +6,8 @@ import signal
 import sys
 import time
 
+import pytest
+
 from annotation.management.commands.serve import Supervisor, worker_command
 
 
@@ -18,6 +20,7 @@ def wait_until(condition, timeout=20.0):
     return False
 
 
+@pytest.mark.integration
 def test_a_killed_worker_is_started_again_and_stopped_with_the_server(tmp_path):
     stand_in = [sys.executable, "-c", "import time; print('worker up', flush=True); time.sleep(120)"]
     supervisor = Supervisor(stand_in, tmp_path / "worker.log", check_every=0.1)
