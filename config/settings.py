@@ -50,7 +50,6 @@ CSRF_TRUSTED_ORIGINS = [
 
 # Real public data (UKPConvArg1 and others) used by the demo and reproduction commands.
 SHARED_DATA_DIR = Path(os.environ.get("SHARED_DATA_DIR", BASE_DIR.parent / "shared" / "data"))
-
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -70,6 +69,7 @@ INSTALLED_APPS = [
     "annotation",
     "analysis",
     "quality",
+    "recruiting",
     # Task types: one app each (task_types/__init__.py).
     "task_types.comprehension",
     "task_types.counter_speech",

@@ -12,8 +12,8 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 from annotation.models.kinds import ItemKind, Purpose
-from annotation.panels import CUSTOM, PARAM_RE, SOURCE_NAME_RE, panel_choices, panel_settings_check
 from annotation.task_types import task_type_choices
+from recruiting.panels import CUSTOM, PARAM_RE, SOURCE_NAME_RE, panel_choices, panel_settings_check
 
 
 def parse_sources(value: str) -> list[str]:

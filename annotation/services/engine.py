@@ -46,10 +46,10 @@ from annotation.quality_port import (
     standing_activate,
     worker_quality,
 )
-from annotation.selectors.prolific import withdrawn_from_study
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
+from recruiting.selectors.prolific import withdrawn_from_study
 
 Status = Assignment.Status
 SLOT = set(Assignment.SLOT_STATUSES)

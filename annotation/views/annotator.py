@@ -1,6 +1,6 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
 joining and invites. A project's audio files are in ``annotation.views.annotator_media``. Marketplace arrivals are in
-``annotation.views.marketplace``."""
+``recruiting.views.marketplace``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from django.views.decorators.http import require_POST
 
 from annotation.authenticity import signals_from_form
 from annotation.models import Annotation, Assignment, Project
-from annotation.panels import origin_of
 from annotation.quality_port import page_context, page_feedback_keep, page_feedback_take
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
@@ -32,7 +31,6 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.panel_exits import arrival_params, completion_exit
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -55,6 +53,8 @@ from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
+from recruiting.panels import origin_of
+from recruiting.selectors.panel_exits import arrival_params, completion_exit
 
 logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"

@@ -19,8 +19,8 @@ from django.db.models import Exists, F, OuterRef, Subquery
 
 from annotation.models import Assignment, Item, ItemKind, Project, Purpose, Standing
 from annotation.quality_port import WorkerQuality
-from annotation.services.prolific_queue import prolific_sync_soon
 from quality.models import CheckResult, GoldAnswer, QualityPolicy, TrainingRound, WorkerStanding
+from recruiting.services.prolific.queue import prolific_sync_soon
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
 draw = random.SystemRandom().random
