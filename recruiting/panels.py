@@ -19,15 +19,15 @@ import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
+from annotation.providers.base import CUSTOM_SOURCE_RE, PARAM_RE, Exit
+
 CUSTOM = "custom"
-PARAM_RE = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
-# A panel or custom name: never "+", which separates it from the worker id in user names.
-SOURCE_NAME_RE = re.compile(r"^[a-z0-9_-]{1,40}$")
+SOURCE_NAME_RE = CUSTOM_SOURCE_RE
 _URL = URLValidator(schemes=["http", "https"])
 
 
@@ -205,14 +205,6 @@ def panel_settings_check(project: Any) -> None:
     template_check(project.completion_url or "", setup=setup, field_name="completion_url")
 
 
-@dataclass(frozen=True)
-class Exit:
-    """Where a worker goes: a link (``post`` empty) or a form posting ``post`` to ``url``."""
-
-    url: str
-    post: tuple[tuple[str, str], ...] = ()
-
-
 def exit_url(*, setup: PanelSetup, template: str, code: str, params: Mapping[str, str],
              worker_id: str = "") -> Exit | None:
     """The template filled in with the worker's values; None when one it needs is missing."""
@@ -263,7 +255,3 @@ def study_link(*, setup: PanelSetup, start_url: str) -> str:
     return start_url + "?" + "&".join(f"{k}={v}" for k, v in values)
 
 
-def origin_of(url: str) -> str:
-    """scheme://host of a URL (what a Content-Security-Policy source names)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}"

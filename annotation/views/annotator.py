@@ -21,6 +21,7 @@ from django.views.decorators.http import require_POST
 
 from annotation.authenticity import signals_from_form
 from annotation.models import Annotation, Assignment, Project
+from annotation.providers.exits import arrival_params, completion_exit, origin_of
 from annotation.quality_port import page_context, page_feedback_keep, page_feedback_take
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
@@ -53,8 +54,6 @@ from annotation.task_types.base import AnswerInvalid
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, throttle
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
-from recruiting.panels import origin_of
-from recruiting.selectors.panel_exits import arrival_params, completion_exit
 
 logger = logging.getLogger(__name__)
 ANNOTATE = "annotation/annotate.html"

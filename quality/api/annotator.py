@@ -17,6 +17,7 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose
+from annotation.providers.exits import arrival_params, screened_out_exit
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
@@ -25,7 +26,6 @@ from quality.api.schema import QualificationRoundOut
 from quality.models import CheckResult, TrainingRound
 from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
-from recruiting.selectors.panel_exits import arrival_params, screened_out_exit
 
 
 def next_quality(request: AuthenticatedApiRequest, project: Project, result: NextResult) -> dict[str, Any]:

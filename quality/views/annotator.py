@@ -18,6 +18,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, Purpose
+from annotation.providers.exits import arrival_params, screened_out_exit
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
@@ -26,7 +27,6 @@ from annotation.views.request_types import AuthenticatedRequest
 from quality.models import CheckResult, QualityPolicy, TrainingRound
 from quality.selectors.annotator import stop_facts
 from quality.services.training import training_round_start
-from recruiting.selectors.panel_exits import arrival_params, screened_out_exit
 
 FEEDBACK = "check_feedback"
 # Reasons for no item that the quality page explains.
