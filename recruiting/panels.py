@@ -24,9 +24,9 @@ from urllib.parse import quote
 from django.core.exceptions import ValidationError
 from django.core.validators import URLValidator
 
-from annotation.providers.base import CUSTOM_SOURCE_RE, PARAM_RE, Exit
+from annotation.providers.base import CUSTOM_PANEL, CUSTOM_SOURCE_RE, PARAM_RE, Exit
 
-CUSTOM = "custom"
+CUSTOM = CUSTOM_PANEL
 SOURCE_NAME_RE = CUSTOM_SOURCE_RE
 _URL = URLValidator(schemes=["http", "https"])
 

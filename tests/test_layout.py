@@ -165,7 +165,6 @@ RECRUITING_IMPORTS_LEFT = {
     ("annotation.api.annotator_actions", "recruiting.services.marketplace"),
     ("annotation.api.views", "recruiting.selectors.bonuses"),
     ("annotation.exports", "recruiting.selectors.bonuses"),
-    ("annotation.models.crowd", "recruiting.panels"),
     ("annotation.services.crowd_results", "recruiting.services.marketplace"),
     ("annotation.services.review", "recruiting.services.bonuses"),
     ("annotation.services.revisions", "recruiting.services.bonuses"),

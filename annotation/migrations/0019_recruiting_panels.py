@@ -9,7 +9,7 @@ import django.core.validators
 from django.conf import settings
 from django.db import migrations, models
 
-import recruiting.panels
+import annotation.providers.registry
 
 # The presets as this migration knows them; later presets do not change what it did.
 PRESETS = ("prolific", "mturk", "cloudresearch", "sona")
@@ -77,7 +77,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='project',
             name='panel',
-            field=models.CharField(choices=recruiting.panels.panel_choices, default='prolific', help_text='The panel whose study links the project takes; links of any other are refused.', max_length=40, verbose_name='recruiting panel'),
+            field=models.CharField(choices=annotation.providers.registry.provider_choices, default='prolific', help_text='The panel whose study links the project takes; links of any other are refused.', max_length=40, verbose_name='recruiting panel'),
         ),
         migrations.AddField(
             model_name='project',

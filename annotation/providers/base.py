@@ -11,6 +11,8 @@ from typing import Any
 
 # The project's panel when it takes no workers from a panel (``Project.panel``).
 NO_PANEL = ""
+# The panel of a project's own study link, set by its fields (``Project.worker_param`` …).
+CUSTOM_PANEL = "custom"
 # A query parameter a panel puts a worker's id or another value in.
 PARAM_RE = re.compile(r"^[A-Za-z0-9_.-]{1,60}$")
 # A panel or custom name: never "+", which separates it from the worker id in user names.

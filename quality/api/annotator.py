@@ -17,8 +17,8 @@ from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import conflict
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose
-from annotation.providers.exits import arrival_params, screened_out_exit
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
+from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type

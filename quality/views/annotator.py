@@ -18,8 +18,8 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project, Purpose
-from annotation.providers.exits import arrival_params, screened_out_exit
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access
+from annotation.selectors.panel_exits import arrival_params, screened_out_exit
 from annotation.services import NextResult, WorkflowError
 from annotation.services.submission import SubmitResult
 from annotation.task_types import get_task_type

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from annotation.models import Standing
 from annotation.providers import provider_of
-from annotation.providers.exits import arrival_params, completion_exit, screened_out_exit
 from annotation.selectors.annotator import MARKETPLACE_PROJECT
+from annotation.selectors.panel_exits import arrival_params, completion_exit, screened_out_exit
 from annotation.services import assignment_next
 from recruiting.models import ProlificStudy, ProlificSubmission
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

@@ -27,10 +27,11 @@ def test_an_unknown_key_names_the_known_ones():
     assert "nowhere" in message and all(p.key in message for p in providers())
 
 
-def test_choices_start_with_none_and_hold_a_registered_provider(fake_panel):  # noqa: F811
-    choices = provider_choices()
-    assert choices[0] == (NO_PANEL, "None")
-    assert ("fakepanel", "Fake panel") in choices
+def test_the_panel_choices_hold_a_registered_provider(fake_panel):  # noqa: F811
+    from annotation.models import Project
+
+    assert ("fakepanel", "Fake panel") in provider_choices()
+    assert ("fakepanel", "Fake panel") in Project._meta.get_field("panel").choices
 
 
 def test_a_project_without_a_panel_has_no_provider():

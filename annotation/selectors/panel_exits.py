@@ -37,7 +37,7 @@ def screened_out_exit(*, project: Project, policy: Any, params: Mapping[str, str
                                       params=params)
 
 
-def origin_of(url: str) -> str:
+def origin_of(*, url: str) -> str:
     """scheme://host of a URL (what a Content-Security-Policy source names)."""
     parts = urlsplit(url)
     return f"{parts.scheme}://{parts.netloc}"
