@@ -25,11 +25,11 @@ from django.http import StreamingHttpResponse
 
 from annotation import quality_port
 from annotation.models import Annotation, Assignment, Item, Project, Standing
-from annotation.selectors.bonuses import bonuses_of
 from annotation.selectors.counted import answers_as_data, excluded_workers, standings_by_worker
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext, TaskType
+from recruiting.selectors.bonuses import bonuses_of
 
 # ``version`` counts the answers the worker gave for the assignment (1 unless they changed it);
 # the export holds the latest, given at ``revised_at`` when it was changed. ``shown_order`` is the

@@ -3,16 +3,10 @@ queue them by name, so that they import nothing from here."""
 
 from celery import shared_task
 
-from annotation.models import BonusPayJob, ImportJob, ProlificSyncJob
+from annotation.models import ImportJob
 from annotation.selectors.tallies import TALLY_TASK
 from annotation.services import leases_expire
-from annotation.services.bonus_payments import BONUS_PAY_TASK, bonus_pay_job_execute
 from annotation.services.imports import IMPORT_TASK, import_job_execute, import_uploads_tidy
-from annotation.services.prolific_sync import (
-    SYNC_TASK,
-    prolific_polls_due,
-    prolific_sync_job_execute,
-)
 from annotation.services.tallies import tally_refresh
 from jobs.healing import jobs_heal
 from jobs.tasks import run_as_task
@@ -45,22 +39,3 @@ def refresh_tally(project_id: int) -> int:
     """Count a large project's staff aggregates (annotation.services.tallies); queued by the pages."""
     tally = tally_refresh(project_id=project_id)
     return len(tally.workers) if tally else 0
-
-
-@shared_task(name="annotation.prolific_poll")
-def prolific_poll() -> int:
-    """Queue a sync of every linked Prolific study whose poll interval has passed; scheduled by
-    celery beat every PROLIFIC_POLL_TICK_SECONDS. Returns how many were queued."""
-    return prolific_polls_due()
-
-
-@shared_task(bind=True, name=SYNC_TASK, max_retries=3)
-def prolific_sync(self, job_id: int) -> str:
-    """Read one linked study's submissions from Prolific and apply them; safe to deliver twice."""
-    return run_as_task(self, lambda: prolific_sync_job_execute(job_id=job_id), model=ProlificSyncJob, pk=job_id)
-
-
-@shared_task(bind=True, name=BONUS_PAY_TASK, max_retries=3)
-def run_bonus_pay(self, job_id: int) -> str:
-    """Pay or reconcile bonuses through Prolific; safe to deliver twice (each step reads its state)."""
-    return run_as_task(self, lambda: bonus_pay_job_execute(job_id=job_id), model=BonusPayJob, pk=job_id)

@@ -3,10 +3,7 @@ from django.urls import path
 from annotation.views import (
     annotator,
     audit,
-    bonuses,
-    marketplace,
     password_reset,
-    prolific,
     staff,
 )
 from annotation.views.media import files as media_files
@@ -29,21 +26,11 @@ urlpatterns = [
     path("projects/<slug:slug>/annotate/<int:assignment_id>/media/<str:ref>", media_files.assignment_media,
          name="assignment-media"),
     path("projects/<slug:slug>/media/<path:key>", media_files.media, name="media"),
-    path("projects/<slug:slug>/welcome/", marketplace.welcome, name="welcome"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
-    path("projects/<slug:slug>/bonuses/", bonuses.bonuses_page, name="bonuses"),
-    path("projects/<slug:slug>/bonuses/pay/", bonuses.bonuses_pay_view, name="bonuses-pay"),
-    path("projects/<slug:slug>/bonuses/reconcile/", bonuses.bonuses_reconcile_view, name="bonuses-reconcile"),
-    path("projects/<slug:slug>/bonuses/payments/<int:pk>/<str:action>/", bonuses.bonus_payment_settle_view,
-         name="bonus-payment-settle"),
-    path("projects/<slug:slug>/pay/", bonuses.project_pay_view, name="project-pay"),
     path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
-    path("projects/<slug:slug>/prolific/", prolific.prolific_page, name="prolific"),
-    path("projects/<slug:slug>/prolific/<str:action>/", prolific.prolific_act, name="prolific-action"),
     path("projects/<slug:slug>/audit.csv", audit.project_audit_csv, name="audit-csv"),
     path("audit.csv", audit.site_audit_csv, name="audit-csv-site"),
-    path("start/<slug:slug>/", marketplace.start, name="start"),
     path("invite/<str:token>/", annotator.invite, name="invite"),
     path("accounts/password_change/", annotator.PasswordChange.as_view(), name="password_change"),
 ]

@@ -22,9 +22,11 @@ urlpatterns = [
     path("api/", include("analysis.api")),
     path("api/", include("analysis.api_recompute")),
     path("api/", include("quality.api.urls")),
+    path("api/", include("recruiting.api.urls")),
     path("", include("annotation.urls")),
     path("", include("analysis.urls")),
     path("", include("quality.urls")),
+    path("", include("recruiting.urls")),
     *type_urlpatterns(),
     path("accounts/", include("django.contrib.auth.urls")),
 ]

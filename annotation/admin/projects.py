@@ -27,7 +27,6 @@ from annotation.admin.task_options import (
 from annotation.gold_columns import CHECK_FIELD_DOCS
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
-from annotation.panels import panel_setup, study_link
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
@@ -37,6 +36,7 @@ from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
 from annotation.wording import count_of
 from jobs.selectors import dead_job_error, is_dead
+from recruiting.panels import panel_setup, study_link
 
 
 @admin.register(Project)

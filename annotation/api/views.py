@@ -45,7 +45,6 @@ from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.quality_port import api_feedback, api_next
 from annotation.selectors.annotator import consent_pending, presentation, project_access
-from annotation.selectors.bonuses import bonus_ledger
 from annotation.selectors.progress import project_progress, projects_for_worker
 from annotation.services import WorkflowError, annotation_submit, assignment_next
 from annotation.services.audit import audit_record
@@ -54,6 +53,7 @@ from annotation.services.imports import import_job_cancel, import_upload
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
+from recruiting.selectors.bonuses import bonus_ledger
 
 
 def has_perm(codename: str) -> type[BasePermission]:

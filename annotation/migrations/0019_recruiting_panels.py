@@ -1,4 +1,4 @@
-"""Projects take workers from one recruiting panel (``annotation.panels``) instead of a list of
+"""Projects take workers from one recruiting panel (``recruiting.panels``) instead of a list of
 accepted sources. Each project gets the panel its workers came from, so the links already handed
 out keep working and every worker keeps their account (identity = panel or custom name + id)."""
 
@@ -9,7 +9,7 @@ import django.core.validators
 from django.conf import settings
 from django.db import migrations, models
 
-import annotation.panels
+import annotation.providers.registry
 
 # The presets as this migration knows them; later presets do not change what it did.
 PRESETS = ("prolific", "mturk", "cloudresearch", "sona")
@@ -77,7 +77,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='project',
             name='panel',
-            field=models.CharField(choices=annotation.panels.panel_choices, default='prolific', help_text='The panel whose study links the project takes; links of any other are refused.', max_length=40, verbose_name='recruiting panel'),
+            field=models.CharField(choices=annotation.providers.registry.provider_choices, default='prolific', help_text='The panel whose study links the project takes; links of any other are refused.', max_length=40, verbose_name='recruiting panel'),
         ),
         migrations.AddField(
             model_name='project',

@@ -1,6 +1,4 @@
 from annotation.models.audit import AuditEntry
-from annotation.models.bonus import Bonus
-from annotation.models.bonus_payment import BonusPayJob, BonusPayment, PaymentState
 from annotation.models.crowd import (
     Annotation,
     AnnotationRevision,
@@ -10,14 +8,7 @@ from annotation.models.crowd import (
 )
 from annotation.models.imports import ImportJob
 from annotation.models.kinds import CHECK_ITEM_REDUNDANCY, ItemKind, Purpose, Standing
-from annotation.models.marketplace_study import ProlificStudy
 from annotation.models.media import MediaFile, MediaUse
-from annotation.models.project_pay import ProjectPay
-from annotation.models.prolific_submissions import (
-    ProlificSubmission,
-    ProlificSyncJob,
-    ProlificWebhookEvent,
-)
 from annotation.models.refusals import RefusedAnswer
 from annotation.models.workers import Consent, Invite, WorkerProfile
 
@@ -30,11 +21,6 @@ __all__ = [
     "Annotation",
     "AnnotationRevision",
     "Assignment",
-    "Bonus",
-    "BonusPayJob",
-    "BonusPayment",
-    "PaymentState",
-    "ProjectPay",
     "Consent",
     "Invite",
     "ImportJob",
@@ -42,10 +28,6 @@ __all__ = [
     "MediaFile",
     "MediaUse",
     "Project",
-    "ProlificStudy",
-    "ProlificSubmission",
-    "ProlificSyncJob",
-    "ProlificWebhookEvent",
     "RefusedAnswer",
     "WorkerProfile",
 ]

@@ -12,7 +12,9 @@ from django.db.models import F, Q
 from django.db.models.functions import Lower
 
 from annotation.models.kinds import ItemKind, Purpose
-from annotation.panels import CUSTOM, PARAM_RE, SOURCE_NAME_RE, panel_choices, panel_settings_check
+from annotation.providers import CUSTOM_PANEL as CUSTOM
+from annotation.providers import CUSTOM_SOURCE_RE as SOURCE_NAME_RE
+from annotation.providers import PARAM_RE, UnknownProvider, provider_choices, provider_get
 from annotation.task_types import task_type_choices
 
 
@@ -77,7 +79,7 @@ class Project(models.Model):
         help_text="Crowd workers may arrive from a marketplace link carrying their worker id.",
     )
     panel = models.CharField(
-        "recruiting panel", max_length=40, choices=panel_choices, default="prolific",
+        "recruiting panel", max_length=40, choices=provider_choices, default="prolific",
         help_text="The panel whose study links the project takes; links of any other are refused.",
     )
     worker_param = models.CharField(
@@ -146,8 +148,12 @@ class Project(models.Model):
 
     def clean(self) -> None:
         # The panel settings hold together (a custom name never a preset's, templates with known
-        # placeholders): checked by the panel registry, which owns what they mean.
-        panel_settings_check(self)
+        # placeholders): checked by the project's provider, which owns what they mean.
+        try:
+            provider = provider_get(self.panel)
+        except UnknownProvider as exc:
+            raise ValidationError({"panel": str(exc)}) from None
+        provider.settings_check(project=self)
 
 
 class Item(models.Model):

@@ -1,13 +1,15 @@
-"""Where a worker from a recruiting panel goes when done or screened out: the project's (or the
-panel's) URL template filled in with the completion code and the parameters their link carried."""
+"""Where a worker who arrived by a project's study link goes when done or screened out: the
+parameters their link carried (kept in the session), handed to the project's provider."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
 
 from annotation.models import Project
-from annotation.panels import Exit, exit_url, panel_setup
-from annotation.quality_port import PolicyRecord
+from annotation.providers.base import Exit
+from annotation.providers.registry import provider_of
 from annotation.selectors.annotator import MARKETPLACE_PROJECT
 
 
@@ -22,16 +24,20 @@ def arrival_params(*, session: Mapping, project: Project) -> dict[str, str] | No
 def completion_exit(*, project: Project, params: Mapping[str, str] | None) -> Exit | None:
     """Where a finished panel arrival goes; None for anyone else (``params`` None), who stays on
     the platform's own page even when the panel's template needs no parameter of theirs."""
-    if params is None:
-        return None
-    setup = panel_setup(project)
-    return exit_url(setup=setup, template=setup.completion_url, code=project.completion_code, params=params)
+    provider = provider_of(project) if params is not None else None
+    return None if provider is None or params is None else provider.completion_exit(project=project, params=params)
 
 
-def screened_out_exit(*, project: Project, policy: PolicyRecord, params: Mapping[str, str] | None) -> Exit | None:
+def screened_out_exit(*, project: Project, policy: Any, params: Mapping[str, str] | None) -> Exit | None:
     """Where a screened-out panel arrival goes; None for anyone else (``params`` None)."""
-    if params is None:
+    provider = provider_of(project) if params is not None else None
+    if provider is None or params is None:
         return None
-    setup = panel_setup(project)
-    return exit_url(setup=setup, template=policy.screened_out_url or setup.screened_out_url,
-                    code=policy.screened_out_code, params=params)
+    return provider.screened_out_exit(project=project, url=policy.screened_out_url, code=policy.screened_out_code,
+                                      params=params)
+
+
+def origin_of(*, url: str) -> str:
+    """scheme://host of a URL (what a Content-Security-Policy source names)."""
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"

@@ -1,14 +1,8 @@
 """Writes of the crowd workflow, one module per concern. The writes of the annotation loop and
-its administration (items, the assignment engine, submission, review, bonuses, workers and media
+its administration (items, the assignment engine, submission, review, workers and media
 files) are imported from here; the others from their modules: accounts, marketplace, imports
 (uploaded files, inline or as jobs), crowd_results, revisions, tallies."""
 
-from annotation.services.bonuses import (
-    bonus_grant,
-    bonus_grant_for,
-    bonus_revoke_for,
-    bonuses_mark_paid,
-)
 from annotation.services.engine import (
     NextResult,
     assignment_next,
@@ -51,10 +45,6 @@ __all__ = [
     "assignment_return",
     "assignment_review",
     "assignments_review",
-    "bonus_grant",
-    "bonus_grant_for",
-    "bonus_revoke_for",
-    "bonuses_mark_paid",
     "can_work_on",
     "items_import",
     "items_import_file",

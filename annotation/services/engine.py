@@ -35,6 +35,7 @@ from annotation.models import (
     Standing,
     WorkerProfile,
 )
+from annotation.providers import provider_of
 from annotation.quality_port import (
     QUALIFICATION,
     STOPPED,
@@ -46,7 +47,6 @@ from annotation.quality_port import (
     standing_activate,
     worker_quality,
 )
-from annotation.selectors.prolific import withdrawn_from_study
 from annotation.services.errors import WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
@@ -170,7 +170,8 @@ def _assignment_next_locked(*, project: Project, worker: User, now: datetime) ->
     blocked, open_one = _profile_and_open(project=project, worker=worker)
     if blocked:
         return NextResult(None, reason="blocked")
-    if withdrawn_from_study(project_id=project.pk, worker_id=worker.pk):
+    provider = provider_of(project)
+    if provider is not None and not provider.may_take_items(project=project, worker=worker):
         # The participant returned the study on its marketplace, timed out or was rejected there.
         return NextResult(None, reason="left_study")
     # The standing and the policy in one read: a stopped worker gets nothing, a worker in a

@@ -17,10 +17,10 @@ from django.utils import timezone
 from annotation.models import Annotation, Assignment, Item, Project, Purpose, Standing
 from annotation.quality_port import gold_counts_recount, workers_in
 from annotation.services.audit import audit_record
-from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
 from annotation.services.item_slots import item_slots_refresh
+from recruiting.services.bonuses import bonus_grant_for, bonus_revoke_for
 
 Status = Assignment.Status
 

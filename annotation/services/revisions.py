@@ -19,12 +19,12 @@ from django.utils import timezone
 
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import revision_refusal
-from annotation.services.bonuses import bonus_grant_for, bonus_revoke_for
 from annotation.services.errors import WorkflowError
 from annotation.services.submission import answer_context, answer_seconds
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.value_checks import field_problems
+from recruiting.services.bonuses import bonus_grant_for, bonus_revoke_for
 
 
 @dataclass(frozen=True)

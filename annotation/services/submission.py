@@ -29,12 +29,12 @@ from annotation.quality_port import (
     worker_stopped,
 )
 from annotation.selectors.media import media_facts
-from annotation.services.bonuses import bonus_grant_new
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 from annotation.value_checks import field_problems, scrubbed
+from recruiting.services.bonuses import bonus_grant_new
 
 Status = Assignment.Status
 

@@ -1,6 +1,6 @@
 """Annotator pages: project list, guidelines, the annotation loop, changing the last answer,
 joining and invites. A project's audio files are in ``annotation.views.media.files``. Marketplace arrivals are in
-``annotation.views.marketplace``."""
+``recruiting.views.marketplace``."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from django.views.decorators.http import require_POST
 
 from annotation.authenticity import signals_from_form
 from annotation.models import Annotation, Assignment, Project
-from annotation.panels import origin_of
 from annotation.quality_port import page_context, page_feedback_keep, page_feedback_take
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
@@ -32,7 +31,7 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.selectors.answers import previous_answer, revisable_annotation, revision_refusal
-from annotation.selectors.panel_exits import arrival_params, completion_exit
+from annotation.selectors.panel_exits import arrival_params, completion_exit, origin_of
 from annotation.selectors.progress import projects_for_worker, worker_progress, worker_status
 from annotation.services import (
     NextResult,
@@ -163,7 +162,7 @@ def _render_task(request: AuthenticatedRequest, ctx: dict) -> HttpResponse:
     # A panel that takes the worker back by a form (MTurk) is the one other place forms may post to.
     posts = [e.url for e in (ctx.get("exit"), (ctx.get("stop") or {}).get("exit")) if e is not None and e.post]
     if posts:
-        response._csp_update = {"form-action": [origin_of(u) for u in posts]}  # type: ignore[attr-defined]
+        response._csp_update = {"form-action": [origin_of(url=u) for u in posts]}  # type: ignore[attr-defined]
     return response
 
 

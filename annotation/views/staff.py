@@ -9,9 +9,7 @@ from django.shortcuts import get_object_or_404, render
 
 from annotation.exports import FORMATS, bonus_export_response, export_response
 from annotation.models import Project
-from annotation.selectors.bonuses import bonus_totals
 from annotation.selectors.counted import excluded_workers
-from annotation.selectors.pay_rate import project_pay_rate
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import (
     ITEM_STATES,
@@ -26,6 +24,8 @@ from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
+from recruiting.selectors.bonuses import bonus_totals
+from recruiting.selectors.pay_rate import project_pay_rate
 
 OVERVIEW = "annotation/overview.html"
 # (sort key, heading, numeric) of the worker table's sortable columns.

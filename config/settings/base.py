@@ -57,6 +57,7 @@ INSTALLED_APPS = [
     "annotation",
     "analysis",
     "quality",
+    "recruiting",
     # Task types: one app each (task_types/__init__.py).
     "task_types.comprehension",
     "task_types.counter_speech",

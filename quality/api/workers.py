@@ -18,8 +18,7 @@ from rest_framework.views import APIView
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import FieldErrors
-from annotation.models import Project, ProlificSubmission
-from annotation.selectors.prolific import worker_submission
+from annotation.models import Project
 from quality.api.schema import WorkerActionIn, WorkerActionOut, WorkerPageOut
 from quality.selectors.worker_page import (
     CrowdFigures,
@@ -29,6 +28,8 @@ from quality.selectors.worker_page import (
     worker_page,
 )
 from quality.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
+from recruiting.models import ProlificSubmission
+from recruiting.selectors.prolific import worker_submission
 
 
 class _Perm(BasePermission):

@@ -28,7 +28,7 @@ from django.db.models import Count, Exists, Max, Min, OuterRef
 from django.db.models.fields.json import KeyTransform
 from django.urls import NoReverseMatch, reverse
 
-from annotation.models import Annotation, Assignment, Bonus, Project, Purpose
+from annotation.models import Annotation, Assignment, Project, Purpose
 from annotation.task_types import get_task_type
 from annotation.task_types.base import TaskType
 from annotation.worker_figures import (
@@ -40,6 +40,7 @@ from annotation.worker_figures import (
 )
 from quality.models import CheckResult, ItemFlag, RuleDecision, TrainingRound, WorkerStanding
 from quality.selectors.first_shown import worker_first_shown
+from recruiting.models import Bonus
 
 ANSWERS_PER_PAGE = 50
 # Rows shown of the lists that may grow long (the counts above them say how many there are).

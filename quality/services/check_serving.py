@@ -18,8 +18,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, F, OuterRef, Subquery
 
 from annotation.models import Assignment, Item, ItemKind, Project, Purpose, Standing
+from annotation.providers import provider_of
 from annotation.quality_port import WorkerQuality
-from annotation.services.prolific_queue import prolific_sync_soon
 from quality.models import CheckResult, GoldAnswer, QualityPolicy, TrainingRound, WorkerStanding
 
 # Drawn per claim: is this one a gold question? A module attribute so that tests can fix it.
@@ -148,8 +148,10 @@ def _standing_move(*, project: Project, worker: User, state: str, reason: str, n
     WorkerStanding.objects.filter(project=project, worker=worker).update(state=state, reason=reason[:500],
                                                                          changed_at=now)
     if state == Standing.SCREENED_OUT:
-        # A participant of a linked Prolific study is screened out there too, by a sync.
-        prolific_sync_soon(project_id=project.pk)
+        # The project's marketplace hears of it (Prolific: by a sync of its linked study).
+        provider = provider_of(project)
+        if provider is not None:
+            provider.worker_screened_out(project=project, worker=worker)
 
 
 def round_finish(*, training_round: TrainingRound, now: datetime) -> TrainingRound:

@@ -11,12 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Project
-from annotation.panels import panel_setup, template_check
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from quality.models import QualityPolicy
 from quality.selectors.settings import settings_not_applying
 from quality.services.blocked_answers import blocked_answers_policy_changed
+from recruiting.panels import panel_setup, template_check
 
 SETTINGS = QualityPolicy.SETTINGS
 

@@ -16,12 +16,12 @@ from django.contrib.auth.models import User
 
 from annotation.models import Project, Standing
 from annotation.services.audit import audit_record
-from annotation.services.bonuses import bonus_grant
 from annotation.services.errors import WorkflowError
 from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_work_reject
 from quality.models import TrainingRound, WorkerStanding
 from quality.services.standing import policy_for, standing_set
 from quality.services.training import training_round_start
+from recruiting.services.bonuses import bonus_grant
 
 # The permission each action needs, besides seeing the project.
 ACTION_PERMS = {
@@ -29,7 +29,7 @@ ACTION_PERMS = {
     "unblock": "quality.change_workerstanding",
     "approve": "annotation.change_assignment",
     "reject": "annotation.change_assignment",
-    "bonus": "annotation.add_bonus",
+    "bonus": "recruiting.add_bonus",
     "training": "quality.add_traininground",
 }
 

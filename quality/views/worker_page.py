@@ -9,7 +9,6 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
-from annotation.selectors.prolific import worker_submission
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
@@ -22,6 +21,7 @@ from quality.services.worker_actions import (
     ActionRefused,
     worker_action,
 )
+from recruiting.selectors.prolific import worker_submission
 
 PAGE_PERM = "annotation.view_project"
 TEMPLATE = "annotation/worker.html"

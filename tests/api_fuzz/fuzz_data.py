@@ -16,12 +16,12 @@ from rest_framework.authtoken.models import Token
 from analysis.services import analysis_run_create
 from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.bonuses import bonus_grant
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from quality.services.flags import item_flag
 from quality.services.rule_settings import rule_add
 from quality.services.worker_actions import ACTION_PERMS
+from recruiting.services.bonuses import bonus_grant
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 
 # The roles of load_demo, by the account that has each; anonymous sends no token.

@@ -158,9 +158,9 @@ def kinds_of(model: type[Job]) -> set[str]:
 # call, each submission as it is applied), so "nothing half-written" is not their guarantee: a
 # kill -9 between the steps is settled once, and their own tests prove it by killing the process.
 PROBED_ELSEWHERE = {
-    ("BonusPayJob", "pay"): "tests/annotation/services/test_bonus_payment_crashes.py",
-    ("BonusPayJob", "reconcile"): "tests/annotation/services/test_bonus_payment_crashes.py",
-    ("ProlificSyncJob", ""): "tests/annotation/services/test_prolific_sync_crash.py",
+    ("BonusPayJob", "pay"): "tests/recruiting/services/bonus_payments/test_payment_crashes.py",
+    ("BonusPayJob", "reconcile"): "tests/recruiting/services/bonus_payments/test_payment_crashes.py",
+    ("ProlificSyncJob", ""): "tests/recruiting/services/prolific/test_sync_crash.py",
 }
 
 

@@ -30,7 +30,7 @@ REQUEST = re.compile(r"(^|\.)_?request$")
 ALLOWED: list[tuple[str, str, str]] = [
     ("annotation.value_checks:json_document", "json.loads",
      "the rule itself: size limit, RecursionError caught, values checked; SafeJSONParser calls it"),
-    ("annotation.api.prolific:Webhook.post", "request.body",
+    ("recruiting.api.prolific.views:Webhook.post", "request.body",
      "a signed delivery: the HMAC is computed over the raw bytes, then the service reads them with json_document"),
     ("annotation.api.prolific:Webhook.get_throttles", "request.body",
      "the raw bytes (at most 64 KB without a login, annotation.body_limits) go to the HMAC only, to count signed deliveries apart"),
@@ -74,10 +74,10 @@ ALLOWED: list[tuple[str, str, str]] = [
      "json.dumps of cleaned form values, read back as plain JSON values"),
     ("annotation.services.projects:project_change", "json.loads",
      "json.dumps of options a task type's form cleaned, read back as plain JSON values"),
-    ("annotation.marketplaces.prolific_http:prolific_call", "json.loads",
+    ("recruiting.providers.prolific.http:prolific_call", "json.loads",
      "the body of an error answer of Prolific's API, not a request to this server; garbage and "
      "too-deep bodies are caught (tests/security/test_marketplace_answers.py)"),
-    ("annotation.marketplaces.prolific_http:prolific_call", "json.loads",
+    ("recruiting.providers.prolific.http:prolific_call", "json.loads",
      "the body of an answer of Prolific's API, not a request to this server; garbage and too-deep "
      "bodies are a MarketplaceError (tests/security/test_marketplace_answers.py)"),
 ]

@@ -12,9 +12,9 @@ from django.test import Client
 from rest_framework.parsers import JSONParser
 
 from annotation.api.parsers import SafeJSONParser
-from annotation.models import ProlificSubmission, ProlificWebhookEvent
 from annotation.services import annotation_submit, assignment_next
-from annotation.services.prolific_webhook import webhook_signature
+from recruiting.models import ProlificSubmission, ProlificWebhookEvent
+from recruiting.services.prolific.webhook import webhook_signature
 from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.support.url_routes import Route, routes

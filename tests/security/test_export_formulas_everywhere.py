@@ -37,10 +37,10 @@ from annotation.exports import FORMATS
 from annotation.models import WorkerProfile
 from annotation.services import annotation_submit, assignment_next, assignment_return
 from annotation.services.audit import audit_record
-from annotation.services.bonuses import bonus_grant
 from annotation.spreadsheet import safe_cell
 from annotation.task_types import get_task_type, task_types
 from annotation.task_types.base import AnswerInvalid
+from recruiting.services.bonuses import bonus_grant
 from tests.factories import ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,7 +7,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from annotation.marketplaces.prolific_http import MarketplaceError, prolific_call
+from recruiting.providers.prolific.http import MarketplaceError, prolific_call
 
 DEEP = b"[" * 5000 + b"]" * 5000
 ANSWERS = {  # path: (status, body)

@@ -23,8 +23,8 @@ from analysis.services import analysis_run_create, analysis_run_execute
 from annotation.models import ImportJob
 from annotation.services.accounts import invite_create
 from annotation.services.audit import audit_record
-from annotation.services.bonuses import bonus_grant
 from annotation.task_types import get_task_type, task_types
+from recruiting.services.bonuses import bonus_grant
 from tests.annotation.views.media.test_assignment_media import MEDIA_SLUGS, project_with_audio
 from tests.factories import ProjectFactory, UserFactory
 
@@ -243,7 +243,7 @@ def _world() -> dict:
                              for page in ("overview", "quality", "analysis", "quality/adjudication", "quality/flags",
                                           "quality/rules"))},
             "admin": {"/admin/", f"/admin/annotation/project/{first.pk}/imports/{job.pk}/", "/admin/annotation/auditentry/",
-                      "/admin/annotation/bonus/", "/admin/annotation/mediafile/", "/admin/annotation/importjob/",
+                      "/admin/recruiting/bonus/", "/admin/annotation/mediafile/", "/admin/annotation/importjob/",
                       "/admin/annotation/item/", "/admin/auth/user/", "/api/docs/",
                       *(reverse(name, args=[p.pk]) for p in projects.values()
                         for name, _ in get_task_type(p.task_type).item_tools)},

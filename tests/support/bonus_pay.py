@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from annotation.models import Bonus, ProjectPay, ProlificStudy, WorkerProfile
-from annotation.services import bonus_grant
+from annotation.models import WorkerProfile
+from recruiting.models import Bonus, ProjectPay, ProlificStudy
+from recruiting.services.bonuses import bonus_grant
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.fake_prolific import FakeProlific
 from tests.support.fake_prolific_bonuses import add_submission

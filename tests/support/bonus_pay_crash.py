@@ -18,7 +18,7 @@ def die() -> None:
 
 def arm(where: str) -> None:
     """Make this process die at ``where`` the next time a payment gets there."""
-    from annotation.services import bonus_payment_steps as steps
+    from recruiting.services.bonus_payments import steps
 
     real_pay = steps.bulk_bonus_pay
     if where == "after_batch":
@@ -40,7 +40,7 @@ def main(job_id: int, where: str) -> None:
     import django
 
     django.setup()
-    from annotation.services.bonus_payments import bonus_pay_job_execute
+    from recruiting.services.bonus_payments.payments import bonus_pay_job_execute
 
     arm(where)
     bonus_pay_job_execute(job_id=job_id)

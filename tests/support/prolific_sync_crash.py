@@ -14,7 +14,7 @@ def main(job_id: int, after: int) -> None:
     import django
 
     django.setup()
-    from annotation.services import prolific_sync
+    from recruiting.services.prolific import sync as prolific_sync
 
     real_apply = prolific_sync.prolific_submission_apply
     applied = 0

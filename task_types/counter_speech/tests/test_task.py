@@ -220,8 +220,9 @@ def test_correct_answers_earn_the_project_bonus_in_its_currency():
     from django.utils import timezone
 
     from annotation.importers import ParsedItem
-    from annotation.models import Assignment, Bonus
+    from annotation.models import Assignment
     from annotation.services import annotation_submit, items_import
+    from recruiting.models import Bonus
     from tests.factories import ProjectFactory, UserFactory
 
     project = ProjectFactory(task_type="counter_speech", redundancy=2,

@@ -14,9 +14,9 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from annotation.models import Bonus
 from annotation.task_types import get_task_type, task_types
 from quality.models import TrainingRound
+from recruiting.models import Bonus
 from tests.factories import ProjectFactory, UserFactory
 from tests.support.openapi_conformance import assert_conforms
 

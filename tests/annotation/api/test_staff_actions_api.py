@@ -10,8 +10,9 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Assignment, AuditEntry, Bonus, ImportJob, Invite
-from annotation.services import bonus_grant
+from annotation.models import Annotation, Assignment, AuditEntry, ImportJob, Invite
+from recruiting.models import Bonus
+from recruiting.services.bonuses import bonus_grant
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -7,8 +7,9 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
-from annotation.models import Annotation, Assignment, AuditEntry, Bonus, Standing
+from annotation.models import Annotation, Assignment, AuditEntry, Standing
 from quality.models import WorkerStanding
+from recruiting.models import Bonus
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -13,21 +13,15 @@ from analysis.reports import get_report
 from analysis.selectors import annotations_since, run_state
 from analysis.services import report_input
 from annotation.exports import FORMATS, annotation_rows, export_response
-from annotation.models import (
-    CHECK_ITEM_REDUNDANCY,
-    Annotation,
-    Assignment,
-    Bonus,
-    ItemKind,
-    Purpose,
-)
+from annotation.models import CHECK_ITEM_REDUNDANCY, Annotation, Assignment, ItemKind, Purpose
 from annotation.selectors.progress import project_progress
 from annotation.selectors.staff import item_table
 from annotation.selectors.tallies import count_per_hour
-from annotation.services.bonuses import bonus_grant_new
 from annotation.task_types import get_task_type
 from quality.models import GoldAnswer
 from quality.services.gold_items import items_promote_gold
+from recruiting.models import Bonus
+from recruiting.services.bonuses import bonus_grant_new
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db

@@ -12,18 +12,13 @@ from django.utils import timezone
 
 from analysis.models import AnalysisRun
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
-from annotation.models import Annotation, Assignment, AuditEntry, Bonus, Project
-from annotation.services import (
-    assignment_review,
-    assignments_review,
-    bonus_grant,
-    bonuses_mark_paid,
-    worker_block,
-)
-from annotation.services.bonuses import bonus_remove
+from annotation.models import Annotation, Assignment, AuditEntry, Project
+from annotation.services import assignment_review, assignments_review, worker_block
 from annotation.services.projects import project_settings_record
 from annotation.services.review import worker_work_reject
 from annotation.services.workers import worker_unblock
+from recruiting.models import Bonus
+from recruiting.services.bonuses import bonus_grant, bonus_remove, bonuses_mark_paid
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 
 pytestmark = pytest.mark.django_db
@@ -137,7 +132,7 @@ def test_the_admin_records_settings_reviews_blocks_and_bonuses(client):
     assert a.status == S.REJECTED and a.review_note == "answered at random"
     client.post(reverse("admin:auth_user_changelist"), {"action": "block", "_selected_action": [a.worker_id]})
     bonus = Bonus.objects.create(project=project, worker=a.worker, amount=Decimal("1"), reason="x")
-    client.post(reverse("admin:annotation_bonus_changelist"), {"action": "mark_paid", "_selected_action": [bonus.pk]})
+    client.post(reverse("admin:recruiting_bonus_changelist"), {"action": "mark_paid", "_selected_action": [bonus.pk]})
     assert actions() == ["settings", "reject", "block", "bonus:paid"]
 
 

@@ -103,7 +103,7 @@ def test_mturk_batch_results_with_a_column_spec(project):
 
 def test_imported_workers_are_named_like_marketplace_arrivals_and_found_by_their_links(project):
     from annotation.models import Project
-    from annotation.services.marketplace import worker_from_marketplace
+    from recruiting.services.marketplace import worker_from_marketplace
 
     # Someone holds the name the import would give: the import goes on under another name.
     UserFactory(username="mturk+W1")

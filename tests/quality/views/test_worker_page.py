@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from analysis.methods.intervals import wilson
 from analysis.models import AnalysisRun
-from annotation.models import Annotation, Assignment, AuditEntry, Bonus, ItemKind, Purpose, Standing
+from annotation.models import Annotation, Assignment, AuditEntry, ItemKind, Purpose, Standing
 from quality.models import (
     CheckResult,
     ItemFlag,
@@ -21,6 +21,7 @@ from quality.models import (
     WorkerStanding,
 )
 from quality.selectors.worker_page import worker_crowd_figures, worker_page
+from recruiting.models import Bonus
 from tests.factories import AssignmentFactory, ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item
 

@@ -1,0 +1,56 @@
+"""The recruiting panels as providers of the engine's contract (``annotation.providers``): each
+preset of ``recruiting.panels`` and the custom link answer where a worker goes from the
+project's settings; Prolific also says who left its study and hears of screen-outs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from annotation.providers import Exit, Provider, provider_register
+from recruiting.panels import CUSTOM, PANELS, Panel, exit_url, panel_settings_check, panel_setup
+
+
+class PanelProvider(Provider):
+    """A panel whose workers arrive by a study link and leave by the project's templates."""
+
+    def __init__(self, *, key: str, name: str) -> None:
+        self.key, self.name = key, name
+
+    def completion_exit(self, *, project: Any, params: Mapping[str, str]) -> Exit | None:
+        setup = panel_setup(project)
+        return exit_url(setup=setup, template=setup.completion_url, code=project.completion_code, params=params)
+
+    def screened_out_exit(self, *, project: Any, url: str, code: str, params: Mapping[str, str]) -> Exit | None:
+        setup = panel_setup(project)
+        return exit_url(setup=setup, template=url or setup.screened_out_url, code=code, params=params)
+
+    def settings_check(self, *, project: Any) -> None:
+        panel_settings_check(project)
+
+
+class ProlificProvider(PanelProvider):
+    """Prolific: its submissions say who left the study, and a screen-out is sent to it."""
+
+    def may_take_items(self, *, project: Any, worker: Any) -> bool:
+        from recruiting.selectors.prolific import withdrawn_from_study
+
+        return not withdrawn_from_study(project_id=project.pk, worker_id=worker.pk)
+
+    def worker_screened_out(self, *, project: Any, worker: Any) -> None:
+        # A participant of a linked Prolific study is screened out there too, by a sync.
+        from recruiting.services.prolific.queue import prolific_sync_soon
+
+        prolific_sync_soon(project_id=project.pk)
+
+
+def panel_provider(panel: Panel) -> PanelProvider:
+    kind = ProlificProvider if panel.slug == "prolific" else PanelProvider
+    return kind(key=panel.slug, name=panel.name)
+
+
+def panels_register() -> None:
+    """Register every preset and the custom link (``recruiting.apps``)."""
+    for panel in PANELS.values():
+        provider_register(panel_provider(panel))
+    provider_register(PanelProvider(key=CUSTOM, name="Custom link"))
