@@ -32,7 +32,7 @@ ALLOWED: list[tuple[str, str, str]] = [
      "the rule itself: size limit, RecursionError caught, values checked; SafeJSONParser calls it"),
     ("recruiting.api.prolific.views:Webhook.post", "request.body",
      "a signed delivery: the HMAC is computed over the raw bytes, then the service reads them with json_document"),
-    ("annotation.api.prolific:Webhook.get_throttles", "request.body",
+    ("recruiting.api.prolific.views:Webhook.get_throttles", "request.body",
      "the raw bytes (at most 64 KB without a login, annotation.body_limits) go to the HMAC only, to count signed deliveries apart"),
     ("annotation.task_types.answers:AnswerData.document", "json.loads",
      "a form field of an answer, decoded inside a try that catches ValueError and RecursionError; the answer then passes field_problems"),

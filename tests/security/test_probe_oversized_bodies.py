@@ -13,7 +13,7 @@ import pytest
 import requests
 from rest_framework.authtoken.models import Token
 
-from annotation.services.prolific_webhook import webhook_signature
+from recruiting.services.prolific.webhook import webhook_signature
 from tests.factories import UserFactory
 from tests.support.probe_server import SHARED_SETTINGS, start_gunicorns
 

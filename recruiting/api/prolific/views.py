@@ -27,6 +27,7 @@ from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import ErrorDetail, FieldErrors
 from annotation.models import Project
+from annotation.throttles import AnonThrottle, SignedDeliveryThrottle
 from recruiting.api.prolific.serializers import (
     DecisionInputSerializer,
     DecisionResultSerializer,
@@ -52,7 +53,6 @@ from recruiting.services.prolific.link import (
     prolific_study_link,
     prolific_study_unlink,
 )
-from annotation.throttles import AnonThrottle, SignedDeliveryThrottle
 from recruiting.services.prolific.sync import prolific_sync_queue
 from recruiting.services.prolific.webhook import prolific_webhook_receive, prolific_webhook_refusal
 

@@ -21,7 +21,6 @@ from recruiting.services.prolific.sync import (
     prolific_sync_job_execute,
     prolific_sync_queue,
 )
-from quality.models import WorkerStanding
 from task_types.pairwise.tests.factories import answer
 from tests.recruiting.prolific_helpers import RIGHT, WRONG, arrive, linked_project
 from tests.support.fake_prolific_submissions import participant_set
