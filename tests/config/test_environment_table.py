@@ -22,7 +22,9 @@ def platform_sources() -> list[Path]:
     sources = [ROOT / "manage.py"]
     for folder in sorted(p for p in ROOT.iterdir() if p.is_dir() and (p / "__init__.py").exists()):
         if folder.name not in NOT_THE_PLATFORM:
-            sources += sorted(folder.rglob("*.py"))
+            # A task type keeps its tests in its folder (task_types/<slug>/tests/): not the platform either.
+            sources += sorted(path for path in folder.rglob("*.py")
+                              if not NOT_THE_PLATFORM & set(path.relative_to(folder).parts[:-1]))
     return sources
 
 

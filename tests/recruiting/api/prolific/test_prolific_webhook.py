@@ -125,7 +125,7 @@ def test_odd_headers_are_refused_not_a_500(secret, stamp, signature):
 def test_only_the_raw_bytes_are_signed_and_a_forged_body_is_never_read(fake_prolific, secret, monkeypatch):
     """Prolific signs the bytes it sends (its example's json.dumps gives them back): a body sent
     in another form than the one signed is refused, and no form of a forged body is parsed."""
-    from annotation.services import prolific_webhook
+    from recruiting.services.prolific import webhook as prolific_webhook
 
     project = linked_project(items=1)
     sid, _, open_one = returning(fake_prolific, project)
