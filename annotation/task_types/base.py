@@ -174,12 +174,20 @@ class TaskType(ShownOrder, ABC):
     known_answer_column: ClassVar[str] = ""
     # The answer fields a known answer (gold question, training item, adjudication) holds and
     # scoring compares (``annotation.task_types.gold``): e.g. ("label",) for a pair, ("titles",)
-    # for a comprehension item. Their kinds ("choice" or "choices") decide the scoring.
+    # for a comprehension item. Their kinds ("choice" or "choices") decide the scoring. A type
+    # that declares none gets its label (the first of ``answer_columns``) when that is a choice.
     gold_fields: ClassVar[tuple[str, ...]] = ()
     # The type's page that reviews reasons across workers, as (URL name taking the project's
     # slug, anchor), which the worker page links beside reasons other workers also gave; None:
     # the type has none.
     reason_review: ClassVar[tuple[str, str] | None] = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if not cls.gold_fields and cls.answer_columns:
+            label = next((f for f in cls.answer_fields if f.name == cls.answer_columns[0]), None)
+            if label is not None and label.kind in ("choice", "choices"):
+                cls.gold_fields = (label.name,)
 
     @abstractmethod
     def clean_item(self, record: Mapping[str, Any]) -> CleanItem:
@@ -281,9 +289,12 @@ class TaskType(ShownOrder, ABC):
 
     def gold_choices(self, payload: Mapping[str, Any], name: str) -> list[str] | None:
         """The values gold field ``name`` may take for an item (None: any; ``NONE`` is added
-        for a "choices" field). The default: the ids of the first shown-order part's options."""
+        for a "choices" field). The default: the ids of the first shown-order part's options,
+        else the values of ``categories``."""
         parts = self.order_parts(payload)
-        return [str(i) for i in next(iter(parts.values()))] if parts else None
+        if parts:
+            return [str(i) for i in next(iter(parts.values()))]
+        return [value for value, _ in self.categories] or None
 
     def option_texts(self, payload: Mapping[str, Any]) -> dict[str, str]:
         """Each option of the shown-order parts by id, with the words staff read for it (e.g. on
@@ -303,9 +314,11 @@ class TaskType(ShownOrder, ABC):
         return clean_gold_fields(data, kinds=kinds, choices=lambda name: self.gold_choices(payload, name))
 
     def example_gold(self) -> list[dict[str, Any]]:
-        """Known answers of ``example()``'s first record, as imported (a set's None as
-        ``["none"]``, which must be listed); each, sent as an answer, scores 1 (a registry test)."""
-        return []
+        """Known answers of ``example()``'s first record, as imported (a set's None as ``["none"]``,
+        which must be listed; default: the example answer's gold fields); each scores 1 as an answer."""
+        answer = self.example().answer
+        gold = {name: answer[name] for name in self.gold_fields if name in answer}
+        return [gold] if gold and len(gold) == len(self.gold_fields) else []
 
     def score_gold(self, *, answer: Mapping[str, Any], gold: CleanGold, policy: GoldPolicy) -> GoldScore:
         """Score a worker's answer against a known answer (``annotation.task_types.gold``):

@@ -6,12 +6,15 @@ twin that is not an API operation fails here."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 
 import pytest
+from django.apps import apps
 from django.contrib import admin
 from django.urls import URLPattern, URLResolver, get_resolver
 
 from annotation.task_types import task_types
+from tests.annotation.api import page_action_table
 from tests.annotation.api.page_action_table import BROWSER, READS, TWINS
 
 PAGE_URLCONFS = ["annotation.urls", "analysis.urls", "quality.urls"]
@@ -60,14 +63,27 @@ def api_names() -> set[str]:
     return {n for n in _names(get_resolver().url_patterns) if n.startswith("api-")}
 
 
+def listed_pages() -> set[str]:
+    """The table's rows, and those a task type keeps in its own folder: a module
+    ``<its app>.tests.page_actions`` with ``TWINS``, ``READS`` and ``BROWSER`` as the table's."""
+    tables = [page_action_table]
+    for task in task_types():
+        app = apps.get_containing_app_config(type(task).__module__)
+        if app is not None and importlib.util.find_spec(f"{app.name}.tests") is not None \
+                and importlib.util.find_spec(f"{app.name}.tests.page_actions") is not None:
+            tables.append(importlib.import_module(f"{app.name}.tests.page_actions"))
+    return {page for table in tables for page in (*(page for page, _ in getattr(table, "TWINS", {})),
+                                                  *getattr(table, "READS", {}), *getattr(table, "BROWSER", {}))}
+
+
 def test_every_page_action_is_in_the_table():
-    listed = {page for page, _ in TWINS} | set(READS) | set(BROWSER)
+    listed = listed_pages()
     missing = sorted(page_keys() - listed)
     assert not missing, f"pages or admin actions without a row in page_action_table: {missing}"
 
 
 def test_no_row_for_a_page_that_is_gone():
-    listed = {page for page, _ in TWINS} | set(READS) | set(BROWSER)
+    listed = listed_pages()
     assert not sorted(listed - page_keys())
 
 
