@@ -59,6 +59,7 @@ def dated(day: str) -> dict:
     return {**SNAPSHOT, "source": {**SNAPSHOT["source"], "date": day}}
 
 
+@pytest.mark.integration
 def test_the_snapshot_date_is_printed_and_an_old_one_warns(tmp_path):
     recent = run_audit(tmp_path, "example-pkg==9.0\n", snapshot=dated("2026-09-01T10:00:00+00:00"),
                        options=("--today", "2026-11-30"))

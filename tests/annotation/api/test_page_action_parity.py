@@ -17,9 +17,9 @@ from annotation.task_types import task_types
 from tests.annotation.api import page_action_table
 from tests.annotation.api.page_action_table import BROWSER, READS, TWINS
 
-PAGE_URLCONFS = ["annotation.urls", "analysis.urls", "quality.urls"]
+PAGE_URLCONFS = ["annotation.urls", "analysis.urls", "quality.urls", "recruiting.urls"]
 ADMIN_BUILTIN = ("_changelist", "_add", "_change", "_delete", "_history", "_autocomplete")
-OWN_PACKAGES = ("annotation", "analysis", "quality", "task_types")
+OWN_PACKAGES = ("annotation", "analysis", "quality", "recruiting", "task_types")
 SERVICE_HOOKS = {"save_model": "save", "delete_model": "delete", "delete_queryset": "delete"}
 
 
