@@ -9,9 +9,10 @@ and its CSRF check parses a form body before a view can refuse the caller. So a 
   authentication classes) or is one of the account pages anyone may post to (login, password
   reset, invite), whoever sends it: a login cannot lift the cap of an endpoint that ignores it.
 
-The size is read from ``Content-Length``; a body sent without one (chunked) to such a route is
-answered 411, also unread (under WSGI Django would read it as empty anyway). Requests whose
-declared body is within the cap pay nothing for the check.
+The size is read from ``Content-Length``. A body sent without one (chunked) is let through as
+empty: under WSGI Django reads no byte of a body whose length is not declared, so nothing of it
+is parsed, and the request gets the answer an empty body gets (the API schema documents no 411).
+Requests whose declared body is within the cap pay nothing for the check.
 """
 
 from __future__ import annotations
@@ -29,18 +30,15 @@ ANONYMOUS_BODY_MAX_BYTES = 64 * 1024
 OPEN_ROUTES = frozenset({"login", "admin:login", "password_reset", "password_reset_confirm", "invite"})
 _TOO_LARGE = (f"The request's body is larger than {ANONYMOUS_BODY_MAX_BYTES // 1024} KB, more than this "
               "address takes without a login.")
-_NO_LENGTH = "Send the request's body with a Content-Length header."
 
 
-def declared_length(request: HttpRequest) -> int | None:
-    """The body's declared size; None when it is sent without one (chunked), 0 when there is none."""
+def declared_length(request: HttpRequest) -> int:
+    """The body's declared size: 0 when none is declared (chunked), as Django then reads none."""
     raw = request.META.get("CONTENT_LENGTH") or ""
-    if raw.strip():
-        try:
-            return max(int(raw), 0)
-        except ValueError:
-            return 0  # Django reads such a body as empty
-    return None if request.META.get("HTTP_TRANSFER_ENCODING") else 0
+    try:
+        return max(int(raw), 0) if raw.strip() else 0
+    except ValueError:
+        return 0  # Django reads such a body as empty
 
 
 def route_is_open(request: HttpRequest) -> bool:
@@ -76,20 +74,17 @@ def logged_in(request: HttpRequest) -> bool:
 
 
 def body_refusal(request: HttpRequest) -> HttpResponse | None:
-    """The 413 (or 411) for a body this request may not send, or None to let it through."""
-    length = declared_length(request)
-    if length is not None and length <= ANONYMOUS_BODY_MAX_BYTES:
+    """The 413 for a body this request may not send, or None to let it through."""
+    if declared_length(request) <= ANONYMOUS_BODY_MAX_BYTES:
         return None
     if not route_is_open(request) and logged_in(request):
         return None
-    status, message = (411, _NO_LENGTH) if length is None else (413, _TOO_LARGE)
     response: HttpResponse
     if request.path_info.startswith("/api/"):
-        response = JsonResponse({"detail": message}, status=status)
+        response = JsonResponse({"detail": _TOO_LARGE}, status=413)
     else:
         response = render(request, "annotation/message.html",
-                          {"title": "Request too large" if status == 413 else "Length required", "text": message},
-                          status=status)
+                          {"title": "Request too large", "text": _TOO_LARGE}, status=413)
     return response
 
 
