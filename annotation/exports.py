@@ -1,4 +1,4 @@
-"""Raw annotation exports (CSV, JSON, JSONL) and the bonus ledger (CSV), streamed row by row.
+"""Raw annotation exports (CSV, JSON, JSONL), streamed row by row.
 
 The annotation export reads plain values (``values_list`` with a server-side cursor on
 PostgreSQL, chunked reads on SQLite) and times as text, never model objects: five models and
@@ -29,7 +29,6 @@ from annotation.selectors.counted import answers_as_data, excluded_workers, stan
 from annotation.spreadsheet import FORMULA_STARTS, safe_cell
 from annotation.task_types import get_task_type
 from annotation.task_types.base import ExportContext, TaskType
-from recruiting.selectors.bonuses import bonuses_of
 
 # ``version`` counts the answers the worker gave for the assignment (1 unless they changed it);
 # the export holds the latest, given at ``revised_at`` when it was changed. ``shown_order`` is the
@@ -43,12 +42,6 @@ from recruiting.selectors.bonuses import bonuses_of
 COMMON_COLUMNS = (
     "project", "item", "assignment", "worker", "worker_source", "worker_external_id", "standing", "status",
     "accepted_at", "submitted_at", "seconds", "client_seconds", "version", "revised_at", "shown_order", "adjudicated",
-)
-# Marketplaces pay bonuses by their own worker ids, hence worker_source and worker_external_id;
-# assignment and item are empty (None) for bonuses granted by hand, paid_at while unpaid.
-BONUS_COLUMNS = (
-    "worker", "worker_source", "worker_external_id", "assignment", "item", "amount", "currency", "reason",
-    "created_at", "paid_at",
 )
 # The response header that tells a client how many blocked workers' answers the download leaves
 # out (the download page says it in words; ``include_blocked=1`` adds them).
@@ -268,32 +261,4 @@ def export_response(*, project: Project, fmt: str, counted_only: bool = True,
     )
     response["Content-Disposition"] = f'attachment; filename="{project.slug}-annotations.{fmt}"'
     response[EXCLUDED_HEADER] = "0" if include_blocked else str(excluded_workers(project=project))
-    return response
-
-
-def bonus_rows(*, project: Project) -> Iterator[dict]:
-    """One dict per bonus of the project, in the order they were granted."""
-    for bonus in bonuses_of(project=project).iterator(chunk_size=2000):
-        profile = getattr(bonus.worker, "profile", None)
-        assignment = bonus.annotation.assignment if bonus.annotation else None
-        yield {
-            "worker": bonus.worker.get_username(),
-            "worker_source": profile.source if profile else "",
-            "worker_external_id": (profile.external_id or "") if profile else "",
-            "assignment": assignment.pk if assignment else None,
-            "item": assignment.item.external_id if assignment else None,
-            "amount": str(bonus.amount),
-            "currency": bonus.currency,
-            "reason": bonus.reason,
-            "created_at": bonus.created_at.isoformat(),
-            "paid_at": bonus.paid_at.isoformat() if bonus.paid_at else None,
-        }
-
-
-def bonus_export_response(*, project: Project) -> StreamingHttpResponse:
-    """A streamed CSV of the project's bonuses (cells safe for spreadsheets, like every CSV here)."""
-    response = StreamingHttpResponse(
-        stream(bonus_rows(project=project), fmt="csv", columns=list(BONUS_COLUMNS)), content_type="text/csv; charset=utf-8"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{project.slug}-bonuses.csv"'
     return response

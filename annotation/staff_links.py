@@ -27,7 +27,6 @@ def quality_links(project: Project) -> list[tuple[str, str]]:
     from django.urls import reverse
 
     return [(reverse("quality", kwargs={"slug": project.slug}), "Quality control"),
-            (reverse("prolific", kwargs={"slug": project.slug}), "Prolific study"),
             (reverse("adjudication", kwargs={"slug": project.slug}), "Adjudication"),
             (reverse("flags", kwargs={"slug": project.slug}), "Flagged items")]
 

@@ -28,7 +28,6 @@ urlpatterns = [
     path("projects/<slug:slug>/media/<path:key>", media_files.media, name="media"),
     path("projects/<slug:slug>/overview/", staff.overview, name="overview"),
     path("projects/<slug:slug>/export/annotations.<str:fmt>", staff.export, name="export"),
-    path("projects/<slug:slug>/export/bonuses.csv", staff.export_bonuses, name="export-bonuses"),
     path("projects/<slug:slug>/audit.csv", audit.project_audit_csv, name="audit-csv"),
     path("audit.csv", audit.site_audit_csv, name="audit-csv-site"),
     path("invite/<str:token>/", annotator.invite, name="invite"),

@@ -7,8 +7,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from annotation.providers import Exit, Provider, provider_register
-from recruiting.panels import CUSTOM, PANELS, Panel, exit_url, panel_settings_check, panel_setup
+from annotation.providers import Exit, LinkSetup, Provider, provider_register
+from recruiting.panels import (
+    CUSTOM,
+    PANELS,
+    Panel,
+    exit_url,
+    panel_settings_check,
+    panel_setup,
+    study_link,
+    template_check,
+)
 
 
 class PanelProvider(Provider):
@@ -25,8 +34,19 @@ class PanelProvider(Provider):
         setup = panel_setup(project)
         return exit_url(setup=setup, template=url or setup.screened_out_url, code=code, params=params)
 
+    def link_setup(self, *, project: Any) -> LinkSetup:
+        setup = panel_setup(project)
+        return LinkSetup(source=setup.source, name=setup.name, worker_param=setup.worker_param, params=setup.params,
+                         preview=setup.preview)
+
     def settings_check(self, *, project: Any) -> None:
         panel_settings_check(project)
+
+    def exit_template_check(self, *, project: Any, template: str, field_name: str) -> None:
+        template_check(template, setup=panel_setup(project), field_name=field_name)
+
+    def study_link(self, *, project: Any, start_url: str) -> str | None:
+        return study_link(setup=panel_setup(project), start_url=start_url)
 
 
 class ProlificProvider(PanelProvider):

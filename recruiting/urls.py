@@ -12,6 +12,7 @@ urlpatterns = [
     path("projects/<slug:slug>/bonuses/reconcile/", bonuses.bonuses_reconcile_view, name="bonuses-reconcile"),
     path("projects/<slug:slug>/bonuses/payments/<int:pk>/<str:action>/", bonuses.bonus_payment_settle_view,
          name="bonus-payment-settle"),
+    path("projects/<slug:slug>/export/bonuses.csv", bonuses.export_bonuses, name="export-bonuses"),
     path("projects/<slug:slug>/pay/", bonuses.project_pay_view, name="project-pay"),
     path("projects/<slug:slug>/prolific/", prolific.prolific_page, name="prolific"),
     path("projects/<slug:slug>/prolific/<str:action>/", prolific.prolific_act, name="prolific-action"),

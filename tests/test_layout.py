@@ -111,8 +111,6 @@ def package_graphs() -> dict[str, nx.DiGraph]:
     found = modules()
     graphs: dict[str, nx.DiGraph] = {}
     for a, b in import_graph().edges:
-        if (a, b) in RECRUITING_IMPORTS_LEFT:
-            continue
         held_a, held_b = packages_holding(a, found[a]), packages_holding(b, found[b])
         package = [p for p, q in zip(held_a, held_b, strict=False) if p == q][-1]
         source, target = member(a, package), member(b, package)
@@ -156,31 +154,10 @@ ALLOWED = {
     "config": {"config", "runtime", "jobs", "annotation", "analysis", "quality", "recruiting", "task_types"},
 }
 
-# Imports of recruiting code by the layers below it, left from the move of recruiting out of the
-# engine app; each goes when the engine asks the provider contract instead. No new one may come.
-RECRUITING_IMPORTS_LEFT = {
-    ("annotation.admin.projects", "recruiting.panels"),
-    ("annotation.api.annotator_actions", "recruiting.services.marketplace"),
-    ("annotation.api.views", "recruiting.selectors.bonuses"),
-    ("annotation.exports", "recruiting.selectors.bonuses"),
-    ("annotation.services.crowd_results", "recruiting.services.marketplace"),
-    ("annotation.services.review", "recruiting.services.bonuses"),
-    ("annotation.services.revisions", "recruiting.services.bonuses"),
-    ("annotation.services.submission", "recruiting.services.bonuses"),
-    ("annotation.views.staff", "recruiting.selectors.bonuses"),
-    ("annotation.views.staff", "recruiting.selectors.pay_rate"),
-    ("quality.api.workers", "recruiting.models"),
-    ("quality.api.workers", "recruiting.selectors.prolific"),
-    ("quality.selectors.worker_page", "recruiting.models"),
-    ("quality.services.settings", "recruiting.panels"),
-    ("quality.services.worker_actions", "recruiting.services.bonuses"),
-    ("quality.views.worker_page", "recruiting.selectors.prolific"),
-}
-
 
 def test_layers_import_only_downwards():
     wrong = sorted((a, b) for a, b in import_graph().edges
-                   if layer(b) not in ALLOWED[layer(a)] and (a, b) not in RECRUITING_IMPORTS_LEFT)
+                   if layer(b) not in ALLOWED[layer(a)])
     assert wrong == []
 
 
@@ -334,3 +311,13 @@ def test_services_and_selectors_are_keyword_only():
                 wrong.append((relative, node.name, positional))
     assert checked > 100  # the patterns still find the modules
     assert wrong == []
+
+
+def test_pages_below_recruiting_include_none_of_its_templates():
+    """The engine's and quality control's pages show what recruiting adds (bonuses, pay, a
+    panel's submission) in the places it registers (``annotation.page_sections``), never by
+    naming its templates; the panel exit they show is the engine's own."""
+    below = [p for p in (ROOT / "templates").rglob("*.html")]
+    assert below, "no templates found"
+    naming = sorted(str(p.relative_to(ROOT)) for p in below if '"recruiting/' in p.read_text(encoding="utf-8"))
+    assert naming == []

@@ -27,6 +27,7 @@ from annotation.admin.task_options import (
 from annotation.gold_columns import CHECK_FIELD_DOCS
 from annotation.importers import ImportFailed
 from annotation.models import ImportJob, Project
+from annotation.providers import provider_of
 from annotation.services.accounts import annotators_create
 from annotation.services.crowd_results import COMMON_FIELD_DOCS
 from annotation.services.imports import import_job_cancel, import_job_restart, import_upload
@@ -36,7 +37,6 @@ from annotation.task_types.base import TaskType
 from annotation.uploads import upload_form_is_valid
 from annotation.wording import count_of
 from jobs.selectors import dead_job_error, is_dead
-from recruiting.panels import panel_setup, study_link
 
 
 @admin.register(Project)
@@ -107,10 +107,11 @@ class ProjectAdmin(ProjectMediaPages, admin.ModelAdmin):
         task = get_task_type(project.task_type) if project else None
         tools = {"item_tools": task.item_tools if task else (), "admin_tools": task.admin_tools() if task else ()}
         full = Project.objects.filter(pk=object_id).first()
-        if full is not None and full.external_entry:
-            # The link to paste into the panel, built from its preset (or the custom parameter).
+        provider = provider_of(full) if full is not None and full.external_entry else None
+        if full is not None and provider is not None:
+            # The link to paste into the panel, built by the project's provider.
             start = request.build_absolute_uri(reverse("start", args=[full.slug]))
-            tools["study_link"] = study_link(setup=panel_setup(full), start_url=start)
+            tools["study_link"] = provider.study_link(project=full, start_url=start)
         return super().change_view(request, object_id, form_url, {**(extra_context or {}), **tools})
 
     def save_model(self, request, obj, form, change):

@@ -20,8 +20,8 @@ from annotation.selectors.annotator import project_access
 from annotation.services import WorkflowError
 from annotation.services.accounts import AccountError, project_join
 from annotation.services.engine import assignment_return
+from annotation.services.workers import consent_accept
 from annotation.throttles import JoinAddressThrottle, JoinThrottle, UserThrottle
-from recruiting.services.marketplace import consent_accept
 
 
 class AssignmentSkippedSerializer(serializers.Serializer):

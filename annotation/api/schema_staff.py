@@ -67,36 +67,6 @@ class TaskTypeOut(serializers.Serializer):
     example = TaskTypeExample()
 
 
-class BonusRow(serializers.Serializer):
-    worker = serializers.CharField()
-    worker_source = serializers.CharField(allow_blank=True)
-    worker_external_id = serializers.CharField(allow_blank=True)
-    assignment = serializers.IntegerField(allow_null=True)
-    item = serializers.CharField(allow_null=True, help_text="The item's external id.")
-    amount = serializers.CharField(help_text="A decimal string.")
-    currency = serializers.CharField()
-    reason = serializers.CharField(allow_blank=True)
-    created_at = serializers.DateTimeField()
-    paid_at = serializers.DateTimeField(allow_null=True)
-
-
-class WorkerBonusTotals(serializers.Serializer):
-    worker_id = serializers.IntegerField()
-    worker = serializers.CharField()
-    worker_source = serializers.CharField(allow_blank=True)
-    worker_external_id = serializers.CharField(allow_blank=True)
-    currency = serializers.CharField()
-    count = serializers.IntegerField()
-    total = serializers.CharField(help_text="A decimal string.")
-    paid = serializers.CharField(help_text="A decimal string.")
-    unpaid = serializers.CharField(help_text="A decimal string.")
-
-
-class BonusLedgerOut(serializers.Serializer):
-    rows = BonusRow(many=True)
-    workers = WorkerBonusTotals(many=True, help_text="Per worker and currency.")
-
-
 class CrowdImportIn(serializers.Serializer):
     file = serializers.FileField()
     format = serializers.CharField(required=False, allow_blank=True, help_text="csv, tsv, json or jsonl when the "

@@ -34,7 +34,6 @@ urlpatterns = [
     path("assignments/<int:pk>/media/<str:ref>", plays.AssignmentMedia.as_view(), name="api-assignment-media"),
     path("assignments/<int:pk>/annotation/", revisions.AssignmentAnnotation.as_view(), name="api-annotation"),
     path("projects/<slug:slug>/annotations/", views.AnnotationExport.as_view(), name="api-annotations"),
-    path("projects/<slug:slug>/bonuses/", views.BonusList.as_view(), name="api-bonuses"),
     path("projects/<slug:slug>/audit/", audit.AuditList.as_view(), name="api-audit"),
     # The page actions' twins (docs/api.md, "Page actions in the API").
     path("join/", annotator_actions.ProjectJoin.as_view(), name="api-join"),

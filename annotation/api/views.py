@@ -25,7 +25,6 @@ from annotation.api.schema_loop import SUBMIT_SCHEMA, NextOut
 from annotation.api.schema_staff import (
     EXPORT_SCHEMA,
     IMPORT_RESPONSES,
-    BonusLedgerOut,
     CrowdImportIn,
     ProgressOut,
     TaskTypeOut,
@@ -40,7 +39,7 @@ from annotation.api.serializers import (
 )
 from annotation.api.unseen import unseen
 from annotation.authenticity import signals_clean
-from annotation.exports import FORMATS, bonus_rows, export_response
+from annotation.exports import FORMATS, export_response
 from annotation.importers import ImportFailed
 from annotation.models import Assignment, ImportJob, Item, Project
 from annotation.quality_port import api_feedback, api_next
@@ -53,7 +52,6 @@ from annotation.services.imports import import_job_cancel, import_upload
 from annotation.task_types import task_types
 from annotation.task_types.base import AnswerInvalid
 from annotation.uploads import refuse_oversized_upload
-from recruiting.selectors.bonuses import bonus_ledger
 
 
 def has_perm(codename: str) -> type[BasePermission]:
@@ -308,22 +306,6 @@ class AnnotationExport(APIView):
                      details={"format": fmt, "all": not counted_only, "include_blocked": include_blocked,
                               "via": "api"})
         return export_response(project=project, fmt=fmt, counted_only=counted_only, include_blocked=include_blocked)
-
-
-class BonusList(APIView):
-    """The project's bonus ledger: every bonus (``rows``, the columns of the CSV export) and what
-    each worker was granted, paid and is owed per currency (``workers``). Amounts are decimal
-    strings, as money should be."""
-
-    permission_classes = [has_perm("annotation.export_annotations")]
-
-    @extend_schema(tags=["exports"], operation_id="bonuses_list", summary="The project's bonus ledger",
-                   responses={200: BonusLedgerOut})
-    def get(self, request: Request, slug: str) -> Response:
-        project = _project(slug)
-        workers = [{**w.__dict__, "total": str(w.total), "paid": str(w.paid), "unpaid": str(w.unpaid)}
-                   for w in bonus_ledger(project=project)]
-        return Response({"rows": list(bonus_rows(project=project)), "workers": workers})
 
 
 class TaskTypeList(APIView):

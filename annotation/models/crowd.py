@@ -14,7 +14,7 @@ from django.db.models.functions import Lower
 from annotation.models.kinds import ItemKind, Purpose
 from annotation.providers import CUSTOM_PANEL as CUSTOM
 from annotation.providers import CUSTOM_SOURCE_RE as SOURCE_NAME_RE
-from annotation.providers import PARAM_RE, UnknownProvider, provider_choices, provider_get
+from annotation.providers import NO_PANEL, PARAM_RE, UnknownProvider, provider_choices, provider_get
 from annotation.task_types import task_type_choices
 
 
@@ -79,8 +79,9 @@ class Project(models.Model):
         help_text="Crowd workers may arrive from a marketplace link carrying their worker id.",
     )
     panel = models.CharField(
-        "recruiting panel", max_length=40, choices=provider_choices, default="prolific",
-        help_text="The panel whose study links the project takes; links of any other are refused.",
+        "recruiting panel", max_length=40, choices=provider_choices, default=NO_PANEL, blank=True,
+        help_text="The panel whose study links the project takes; links of any other are refused. "
+                  "None: workers come by an account or a join code only.",
     )
     worker_param = models.CharField(
         "worker-id parameter", max_length=60, blank=True, default="worker_id",
@@ -149,6 +150,11 @@ class Project(models.Model):
     def clean(self) -> None:
         # The panel settings hold together (a custom name never a preset's, templates with known
         # placeholders): checked by the project's provider, which owns what they mean.
+        if self.panel == NO_PANEL:
+            if self.external_entry:
+                raise ValidationError({"panel": "Choose the panel whose study links the project takes: without "
+                                                "one, no worker can arrive by a link."})
+            return
         try:
             provider = provider_get(self.panel)
         except UnknownProvider as exc:

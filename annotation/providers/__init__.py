@@ -11,6 +11,7 @@ from annotation.providers.base import (
     NO_PANEL,
     PARAM_RE,
     Exit,
+    LinkSetup,
     Provider,
 )
 from annotation.providers.registry import (
@@ -29,6 +30,7 @@ __all__ = [
     "NO_PANEL",
     "PARAM_RE",
     "Exit",
+    "LinkSetup",
     "Provider",
     "UnknownProvider",
     "provider_choices",

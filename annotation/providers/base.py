@@ -27,12 +27,34 @@ class Exit:
     post: tuple[tuple[str, str], ...] = ()
 
 
+@dataclass(frozen=True)
+class LinkSetup:
+    """How a project's study link names its workers: ``worker_param`` carries the worker's id,
+    known as (``source``, id); ``params`` are the parameters kept with each answer (the worker
+    id's among them); ``preview``, when set, is the (parameter, value) of a preview of the task
+    (MTurk's), which takes no item."""
+
+    source: str
+    name: str
+    worker_param: str
+    params: tuple[str, ...]
+    preview: tuple[str, str] | None = None
+
+
 class Provider:
     """A recruiting marketplace or panel, registered by its ``key`` (the value of
-    ``Project.panel``); ``name`` is what the forms show."""
+    ``Project.panel``); ``name`` is what the forms show; a worker arriving by its study link
+    carries their id in ``worker_param``."""
 
     key: str
     name: str
+    worker_param: str = "worker_id"
+
+    def link_setup(self, *, project: Any) -> LinkSetup:
+        """How the project's study link names its workers (the provider's own parameter, kept
+        with each answer, by default)."""
+        return LinkSetup(source=self.key, name=self.name, worker_param=self.worker_param,
+                         params=(self.worker_param,))
 
     def may_take_items(self, *, project: Any, worker: Any) -> bool:
         """Whether the worker may still be handed items: False once they left the study on the
@@ -56,3 +78,12 @@ class Provider:
     def settings_check(self, *, project: Any) -> None:
         """Raise ``django.core.exceptions.ValidationError`` naming the field when the project's
         panel settings do not hold together for this provider."""
+
+    def exit_template_check(self, *, project: Any, template: str, field_name: str) -> None:
+        """Raise ``ValidationError`` naming ``field_name`` when ``template`` (a project's own
+        screened-out URL, say) is no exit this provider can fill in."""
+
+    def study_link(self, *, project: Any, start_url: str) -> str | None:
+        """The link the staff paste into the panel: the project's start URL (``start_url``) with
+        the panel's placeholders; None: the provider has no link to paste."""
+        return None

@@ -54,5 +54,6 @@ def providers() -> list[Provider]:
 
 
 def provider_choices() -> list[tuple[str, str]]:
-    """The choices of ``Project.panel``: the registered providers in the order they registered."""
-    return [(p.key, p.name) for p in _REGISTRY.values()]
+    """The choices of ``Project.panel``: none, then the registered providers in the order they
+    registered."""
+    return [(NO_PANEL, "None"), *((p.key, p.name) for p in _REGISTRY.values())]

@@ -40,6 +40,7 @@ from annotation.importers import (
 from annotation.models import Annotation, Assignment, Item, ItemKind, Project, WorkerProfile
 from annotation.services.audit import import_record
 from annotation.services.bulk_insert import rows_insert
+from annotation.services.workers import EXTERNAL_ID_RE, marketplace_username
 from annotation.task_types import get_task_type
 from annotation.task_types.base import (
     CleanItem,
@@ -49,7 +50,6 @@ from annotation.task_types.base import (
     ImportField,
 )
 from annotation.value_checks import scrubbed
-from recruiting.services.marketplace import EXTERNAL_ID_RE, marketplace_username
 
 # Columns every results file has, besides the task type's own.
 COMMON_FIELD_DOCS = (

@@ -14,13 +14,13 @@ from django.db import transaction
 from django.db.models import F
 from django.utils import timezone
 
+from annotation.ledger_port import answer_counts_again, answer_uncounted
 from annotation.models import Annotation, Assignment, Item, Project, Purpose, Standing
 from annotation.quality_port import gold_counts_recount, workers_in
 from annotation.services.audit import audit_record
 from annotation.services.engine import set_status
 from annotation.services.errors import WorkflowError
 from annotation.services.item_slots import item_slots_refresh
-from recruiting.services.bonuses import bonus_grant_for, bonus_revoke_for
 
 Status = Assignment.Status
 
@@ -56,12 +56,12 @@ def assignment_review(*, assignment: Assignment, approve: bool, note: str = "", 
         else:
             set_status(assignments=[a], new=target, now=now, reviewed_at=now, review_note=note)
         if target == Status.REJECTED:
-            bonus_revoke_for(assignment=a)
+            answer_uncounted(assignment=a)
         else:
             # Approving rejected work makes its answer count again, and with it its bonus.
             annotation = Annotation.objects.filter(assignment=a).first()
             if annotation is not None:
-                bonus_grant_for(annotation=annotation)
+                answer_counts_again(annotation=annotation)
         if a.purpose == Purpose.GOLD:
             # A rejected gold answer counts for or against the worker no more (and again once approved).
             gold_counts_recount(project=a.project, worker_ids=[a.worker_id])

@@ -17,6 +17,7 @@ from django.contrib.auth.models import User
 from django.db import transaction
 from django.utils import timezone
 
+from annotation.ledger_port import answer_counts_again, answer_uncounted
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import revision_refusal
 from annotation.services.errors import WorkflowError
@@ -24,7 +25,6 @@ from annotation.services.submission import answer_context, answer_seconds
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from annotation.value_checks import field_problems
-from recruiting.services.bonuses import bonus_grant_for, bonus_revoke_for
 
 
 @dataclass(frozen=True)
@@ -109,6 +109,6 @@ def annotation_revise(
         current.save(update_fields=["answer", "reason", "seconds", "client_seconds", "client", "version",
                                     "revised_at"])
         # The bonus follows the answer the worker now gives, not the one they replaced.
-        bonus_revoke_for(assignment=a)
-        bonus_grant_for(annotation=current)
+        answer_uncounted(assignment=a)
+        answer_counts_again(annotation=current)
     return ReviseResult(current, changed=True)

@@ -13,6 +13,7 @@ from django.db import transaction
 from django.db.models import Exists, F, OuterRef
 from django.utils import timezone
 
+from annotation.ledger_port import answer_stored
 from annotation.models import (
     Annotation,
     Assignment,
@@ -34,7 +35,6 @@ from annotation.services.errors import NotYours, WorkflowError
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 from annotation.value_checks import field_problems, scrubbed
-from recruiting.services.bonuses import bonus_grant_new
 
 Status = Assignment.Status
 
@@ -220,8 +220,7 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             raise WorkflowError(f"This assignment is {a.status} and takes no answer.")
         annotation.save(force_insert=True)
         # In the same transaction: an answer is never stored without the bonus it earned.
-        if counted:
-            bonus_grant_new(annotation=annotation, assignment=a, task=task)
+        answer_stored(annotation=annotation, assignment=a, task=task, counted=counted)
         # A gold or training answer is scored with it: never stored without its score.
         check = check_score(assignment=a, annotation=annotation, task=task, now=now)
         # The rules that read single answers judge this one once it is stored for good.

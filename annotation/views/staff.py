@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 
-from annotation.exports import FORMATS, bonus_export_response, export_response
+from annotation import page_sections
+from annotation.exports import FORMATS, export_response
 from annotation.models import Project
 from annotation.selectors.counted import excluded_workers
 from annotation.selectors.progress import project_progress
@@ -24,8 +25,6 @@ from annotation.staff_links import staff_links
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest, HtmxRequest
-from recruiting.selectors.bonuses import bonus_totals
-from recruiting.selectors.pay_rate import project_pay_rate
 
 OVERVIEW = "annotation/overview.html"
 # (sort key, heading, numeric) of the worker table's sortable columns.
@@ -78,9 +77,8 @@ def overview(request: HtmxRequest, slug: str) -> HttpResponse:
         "wq": wq, "wsort": wsort, "iq": iq, "istate": istate if istate in ITEM_STATES else "",
         "formats": list(FORMATS),
         "blocked_excluded": excluded_workers(project=project),
-        "bonus_totals": bonus_totals(project=project),
         "open_flags": open_flag_count(project=project),
-        "pay_rate": project_pay_rate(project=project),
+        "sections": page_sections.sections_shown(page_sections.OVERVIEW, project=project),
     }
     return render(request, OVERVIEW, ctx)
 
@@ -95,11 +93,3 @@ def export(request: AuthenticatedRequest, slug: str, fmt: str) -> StreamingHttpR
     audit_record(actor=request.user, action="export", project=project, target=f"annotations.{fmt}",
                  details={"format": fmt, "all": not counted_only, "include_blocked": include_blocked, "via": "page"})
     return export_response(project=project, fmt=fmt, counted_only=counted_only, include_blocked=include_blocked)
-
-
-@permission_required("annotation.export_annotations")
-def export_bonuses(request: AuthenticatedRequest, slug: str) -> StreamingHttpResponse:
-    project = get_object_or_404(Project, slug=slug)
-    audit_record(actor=request.user, action="export", project=project, target="bonuses.csv",
-                 details={"format": "csv", "via": "page"})
-    return bonus_export_response(project=project)

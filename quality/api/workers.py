@@ -19,6 +19,7 @@ from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.schema_errors import FieldErrors
 from annotation.models import Project
+from annotation.page_sections import WORKER_END, WORKER_HEADER, sections_data
 from quality.api.schema import WorkerActionIn, WorkerActionOut, WorkerPageOut
 from quality.selectors.worker_page import (
     CrowdFigures,
@@ -28,8 +29,6 @@ from quality.selectors.worker_page import (
     worker_page,
 )
 from quality.services.worker_actions import ACTION_PERMS, ActionRefused, worker_action
-from recruiting.models import ProlificSubmission
-from recruiting.selectors.prolific import worker_submission
 
 
 class _Perm(BasePermission):
@@ -85,9 +84,6 @@ def worker_page_data(page: WorkerPage, crowd: CrowdFigures) -> dict[str, Any]:
             "expected": page.first_shown.expected, "words": page.first_shown.words},
         "training_rounds": [{"kind": t.kind, "number": t.number, "items": t.items, "answered": t.answered,
                              "right": t.right, "passed": t.passed, "pass_mark": t.pass_mark} for t in page.training],
-        "bonuses": [{"amount": str(b.amount), "currency": b.currency, "reason": b.reason,
-                     "created_at": b.created_at.isoformat(), "paid_at": b.paid_at.isoformat() if b.paid_at else None}
-                    for b in page.bonuses],
         "answers": {
             "count": page.answers.paginator.count, "page": page.answers.number,
             "pages": page.answers.paginator.num_pages,
@@ -98,16 +94,6 @@ def worker_page_data(page: WorkerPage, crowd: CrowdFigures) -> dict[str, Any]:
                       "signals": a.signals, "review_note": a.review_note} for a in page.answer_rows],
         },
     }
-
-
-def prolific_submission_data(s: ProlificSubmission | None) -> dict[str, Any] | None:
-    """The worker's submission to the project's Prolific study, if they came from one."""
-    if s is None:
-        return None
-    return {"submission_id": s.submission_id, "status": s.status,
-            "started_at": s.started_at.isoformat() if s.started_at else None,
-            "completed_at": s.completed_at.isoformat() if s.completed_at else None,
-            "freed_at": s.freed_at.isoformat() if s.freed_at else None, "decided_how": s.decided_how}
 
 
 class WorkerDetail(APIView):
@@ -123,7 +109,9 @@ class WorkerDetail(APIView):
         project, worker = _worker(slug, worker_id)
         page = worker_page(project=project, worker=worker, page=request.query_params.get("page"))
         data = worker_page_data(page, worker_crowd_figures(project=project, worker=worker))
-        data["prolific"] = prolific_submission_data(worker_submission(project=project, worker_id=worker.pk))
+        # What the apps above add to the page (bonuses, a panel's submission), under their keys.
+        for place in (WORKER_HEADER, WORKER_END):
+            data.update(sections_data(place, project=project, worker=worker))
         return Response(data)
 
 

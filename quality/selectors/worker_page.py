@@ -2,7 +2,8 @@
 its interval, agreement with the other workers, MACE competence from the last agreement run,
 authenticity signals, how often they chose the option shown first, reasons other workers gave
 word for word, item flags, rule decisions in the rules page's words, gold answers and training
-rounds with each answer in words, and bonuses.
+rounds with each answer in words. What the apps above add (bonuses, a panel's submission)
+they show themselves (``annotation.page_sections``).
 
 An answer is shown twice where the options were shown in a drawn order: as its worker saw it
 (the place they chose on their page, ``TaskType.answer_as_seen``) and as stored (options named
@@ -40,7 +41,6 @@ from annotation.worker_figures import (
 )
 from quality.models import CheckResult, ItemFlag, RuleDecision, TrainingRound, WorkerStanding
 from quality.selectors.first_shown import worker_first_shown
-from recruiting.models import Bonus
 
 ANSWERS_PER_PAGE = 50
 # Rows shown of the lists that may grow long (the counts above them say how many there are).
@@ -171,7 +171,6 @@ class WorkerPage:
     flags: list[ItemFlag]
     decisions: list[RuleDecision]
     training: list[TrainingRound]
-    bonuses: list[Bonus]
     counts: dict[str, int] = field(default_factory=dict)
     first_shown: FirstShown | None = None  # None: the type shows no options in a drawn order
     check_groups: list[CheckGroup] = field(default_factory=list)
@@ -374,7 +373,6 @@ def worker_page(*, project: Project, worker: User, page: int | str | None = 1) -
         flags=list(ItemFlag.objects.filter(project=project, worker=worker).select_related("item")[:LIST_LIMIT]),
         decisions=decisions,
         training=training,
-        bonuses=list(Bonus.objects.filter(project=project, worker=worker).order_by("-created_at", "-pk")[:LIST_LIMIT]),
         counts=counts,
         first_shown=worker_first_shown(project=project, worker=worker),
         check_groups=_check_groups(checks, training),

@@ -11,12 +11,12 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 
 from annotation.models import Project
+from annotation.providers import provider_of
 from annotation.services.audit import audit_record
 from annotation.task_types import get_task_type
 from quality.models import QualityPolicy
 from quality.selectors.settings import settings_not_applying
 from quality.services.blocked_answers import blocked_answers_policy_changed
-from recruiting.panels import panel_setup, template_check
 
 SETTINGS = QualityPolicy.SETTINGS
 
@@ -40,8 +40,12 @@ def quality_policy_update(*, project: Project, values: Mapping[str, Any], actor:
             setattr(policy, name, value)
         # The fields' validators name the field; the table's constraints hold the same bounds.
         policy.full_clean(exclude=["project"], validate_constraints=False)
-        # The screened-out URL is a template of the project's panel, checked as its completion URL.
-        template_check(policy.screened_out_url, setup=panel_setup(project), field_name="screened_out_url")
+        # The screened-out URL is a template of the project's panel, checked as its completion URL
+        # (without a panel, no worker arrives by a study link to be sent there).
+        provider = provider_of(project)
+        if provider is not None and policy.screened_out_url:
+            provider.exit_template_check(project=project, template=policy.screened_out_url,
+                                         field_name="screened_out_url")
         policy.save()
         changed = {name: [before[name], getattr(policy, name)] for name in SETTINGS
                    if before[name] != getattr(policy, name)}

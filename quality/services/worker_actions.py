@@ -1,6 +1,7 @@
 """The staff actions of the worker page, one entry point for the page and the API (the same
 checks, the same audit entries): block or unblock the worker in the project, approve or reject
-all of their submitted work with a note, grant a bonus, send them to a training round.
+all of their submitted work with a note, send them to a training round, and the actions the
+apps above add (``worker_action_register``: the bonus ledger's "bonus").
 
 Each action checks its own permission and its input, and raises ``ActionRefused`` naming the
 field at fault; nothing is written then.
@@ -8,7 +9,7 @@ field at fault; nothing is written then.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +22,6 @@ from annotation.services.review import NOTE_LENGTH, worker_work_approve, worker_
 from quality.models import TrainingRound, WorkerStanding
 from quality.services.standing import policy_for, standing_set
 from quality.services.training import training_round_start
-from recruiting.services.bonuses import bonus_grant
 
 # The permission each action needs, besides seeing the project.
 ACTION_PERMS = {
@@ -29,9 +29,40 @@ ACTION_PERMS = {
     "unblock": "quality.change_workerstanding",
     "approve": "annotation.change_assignment",
     "reject": "annotation.change_assignment",
-    "bonus": "recruiting.add_bonus",
     "training": "quality.add_traininground",
 }
+
+
+@dataclass(frozen=True)
+class ActionDone:
+    action: str
+    message: str
+    count: int = 0
+
+
+@dataclass(frozen=True)
+class ExtraAction:
+    """An action another app adds: the permission it needs, what it does (called with
+    ``project``, ``worker``, ``actor`` and ``data``; it raises ``ActionRefused`` naming the field
+    at fault) and the template of its form on the worker page."""
+
+    perm: str
+    do: Callable[..., ActionDone]
+    form: str
+
+
+_EXTRA: dict[str, ExtraAction] = {}
+
+
+def worker_action_register(name: str, action: ExtraAction) -> None:
+    """Add an action to the worker page and its API (again: it replaces itself)."""
+    _EXTRA[name] = action
+    ACTION_PERMS[name] = action.perm
+
+
+def action_forms() -> list[tuple[str, str]]:
+    """(action, form template) of the actions other apps added, in the order they registered."""
+    return [(name, a.form) for name, a in _EXTRA.items()]
 
 
 class ActionRefused(Exception):
@@ -43,14 +74,7 @@ class ActionRefused(Exception):
         self.field, self.message, self.status = field, message, status
 
 
-@dataclass(frozen=True)
-class ActionDone:
-    action: str
-    message: str
-    count: int = 0
-
-
-def _text(data: Mapping[str, Any], name: str, length: int) -> str:
+def action_text(data: Mapping[str, Any], name: str, length: int) -> str:
     value = data.get(name, "")
     if not isinstance(value, str):
         raise ActionRefused(name, f"{name} must be text")
@@ -78,7 +102,7 @@ def worker_action(*, project: Project, worker: User, action: str, actor: User,
     if not actor.has_perm(ACTION_PERMS[action]):
         raise ActionRefused("action", f"you need the permission {ACTION_PERMS[action]} to {action}", status=403)
     name = worker.get_username()
-    note = _text(data, "note", NOTE_LENGTH)
+    note = action_text(data, "note", NOTE_LENGTH)
     if action in ("block", "unblock"):
         state = Standing.BLOCKED if action == "block" else _unblocked_state(project=project, worker=worker)
         standing_set(project=project, worker=worker, state=state, actor=actor,
@@ -93,16 +117,8 @@ def worker_action(*, project: Project, worker: User, action: str, actor: User,
             n = worker_work_reject(project=project, worker=worker, note=note, reviewer=actor)
         verb = "Approved" if action == "approve" else "Rejected"
         return ActionDone(action, f"{verb} {n} assignment{'s' if n != 1 else ''} of {name}.", n)
-    if action == "bonus":
-        reason = _text(data, "reason", 300)
-        try:
-            bonus = bonus_grant(project=project, worker=worker, amount=data.get("amount", ""), reason=reason,
-                                currency=_text(data, "currency", 10) or "USD", actor=actor)
-        except ValueError as exc:
-            text = str(exc)
-            field = "reason" if "reason" in text else "currency" if "currency" in text else "amount"
-            raise ActionRefused(field, text) from None
-        return ActionDone(action, f"Granted {bonus.amount} {bonus.currency} to {name}.")
+    if action in _EXTRA:
+        return _EXTRA[action].do(project=project, worker=worker, actor=actor, data=data)
     try:
         training_round_start(project=project, worker=worker, kind=TrainingRound.Kind.RECALIBRATION, actor=actor,
                              note=note)

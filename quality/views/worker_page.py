@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
+from annotation.page_sections import WORKER_END, WORKER_HEADER, sections_shown
 from annotation.task_types import get_task_type
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
@@ -19,9 +20,9 @@ from quality.selectors.worker_page import project_worker, worker_crowd_figures, 
 from quality.services.worker_actions import (
     ACTION_PERMS,
     ActionRefused,
+    action_forms,
     worker_action,
 )
-from recruiting.selectors.prolific import worker_submission
 
 PAGE_PERM = "annotation.view_project"
 TEMPLATE = "annotation/worker.html"
@@ -51,7 +52,9 @@ def worker_detail(request: AuthenticatedRequest, slug: str, worker_id: int) -> H
     return render(request, TEMPLATE, {
         "project": project, "task": get_task_type(project.task_type), "page": figures, "worker": worker,
         "allowed": allowed, "crowd": crowd,
-        "prolific_submission": worker_submission(project=project, worker_id=worker.pk),
+        "header_sections": sections_shown(WORKER_HEADER, project=project, worker=worker),
+        "end_sections": sections_shown(WORKER_END, project=project, worker=worker),
+        "action_forms": [form for name, form in action_forms() if name in allowed],
         "shared_browser": accounts_sharing_device(project=project, worker=worker),
     })
 

@@ -28,6 +28,7 @@ urlpatterns = [
     path("projects/<slug:slug>/prolific/submissions/<str:submission_id>/reject/",
          prolific.SubmissionReject.as_view(), name="api-prolific-reject"),
     path("prolific/webhook/", prolific.Webhook.as_view(), name="api-prolific-webhook"),
+    path("projects/<slug:slug>/bonuses/", staff_bonuses.BonusList.as_view(), name="api-bonuses"),
     path("projects/<slug:slug>/bonuses/<int:pk>/", staff_bonuses.BonusRemove.as_view(), name="api-bonus"),
     path("projects/<slug:slug>/bonuses/mark-paid/", staff_bonuses.BonusesMarkPaid.as_view(),
          name="api-bonuses-mark-paid"),

@@ -157,3 +157,18 @@ def bonuses_mark_paid(*, bonuses: Iterable[Bonus], note: str = "", now: datetime
                              target=f"{len(pks)} bonus{'es' if len(pks) != 1 else ''}",
                              details={"bonuses": pks[:1000], "note": note[:300]})
     return n
+
+
+class BonusLedger:
+    """The bonus ledger as the engine's ledger (``annotation.ledger_port``): the bonus the
+    project's task type grants follows each answer as it is stored, rejected, approved or changed."""
+
+    def answer_stored(self, *, annotation: Annotation, assignment: Assignment, task: TaskType, counted: bool) -> None:
+        if counted:
+            bonus_grant_new(annotation=annotation, assignment=assignment, task=task)
+
+    def answer_counts_again(self, *, annotation: Annotation) -> None:
+        bonus_grant_for(annotation=annotation)
+
+    def answer_uncounted(self, *, assignment: Assignment) -> None:
+        bonus_revoke_for(assignment=assignment)

@@ -4,18 +4,25 @@ account, and their consent."""
 
 from __future__ import annotations
 
-import re
 import secrets
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
-from annotation.models import Consent, Project, WorkerProfile
+from annotation.models import Project, WorkerProfile
+from annotation.providers import LinkSetup, provider_of
 from annotation.services.accounts import AccountError, user_create
-from recruiting.panels import PANELS, Panel, panel_setup
+from annotation.services.workers import EXTERNAL_ID_RE, marketplace_username
+from recruiting.panels import PANELS, Panel
 
-EXTERNAL_ID_RE = re.compile(r"^[A-Za-z0-9_.@-]{1,100}$")
+
+def link_setup(project: Project) -> LinkSetup:
+    """How the project's study link names its workers, as its provider says; a project with no
+    panel takes nobody by a link."""
+    provider = provider_of(project)
+    if provider is None:
+        raise AccountError("This project does not take workers from marketplace links.")
+    return provider.link_setup(project=project)
 
 
 def marketplace_identity(*, project: Project, params) -> tuple[str, str] | None:
@@ -25,7 +32,7 @@ def marketplace_identity(*, project: Project, params) -> tuple[str, str] | None:
     The panel is the project's, never the link's: no link can pass a worker off as another
     panel's (a custom panel's name is never a preset's).
     """
-    setup = panel_setup(project)
+    setup = link_setup(project)
     value = (params.get(setup.worker_param) or "").strip()
     return (setup.source, value) if value else None
 
@@ -33,19 +40,19 @@ def marketplace_identity(*, project: Project, params) -> tuple[str, str] | None:
 def foreign_panel(*, project: Project, params) -> Panel | None:
     """The preset whose worker-id parameter a link carries when it is not the project's panel's:
     to tell the worker which study link they opened."""
-    mine = panel_setup(project).worker_param
+    mine = link_setup(project).worker_param
     return next((p for p in PANELS.values() if p.worker_param != mine and params.get(p.worker_param)), None)
 
 
 def marketplace_params(*, project: Project, params) -> dict[str, str]:
     """The parameters of the link that the project's panel records (each cut to 100 characters)."""
-    return {k: params[k][:100] for k in panel_setup(project).params if params.get(k)}
+    return {k: params[k][:100] for k in link_setup(project).params if params.get(k)}
 
 
 def is_preview(*, project: Project, params) -> bool:
     """A panel's preview of the task (MTurk shows a HIT before the worker accepts it with a
     placeholder assignment id)."""
-    preview = panel_setup(project).preview
+    preview = link_setup(project).preview
     return preview is not None and params.get(preview[0]) == preview[1]
 
 
@@ -53,7 +60,7 @@ def marketplace_check(*, project: Project, source: str, external_id: str | None 
     """Refuse a link the project does not take: entry closed, another panel, malformed id."""
     if not project.external_entry:
         raise AccountError("This project does not take workers from marketplace links.")
-    setup = panel_setup(project)
+    setup = link_setup(project)
     if source != setup.source:
         raise AccountError(
             f"This project does not accept workers from “{source}” (it takes workers from {setup.name}, "
@@ -68,11 +75,6 @@ def marketplace_account(*, source: str, external_id: str) -> User | None:
     """The account already tied to a marketplace worker id, if any."""
     profile = WorkerProfile.objects.select_related("user").filter(source=source, external_id=external_id).first()
     return profile.user if profile else None
-
-
-def marketplace_username(*, source: str, external_id: str) -> str:
-    # "+" is in neither a source name nor a worker id, so two identities never share a name.
-    return f"{source}+{external_id}"
 
 
 def _marketplace_user_create(*, source: str, external_id: str) -> User:
@@ -101,13 +103,3 @@ def worker_from_marketplace(*, project: Project, source: str, external_id: str) 
         user = _marketplace_user_create(source=source, external_id=external_id)
     project.members.add(user)
     return user
-
-
-def consent_accept(*, project: Project, worker: User, now=None) -> Consent:
-    """Record that the worker accepted the project's welcome and consent text (once; the first
-    acceptance and the text it was given to stay on record)."""
-    consent, _ = Consent.objects.get_or_create(
-        project=project, worker=worker,
-        defaults={"text": project.consent_text, "accepted_at": now or timezone.now()},
-    )
-    return consent

@@ -7,13 +7,15 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse
+from django.http import Http404, HttpResponse, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 
 from annotation.models import Project
+from annotation.services.audit import audit_record
 from annotation.views.permissions import permission_required
 from annotation.views.request_types import AuthenticatedRequest
+from recruiting.exports import bonus_export_response
 from recruiting.models import Bonus, BonusPayment, PaymentState
 from recruiting.selectors.bonus_payments import (
     bonus_pay_jobs_of,
@@ -120,3 +122,11 @@ def project_pay_view(request: AuthenticatedRequest, slug: str) -> HttpResponse:
     else:
         messages.success(request, "Reward per item saved.")
     return redirect("overview" if request.POST.get("next") == "overview" else "bonuses", slug=slug)
+
+
+@permission_required("annotation.export_annotations")
+def export_bonuses(request: AuthenticatedRequest, slug: str) -> StreamingHttpResponse:
+    project = get_object_or_404(Project, slug=slug)
+    audit_record(actor=request.user, action="export", project=project, target="bonuses.csv",
+                 details={"format": "csv", "via": "page"})
+    return bonus_export_response(project=project)

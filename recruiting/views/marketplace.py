@@ -10,6 +10,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 
 from annotation.models import Project
+from annotation.providers import provider_of
 from annotation.selectors.annotator import (
     MARKETPLACE_PROJECT,
     consent_needed,
@@ -18,6 +19,7 @@ from annotation.selectors.annotator import (
     project_access,
 )
 from annotation.services.accounts import AccountError
+from annotation.services.workers import consent_accept
 from annotation.throttles import StartThrottle, throttle
 from annotation.views.annotator import (
     ANNOTATE,
@@ -27,11 +29,10 @@ from annotation.views.annotator import (
 )
 from annotation.views.nul_fields import refuse_nul_fields
 from annotation.views.request_types import AuthenticatedRequest
-from recruiting.panels import panel_setup
 from recruiting.services.marketplace import (
-    consent_accept,
     foreign_panel,
     is_preview,
+    link_setup,
     marketplace_account,
     marketplace_check,
     marketplace_identity,
@@ -51,11 +52,11 @@ def start(request: HttpRequest, slug: str) -> HttpResponse:
     """Entry from a panel's study link such as ``/start/<project>/?PROLIFIC_PID=…``: the worker id
     is read from the parameter of the project's panel (``recruiting.panels``)."""
     project = Project.objects.filter(slug=slug).first()
-    if project is None or not project.external_entry:
+    if project is None or not project.external_entry or provider_of(project) is None:
         # A link to a project that takes nobody from marketplaces says no more than one to a
         # project that does not exist: private projects' names stay unknown to strangers.
         return not_found(request)
-    setup = panel_setup(project)
+    setup = link_setup(project)
     if is_preview(project=project, params=request.GET):
         # MTurk shows the HIT before the worker accepts it: no account, no item taken.
         sample = preview_item(project=project)

@@ -40,7 +40,7 @@ def demo_project(ctx: DemoContext, *, slug: str) -> None:
     if project is None:
         project = project_create(name="Which argument is more convincing? (UKPConvArg demo)", slug=DEMO_SLUG,
                                  task_type=slug, created_by=ctx.owner, redundancy=3, state=Project.State.ACTIVE,
-                                 join_code="DEMO-2016", external_entry=True, completion_code="C1A2B3D4",
+                                 join_code="DEMO-2016", external_entry=True, panel="prolific", completion_code="C1A2B3D4",
                                  consent_text=DEMO_CONSENT)
     project.members.add(*ctx.annotators)
     made = 0

@@ -266,7 +266,7 @@ def test_web_form_keeps_the_answer_when_client_details_hold_nul(client, web_assi
 def test_query_and_form_fields_with_nul_get_a_400_not_a_500(client):
     """Views that read request.GET or request.POST themselves: join codes, marketplace links,
     the token endpoint; on PostgreSQL each of these was a 500."""
-    project = ProjectFactory(join_code="abc", external_entry=True)
+    project = ProjectFactory(join_code="abc", external_entry=True, panel="prolific")
     client.raise_request_exception = False
     client.force_login(UserFactory())
     joined = client.post(reverse("join"), {"code": "a\x00bc"})

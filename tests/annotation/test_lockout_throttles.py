@@ -197,7 +197,7 @@ def test_marketplace_links_are_throttled_per_address(rates):
     from django.test import Client
 
     rates(start="3/min")
-    project = ProjectFactory(external_entry=True)
+    project = ProjectFactory(external_entry=True, panel="prolific")
     url = reverse("start", args=[project.slug])
     # Each link opened in a browser of its own (a session per worker), all from one address.
     codes = [Client().get(url, {"PROLIFIC_PID": f"worker{i}"}).status_code for i in range(4)]

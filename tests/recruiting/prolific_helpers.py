@@ -18,7 +18,7 @@ RIGHT, WRONG = "a1", "a2"  # the pairwise worked example's gold label is a1
 
 
 def linked_project(*, study_id: str = "study-1", items: int = 4, qualification: int = 0, **study_fields) -> Project:
-    project = ProjectFactory(open_to_all=False, external_entry=True, redundancy=2, completion_code="C0DE",
+    project = ProjectFactory(open_to_all=False, external_entry=True, panel="prolific", redundancy=2, completion_code="C0DE",
                              consent_text="We record your answers.")
     for _ in range(items):
         ItemFactory(project=project)

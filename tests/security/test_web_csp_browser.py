@@ -217,7 +217,7 @@ def _world() -> dict:
     bonus_grant(project=first, worker=helper, amount=Decimal("0.50"), reason="well argued", actor=admin)
     audit_record(actor=admin, action="worker_blocked", project=first, target=helper.username)
     invite = invite_create(user=UserFactory(username="csp-invited"), project=first)
-    market = ProjectFactory(slug="csp-market", open_to_all=False, external_entry=True, redundancy=1,
+    market = ProjectFactory(slug="csp-market", open_to_all=False, external_entry=True, panel="prolific", redundancy=1,
                             consent_text="We keep your answers for research.")
     _project_items_like(market, first)
     mturk = listening[MEDIA_SLUGS[0]]

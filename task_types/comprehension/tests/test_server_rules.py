@@ -9,6 +9,7 @@ import csv
 import html
 import io
 import json
+import re
 from datetime import timedelta
 from pathlib import Path
 
@@ -101,7 +102,10 @@ def test_a_full_listen_reported_half_a_second_after_the_hand_out_is_refused(clie
     assert whole.status_code == 200 and b"".join(whole.streaming_content) == CLIP.read_bytes()
     assert play(client, assignment).status_code == 200
     answer = submit(client, assignment, report(listened=LENGTH))
-    assert f"claims {LENGTH:.1f} s of the speech heard, but only 0.0 s passed" in answer
+    # What passed is what the server saw between hand-out and answer: a fraction of a second on a
+    # quiet machine, more on a loaded one; never the clip's length.
+    passed = re.search(rf"claims {LENGTH:.1f} s of the speech heard, but only (\d+\.\d) s passed", answer)
+    assert passed is not None and float(passed.group(1)) < LENGTH / 2
     assert not Annotation.objects.exists() and RefusedAnswer.objects.filter(assignment=assignment).count() == 1
 
 

@@ -159,7 +159,7 @@ def test_the_project_form_refuses_a_join_code_taken_in_another_case(client):
 
 
 def test_marketplace_worker_gets_and_resumes_an_account(client):
-    project = ProjectFactory(open_to_all=False, external_entry=True, completion_code="XJ42", redundancy=1)
+    project = ProjectFactory(open_to_all=False, external_entry=True, panel="prolific", completion_code="XJ42", redundancy=1)
     ItemFactory(project=project)
     url = reverse("start", args=[project.slug])
     response = client.get(url, {"PROLIFIC_PID": "5f1e0a9b", "STUDY_ID": "s1"})

@@ -79,7 +79,7 @@ def test_the_phone_layout(live_server, browser):
 
 
 def test_a_marketplace_worker_from_link_to_completion_code(live_server, browser):
-    project = ProjectFactory(open_to_all=False, external_entry=True, redundancy=1, completion_code="PAY-4242",
+    project = ProjectFactory(open_to_all=False, external_entry=True, panel="prolific", redundancy=1, completion_code="PAY-4242",
                              completion_url="https://app.prolific.com/submissions/complete?cc=PAY-4242",
                              consent_text="We keep your answers for research.")
     ItemFactory(project=project)

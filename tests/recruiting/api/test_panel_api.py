@@ -18,7 +18,7 @@ def api(user):
 
 @pytest.fixture
 def project():
-    return ProjectFactory(slug="study", external_entry=True, completion_code="C-1")
+    return ProjectFactory(slug="study", external_entry=True, panel="prolific", completion_code="C-1")
 
 
 def test_staff_read_the_panel_and_the_link_to_paste(project):

@@ -11,6 +11,7 @@ from annotation.models import Annotation, WorkerProfile
 from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import quality_policy
+from tests.recruiting.fake_panel import RETURN, fake_panel  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -20,6 +21,8 @@ LINKS = {
                "turkSubmitTo": "https://www.mturk.com"}, "A1B2"),
     "cloudresearch": ({"participantId": "cr-77", "assignmentId": "ca-1", "projectId": "p-1"}, "cr-77"),
     "sona": ({"id": "4711"}, "4711"),
+    # A panel written only in the tests (tests/recruiting/fake_panel.py): the same arrival.
+    "fakepanel": ({"fake_uid": "F-31"}, "F-31"),
 }
 
 
@@ -41,7 +44,9 @@ def finish(client, project):
 
 
 @pytest.mark.parametrize("panel", sorted(LINKS))
-def test_each_presets_link_is_taken_and_records_the_worker(client, panel):
+def test_each_presets_link_is_taken_and_records_the_worker(client, panel, request):
+    if panel == "fakepanel":
+        request.getfixturevalue("fake_panel")
     project = study(panel)
     params, worker_id = LINKS[panel]
     response = start(client, project, **params, unrelated="kept-out")
@@ -80,6 +85,22 @@ def test_prolific_workers_are_sent_to_the_presets_completion_url_with_the_code(c
     start(client, project, PROLIFIC_PID="p1")
     body = finish(client, project).content.decode()
     assert 'href="https://app.prolific.com/submissions/complete?cc=PAY-42"' in body
+
+
+def test_a_panel_known_only_by_its_provider_takes_links_and_sends_workers_back(client, fake_panel):  # noqa: F811
+    project = study("fakepanel", completion_code="FK-9")
+    assert start(client, project, PROLIFIC_PID="p1").status_code == 400  # another panel's link
+    assert start(client, project, fake_uid="u 7").status_code == 400  # not a worker id
+    assert start(client, project, fake_uid="u7").status_code == 302
+    assert WorkerProfile.objects.get(external_id="u7").source == "fakepanel"
+    body = finish(client, project).content.decode()
+    assert f'href="{RETURN}?uid=u7&amp;code=FK-9"' in body
+
+
+def test_a_project_without_a_panel_takes_no_link(client):
+    project = ProjectFactory(open_to_all=False, external_entry=True, redundancy=1)
+    assert project.panel == "" and start(client, project, worker_id="u1").status_code == 404
+    assert not WorkerProfile.objects.filter(external_id__isnull=False).exists()
 
 
 def test_mturk_workers_post_their_assignment_back_to_mturk(client):
