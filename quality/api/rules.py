@@ -18,7 +18,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
-from annotation.api.schema_errors import field_errors
+from annotation.api.schema.errors import field_errors
 from annotation.models import Project
 from quality.api.schema_rules import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
 from quality.models import QualityRule, RuleDecision
