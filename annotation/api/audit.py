@@ -1,4 +1,4 @@
-"""The audit log through the API: a project's entries (the site's are in ``staff_site``), newest
+"""The audit log through the API: a project's entries (the site's are in ``staff.site``), newest
 first, a page at a time."""
 
 from __future__ import annotations
