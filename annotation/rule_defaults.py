@@ -20,5 +20,5 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 # The competence rule reads MACE over everyone's answers: an agreement run is requested after every
-# this many answers of a worker to real items (``quality.services.rule_judging``).
+# this many answers of a worker to real items (``quality.services.rules.judging``).
 RUN_EVERY = 20

@@ -1,6 +1,6 @@
 """How often the quality rules err, and how soon they decide: simulated pairwise studies judged
 by the tests the rules use (``analysis.methods.sequential``, with the rule defaults of
-``quality.services.rule_settings.DEFAULTS``), and the coverage of the MACE competence
+``annotation.rule_defaults.DEFAULTS``), and the coverage of the MACE competence
 interval (``analysis.methods.mace.bootstrap``) at the agreement report's replicates.
 
 A study: a worker answers pairwise items (N = 5 answers per item, 10% of them gold questions

@@ -25,7 +25,7 @@ from quality.models import QualityRule, RuleDecision
 from quality.rules.checks import rules_check
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words
-from quality.services.rule_settings import RuleInvalid, rule_add, rule_change, rule_delete
+from quality.services.rules.settings import RuleInvalid, rule_add, rule_change, rule_delete
 from quality.views.rules import check_rows, worker_url
 
 
