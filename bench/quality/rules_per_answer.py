@@ -2,7 +2,7 @@
 automated browser, and the competence rule's count), judged after the submit's commit.
 
     SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python manage.py migrate && \\
-    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python bench/quality_rules_per_answer.py [--workers 30]
+    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python bench/quality/rules_per_answer.py [--workers 30]
 
 Calls the services in-process (``assignment_next``, ``annotation_submit``; autocommit, so the
 rules' ``on_commit`` callback runs inside the timed call) and reads the process's CPU time
@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 REASON = "A1 gives a concrete example with numbers; A2 only restates it."
