@@ -15,7 +15,7 @@ from analysis.models import AnalysisRun
 from analysis.reports import ParamError, UnknownReport
 from analysis.services import analysis_run_cancel, analysis_run_create, analysis_run_restart
 from annotation.api.parsers import body_fields
-from annotation.api.schema_errors import conflict, field_errors, restart_conflict
+from annotation.api.schema.errors import conflict, field_errors, restart_conflict
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.models import Project

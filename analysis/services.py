@@ -204,7 +204,7 @@ def _compute(run: AnalysisRun, attempt: Attempt) -> JobOutcome:
 
 def agreement_run_request(*, project_id: int) -> AnalysisRun | None:
     """Queue an agreement run of the project for its competence rule, requested as answers arrive
-    (every ``RUN_EVERY`` answers of a worker, ``quality.services.rule_judging``); None when
+    (every ``RUN_EVERY`` answers of a worker, ``quality.services.rules.judging``); None when
     one is queued or running already (so that the requests of many workers at once make one run)
     or the project is gone. The run is the report's own (its last parameters), and its end has
     the competence rule judge it (``quality.rules.checks.rules_after_run``)."""

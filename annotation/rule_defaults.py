@@ -1,6 +1,6 @@
 """The settings a new quality rule of each kind starts from: valid for its kind, and the ones the
 error rates in the manual and on the rules page were measured with
-(``bench/quality_rules_simulation.py``). Plain data, so that the benchmark reads them without
+(``bench/quality/rules_simulation.py``). Plain data, so that the benchmark reads them without
 Django."""
 
 from __future__ import annotations
@@ -20,5 +20,5 @@ DEFAULTS: dict[str, dict[str, Any]] = {
 }
 
 # The competence rule reads MACE over everyone's answers: an agreement run is requested after every
-# this many answers of a worker to real items (``quality.services.rule_judging``).
+# this many answers of a worker to real items (``quality.services.rules.judging``).
 RUN_EVERY = 20

@@ -3,7 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularSwaggerSplitView
 
-from annotation.api.schema_views import SchemaView
+from annotation.api.schema.views import SchemaView
 from annotation.task_types import type_urlpatterns
 from runtime.health import health
 

@@ -20,7 +20,7 @@ class QualityConfig(AppConfig):
         import quality.services.checks
         import quality.services.gold_counts
         import quality.services.gold_items
-        import quality.services.rule_judging
+        import quality.services.rules.judging
         import quality.views.annotator
         from analysis.services import agreement_run_request, run_done_register
         from annotation.quality_port import quality_port_register
@@ -34,7 +34,7 @@ class QualityConfig(AppConfig):
         from quality.api import annotator as api_annotator
         from quality.rules.checks import rules_after_run_safely
         from quality.rules.words import decision_words
-        from quality.services.rule_judging import run_request_register
+        from quality.services.rules.judging import run_request_register
         from quality.worker_competence import agreement_competence, wilson_interval
         from quality.worker_page_figures import first_shown_svg
 
@@ -49,7 +49,7 @@ class QualityConfig(AppConfig):
         # What the engine asks: on every request, what to serve next, what a submit means, and
         # what the worker is shown of it; after a review, the gold counts it changes.
         quality_port_register(serving=quality.services.check_serving, checks=quality.services.checks,
-                              rules=quality.services.rule_judging, page=quality.views.annotator,
+                              rules=quality.services.rules.judging, page=quality.views.annotator,
                               api=api_annotator, counts=quality.services.gold_counts,
                               gold=quality.services.gold_items, adjudication=quality.selectors.adjudication)
         # What queues the agreement run the competence rule reads as answers arrive.

@@ -50,7 +50,7 @@ __all__ = [
 # Gold accuracy: the alternative lies this far below the bar (an accuracy of 0.7 is tested
 # against 0.55). Smaller margins need more gold answers to decide about a clearly bad worker;
 # larger ones let a worker just below the bar go on longer. 15 points decides about a random
-# clicker on a pairwise study in a few dozen gold answers (bench/quality_rules_simulation.py).
+# clicker on a pairwise study in a few dozen gold answers (bench/quality/rules_simulation.py).
 GOLD_MARGIN = 0.15
 # Too fast: the alternative share of too-fast answers is this fraction of the way from the bar
 # to "every answer too fast" (a bar of 0.1 is tested against 0.55): a speeder answers nearly

@@ -1,4 +1,4 @@
-"""The audit log through the API: a project's entries (the site's are in ``staff_site``), newest
+"""The audit log through the API: a project's entries (the site's are in ``staff.site``), newest
 first, a page at a time."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from annotation.api.schema_staff import AuditOut
+from annotation.api.schema.staff import AuditOut
 from annotation.models import Project
 from annotation.selectors.audit import audit_entries, audit_row
 

@@ -25,7 +25,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework import permissions
 
-from annotation.api.schema_errors import ErrorDetail, FieldErrors, WaitAndRetry, error
+from annotation.api.schema.errors import ErrorDetail, FieldErrors, WaitAndRetry, error
 
 BODY_METHODS = ("POST", "PUT", "PATCH")
 

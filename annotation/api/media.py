@@ -13,8 +13,8 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.project_tools import job_accepted
-from annotation.api.schema_errors import RowErrors, error
-from annotation.api.schema_staff import ImportAcceptedOut, MediaInUseOut, MediaUploadOut
+from annotation.api.schema.errors import RowErrors, error
+from annotation.api.schema.staff import ImportAcceptedOut, MediaInUseOut, MediaUploadOut
 from annotation.api.views import _project, has_perm
 from annotation.importers import ImportFailed
 from annotation.models import MediaFile

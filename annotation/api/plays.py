@@ -18,8 +18,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict, field_errors
-from annotation.api.schema_loop import PlayIn, PlaysOut
+from annotation.api.schema.errors import conflict, field_errors
+from annotation.api.schema.loop import PlayIn, PlaysOut
 from annotation.api.unseen import unseen
 from annotation.media.refs import media_refs
 from annotation.models import Assignment, MediaFile

@@ -14,8 +14,8 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict, error, field_errors
-from annotation.api.schema_loop import AnswerRevisionIn, CurrentAnnotationOut, RevisedAnnotationOut
+from annotation.api.schema.errors import conflict, error, field_errors
+from annotation.api.schema.loop import AnswerRevisionIn, CurrentAnnotationOut, RevisedAnnotationOut
 from annotation.api.unseen import unseen
 from annotation.models import Annotation, AnnotationRevision, Assignment
 from annotation.selectors.answers import annotation_history, revision_refusal

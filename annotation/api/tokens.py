@@ -20,7 +20,7 @@ from rest_framework.views import APIView
 
 from annotation.api.authentication import refuse_one_time_password
 from annotation.api.parsers import body_fields
-from annotation.api.schema_errors import WaitAndRetry, field_errors
+from annotation.api.schema.errors import WaitAndRetry, field_errors
 from annotation.throttles import AnonThrottle, TokenThrottle, lockout_response
 from annotation.value_checks import text_problem
 

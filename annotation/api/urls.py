@@ -6,14 +6,14 @@ from annotation.api import (
     media,
     plays,
     revisions,
-    staff_accounts,
-    staff_imports,
-    staff_projects,
-    staff_reviews,
-    staff_site,
     tokens,
     views,
 )
+from annotation.api.staff import accounts as staff_accounts
+from annotation.api.staff import imports as staff_imports
+from annotation.api.staff import projects as staff_projects
+from annotation.api.staff import reviews as staff_reviews
+from annotation.api.staff import site as staff_site
 
 urlpatterns = [
     path("token/", tokens.TokenObtain.as_view(), name="api-token"),

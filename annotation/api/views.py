@@ -20,9 +20,9 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict
-from annotation.api.schema_loop import SUBMIT_SCHEMA, NextOut
-from annotation.api.schema_staff import (
+from annotation.api.schema.errors import conflict
+from annotation.api.schema.loop import SUBMIT_SCHEMA, NextOut
+from annotation.api.schema.staff import (
     EXPORT_SCHEMA,
     IMPORT_RESPONSES,
     CrowdImportIn,

@@ -19,7 +19,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict, field_errors
+from annotation.api.schema.errors import conflict, field_errors
 from annotation.api.unseen import unseen
 from annotation.api.views import has_perm
 from annotation.models import Assignment, Item, Project

@@ -14,7 +14,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import conflict
+from annotation.api.schema.errors import conflict
 from annotation.api.unseen import unseen
 from annotation.models import Project, Purpose
 from annotation.selectors.annotator import MARKETPLACE_PROJECT, project_access

@@ -15,7 +15,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import field_errors
+from annotation.api.schema.errors import field_errors
 from annotation.api.views import has_perm
 from annotation.models import Project
 from annotation.services.errors import WorkflowError

@@ -18,14 +18,14 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import body_fields
-from annotation.api.schema_errors import field_errors
+from annotation.api.schema.errors import field_errors
 from annotation.models import Project
 from quality.api.schema_rules import DecisionsPageOut, RuleFields, RuleIn, RuleOut, RulesCheckOut
 from quality.models import QualityRule, RuleDecision
 from quality.rules.checks import rules_check
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words
-from quality.services.rule_settings import RuleInvalid, rule_add, rule_change, rule_delete
+from quality.services.rules.settings import RuleInvalid, rule_add, rule_change, rule_delete
 from quality.views.rules import check_rows, worker_url
 
 

@@ -150,7 +150,7 @@ class WorkerBonusOut(serializers.Serializer):
     paid_at = serializers.DateTimeField(allow_null=True)
 
 
-# ``label`` is also a Field attribute: see annotation.api.schema_staff on such names.
+# ``label`` is also a Field attribute: see annotation.api.schema.staff on such names.
 class AnswerRowOut(serializers.Serializer):
     assignment = serializers.IntegerField()
     item = serializers.CharField()

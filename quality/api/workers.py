@@ -17,7 +17,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import FieldErrors
+from annotation.api.schema.errors import FieldErrors
 from annotation.models import Project
 from annotation.page_sections import WORKER_END, WORKER_HEADER, sections_data
 from quality.api.schema import WorkerActionIn, WorkerActionOut, WorkerPageOut

@@ -7,7 +7,7 @@ from django.db.models import Q
 
 class QualityRule(models.Model):
     """A rule judged as answers arrive (and after analysis runs): when its sequential test finds a
-    worker beyond the bar (``quality.services.rule_verdicts``), the worker is blocked in the
+    worker beyond the bar (``quality.services.rules.verdicts``), the worker is blocked in the
     project or sent to review."""
 
     class Kind(models.TextChoices):

@@ -1,6 +1,6 @@
 """Judging a project's rules on stored data, and acting on what they find.
 
-- As answers arrive (``quality.services.rule_judging``, ``quality.services.checks``):
+- As answers arrive (``quality.services.rules.judging``, ``quality.services.checks``):
   gold accuracy, too fast, position bias and automated browsers, each by its sequential test.
 - After every analysis run that finishes (``analysis.services``): the competence rule after an
   agreement run (requested every ``RUN_EVERY`` answers of a worker), and on every run the
@@ -29,7 +29,7 @@ from annotation.services.audit import audit_record
 from quality.models import QualityRule, RuleDecision, WorkerStanding
 from quality.rules import findings
 from quality.rules.findings import Finding
-from quality.services.rules import NOT_MOVED, rule_decide
+from quality.services.rules.decisions import NOT_MOVED, rule_decide
 
 logger = logging.getLogger(__name__)
 Kind = QualityRule.Kind

@@ -1,11 +1,11 @@
-"""How often the quality rules err, as measured by ``bench/quality_rules_simulation.py --write``
+"""How often the quality rules err, as measured by ``bench/quality/rules_simulation.py --write``
 (written by it; the rules page shows it)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-MEASURED: dict[str, Any] | None = {'command': 'python bench/quality_rules_simulation.py --write',
+MEASURED: dict[str, Any] | None = {'command': 'python bench/quality/rules_simulation.py --write',
  'studies': 2000,
  'seed': 20261201,
  'setup': 'N = 5 answers per item, 10% gold, 2000 answers (200 gold) a study, 2000 studies per worker, rules '

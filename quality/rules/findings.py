@@ -21,7 +21,7 @@ from annotation.models import Annotation, Project
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types import get_task_type
 from quality.models import QualityRule, WorkerStanding
-from quality.services.rule_verdicts import (
+from quality.services.rules.verdicts import (
     IMPORT_ORDER,
     automation_evidence,
     gold_accuracy_evidence,
@@ -48,7 +48,8 @@ def _bar(rule: QualityRule) -> dict[str, Any]:
 
 def gold_accuracy(*, project: Project, rule: QualityRule) -> list[Finding]:
     """Workers whose running gold counts (of their standing) the rule's sequential test finds
-    below the bar (``rule_verdicts.gold_accuracy_evidence``, as on each gold answer)."""
+    below the bar (``quality.services.rules.verdicts.gold_accuracy_evidence``, as on each gold
+    answer)."""
     rows = (WorkerStanding.objects.filter(project=project, gold_answered__gte=rule.min_answers)
             .values_list("worker_id", "gold_answered", "gold_right"))
     found = []
@@ -85,8 +86,8 @@ def competence(*, run: AnalysisRun, rule: QualityRule) -> list[Finding]:
 
 def position_bias(*, project: Project, rule: QualityRule) -> list[Finding]:
     """Workers whose answers to real items, in the order they came, the rule's sequential test
-    finds choosing the option shown first more than ``1/k`` (``rule_verdicts``, as on each
-    answer). Nobody under import order: the rule cannot judge it (``position_bias_unjudged``)."""
+    finds choosing the option shown first more than ``1/k`` (``quality.services.rules.verdicts``,
+    as on each answer). Nobody under import order: the rule cannot judge it (``position_bias_unjudged``)."""
     task = get_task_type(project.task_type)
     if project.keep_import_order or not task.shown_order_parts:
         return []
@@ -148,7 +149,7 @@ def _per_worker(workers: np.ndarray, *masks: np.ndarray) -> tuple[np.ndarray, li
 def too_fast(*, table: TimedAnswers, rules: list[QualityRule]) -> dict[int, list[Finding]]:
     """Per rule (by id): workers whose answers to real items faster than the rule's share of
     the project's median time its sequential test finds above the bar
-    (``rule_verdicts.too_fast_evidence``, as on each answer)."""
+    (``quality.services.rules.verdicts.too_fast_evidence``, as on each answer)."""
     found: dict[int, list[Finding]] = {rule.pk: [] for rule in rules}
     median = table.median_seconds() if rules else None
     if median is None:

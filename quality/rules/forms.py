@@ -1,5 +1,5 @@
 """The form of a quality rule on the staff page; its checks are the service's
-(``quality.services.rule_settings.rule_clean``), the same as the API's."""
+(``quality.services.rules.settings.rule_clean``), the same as the API's."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django import forms
 
 from annotation.rule_defaults import DEFAULTS
 from quality.models import QualityRule
-from quality.services.rule_settings import RuleInvalid, rule_clean
+from quality.services.rules.settings import RuleInvalid, rule_clean
 
 
 class RuleForm(forms.Form):

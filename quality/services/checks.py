@@ -4,7 +4,7 @@ task type scores it against the item's known answer (``TaskType.score_gold`` wit
 gold counts or their open round move, and the project's gold-accuracy rules judge the worker.
 
 A gold-accuracy rule judges the worker's running gold counts by its sequential test
-(``quality.services.rule_verdicts.gold_accuracy_evidence``), here, in the transaction that
+(``quality.services.rules.verdicts.gold_accuracy_evidence``), here, in the transaction that
 moves the counts, so that a decision and the counts it rests on never disagree. The test's
 error over the whole study is the rule's ``1 - confidence``, however many gold answers come:
 a short unlucky run (2 of 3 right against a bar of 0.8) blocks nobody.
@@ -29,8 +29,8 @@ from quality.models import (
     TrainingRound,
     WorkerStanding,
 )
-from quality.services.rule_verdicts import gold_accuracy_evidence
-from quality.services.rules import rule_decide, rules_enabled
+from quality.services.rules.decisions import rule_decide, rules_enabled
+from quality.services.rules.verdicts import gold_accuracy_evidence
 from quality.services.standing import gold_policy, standing_for
 from quality.services.training import training_round_count
 

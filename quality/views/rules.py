@@ -21,8 +21,8 @@ from quality.rules.error_rates import error_rates
 from quality.rules.forms import RuleForm
 from quality.rules.selectors import decisions_page, rules_of
 from quality.rules.words import decision_words, finding_words
-from quality.services.rule_judging import RUN_EVERY
-from quality.services.rule_settings import rule_add, rule_change, rule_delete, rule_settings
+from quality.services.rules.judging import RUN_EVERY
+from quality.services.rules.settings import rule_add, rule_change, rule_delete, rule_settings
 
 PAGE = "analysis/rules.html"
 

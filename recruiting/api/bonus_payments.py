@@ -21,7 +21,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import ErrorDetail
+from annotation.api.schema.errors import ErrorDetail
 from annotation.api.unseen import unseen
 from annotation.models import Project
 from recruiting.models import Bonus, BonusPayment, PaymentState

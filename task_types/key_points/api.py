@@ -16,7 +16,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser
-from annotation.api.schema_errors import field_errors
+from annotation.api.schema.errors import field_errors
 from annotation.api.serializers import JobFieldsMixin
 from annotation.api.views import has_perm
 from annotation.importers import ImportFailed

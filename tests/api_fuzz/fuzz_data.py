@@ -19,7 +19,7 @@ from annotation.services import annotation_submit, assignment_next
 from annotation.task_types import get_task_type
 from annotation.task_types.base import AnswerInvalid
 from quality.services.flags import item_flag
-from quality.services.rule_settings import rule_add
+from quality.services.rules.settings import rule_add
 from quality.services.worker_actions import ACTION_PERMS
 from recruiting.services.bonuses import bonus_grant
 from tests.factories import ItemFactory, ProjectFactory, UserFactory

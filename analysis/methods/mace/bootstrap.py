@@ -12,10 +12,10 @@ its own seed drawn from ``seed``, so that the whole is reproducible.
 The plain percentile interval under-covers: MACE's estimate is drawn toward its prior, so the
 replicates are centred off the true competence. In simulated studies of MACE's own model (20
 workers, 100 items of 3 labels, 5 answers each) the 2.5th–97.5th percentiles held the true
-competence for 92.2% of 400 workers at 200 replicates (``bench/quality_rules_simulation.py
+competence for 92.2% of 400 workers at 200 replicates (``bench/quality/rules_simulation.py
 --plain``). An interval of nominal level ``level`` therefore reads the percentiles of the wider
 level ``percentile_level(level)`` (0.95: the 1st–99th percentiles), calibrated by that
-simulation: 95.8% (``bench/quality_rules_simulation.py``).
+simulation: 95.8% (``bench/quality/rules_simulation.py``).
 """
 
 from __future__ import annotations

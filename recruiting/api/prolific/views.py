@@ -25,7 +25,7 @@ from rest_framework.views import APIView
 
 from annotation.api.parsers import SafeJSONParser, body_fields
 from annotation.api.request_types import AuthenticatedApiRequest
-from annotation.api.schema_errors import ErrorDetail, FieldErrors
+from annotation.api.schema.errors import ErrorDetail, FieldErrors
 from annotation.models import Project
 from annotation.throttles import AnonThrottle, SignedDeliveryThrottle
 from recruiting.api.prolific.serializers import (

@@ -1,5 +1,5 @@
 """The rules' sequential tests: exact steps and bounds, and their error over a whole study by a
-small seeded simulation (the full one is bench/quality_rules_simulation.py)."""
+small seeded simulation (the full one is bench/quality/rules_simulation.py)."""
 
 from __future__ import annotations
 

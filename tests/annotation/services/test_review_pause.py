@@ -10,7 +10,7 @@ from rest_framework.test import APIClient
 from annotation.models import Assignment, ItemKind, Purpose, Standing
 from annotation.services import annotation_submit, assignment_next
 from quality.models import QualityRule, TrainingRound
-from quality.services.rules import rule_decide
+from quality.services.rules.decisions import rule_decide
 from quality.services.standing import standing_set
 from quality.services.training import training_round_start
 from task_types.pairwise.tests.factories import answer

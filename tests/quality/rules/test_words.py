@@ -5,7 +5,7 @@ from __future__ import annotations
 from analysis.methods.intervals import wilson, z_for
 from quality.models import QualityRule
 from quality.rules.words import evidence_words
-from quality.services.rule_verdicts import gold_accuracy_evidence, too_fast_evidence
+from quality.services.rules.verdicts import gold_accuracy_evidence, too_fast_evidence
 
 
 def test_gold_accuracy_reads_as_wrong_answers_and_the_tests_ratio_against_what_it_needs():

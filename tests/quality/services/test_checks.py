@@ -10,7 +10,7 @@ from annotation.services import WorkflowError, annotation_submit, assignment_nex
 from annotation.services.revisions import annotation_revise
 from quality.models import CheckResult, QualityPolicy, QualityRule, RuleDecision, WorkerStanding
 from quality.services import check_serving as serving
-from quality.services.rule_verdicts import gold_accuracy_evidence
+from quality.services.rules.verdicts import gold_accuracy_evidence
 from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality_factories import check_item, quality_policy

@@ -166,7 +166,7 @@ def test_the_page_states_how_often_the_rules_err_with_the_command_and_a_new_rule
 
     project = ProjectFactory()
     body = client.get(url("quality-rules", project)).content.decode()
-    assert "How often the rules err" in body and "python bench/quality_rules_simulation.py --write" in body
+    assert "How often the rules err" in body and "python bench/quality/rules_simulation.py --write" in body
     at_bar = next(row for row in MEASURED["workers"] if row["worker"] == "at the bar")
     assert f"<td class=\"num\">{at_bar['gold']}</td>" in body and MEASURED["competence"]["coverage"] in body
     # The competence rule's column: measured for the worker at the bar, not for always first.
@@ -186,8 +186,8 @@ def test_the_simulation_writes_its_table_where_the_rules_page_reads_it(monkeypat
 
     from quality.rules import error_rates
 
-    path = Path(__file__).resolve().parents[3] / "bench" / "quality_rules_simulation.py"
-    spec = importlib.util.spec_from_file_location("quality_rules_simulation", path)
+    path = Path(__file__).resolve().parents[3] / "bench" / "quality" / "rules_simulation.py"
+    spec = importlib.util.spec_from_file_location("rules_simulation", path)
     assert spec is not None and spec.loader is not None
     bench = importlib.util.module_from_spec(spec)
     # Its dataclasses look their module up while the module loads.

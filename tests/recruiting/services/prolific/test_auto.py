@@ -7,7 +7,7 @@ import pytest
 from annotation.models import AuditEntry
 from annotation.services import annotation_submit, assignment_next
 from quality.models import QualityRule
-from quality.services.rules import rule_decide
+from quality.services.rules.decisions import rule_decide
 from recruiting.models import ProlificSubmission
 from recruiting.services.prolific.auto import REJECTION_CATEGORY
 from recruiting.services.prolific.sync import prolific_submissions_sync

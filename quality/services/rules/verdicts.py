@@ -37,7 +37,7 @@ IMPORT_ORDER = ("cannot judge: the project shows every item's options in import 
 
 class RuleSettings(Protocol):
     """What judging reads of a rule: a ``QualityRule``, or the settings a submit reads of one
-    from the cache (``rule_judging.PerAnswerRule``) without building a model row."""
+    from the cache (``judging.PerAnswerRule``) without building a model row."""
 
     @property
     def kind(self) -> str: ...

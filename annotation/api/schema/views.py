@@ -7,7 +7,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema, extend_schema_view
 from drf_spectacular.views import SpectacularAPIView
 
-from annotation.api.schema_errors import ErrorDetail
+from annotation.api.schema.errors import ErrorDetail
 
 
 @extend_schema_view(get=extend_schema(responses={

@@ -13,7 +13,7 @@ from django.db import transaction
 from annotation.models import Project
 from annotation.services.audit import audit_record
 from quality.models import QualityRule
-from quality.services.rule_judging import rules_per_answer_forget
+from quality.services.rules.judging import rules_per_answer_forget
 
 Kind = QualityRule.Kind
 FIELDS = ("kind", "action", "threshold", "min_answers", "share_of_median", "confidence", "enabled")

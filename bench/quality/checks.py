@@ -2,7 +2,7 @@
 to handing out an item, on projects made for the run and deleted after.
 
     SQLITE_PATH=/tmp/bench-quality.db .venv/bin/python manage.py migrate && \\
-    SQLITE_PATH=/tmp/bench-quality.db .venv/bin/python bench/quality_checks.py [--items 5000] [--workers 40]
+    SQLITE_PATH=/tmp/bench-quality.db .venv/bin/python bench/quality/checks.py [--items 5000] [--workers 40]
 
 Calls the services in-process (``assignment_next``, ``annotation_submit``) and reads the
 process's CPU time around each call (``time.process_time``): with SQLite the database's work is
@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 REASON = "A1 gives a concrete example with numbers; A2 only restates it."

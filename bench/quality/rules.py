@@ -1,7 +1,7 @@
 """Benchmark: "Check the rules now" on UKPConvArg1 (3,815 workers, 84,445 answers) with 5% gold.
 
-    .venv/bin/python bench/quality_rules.py [--data DIR] [--repeat 5]
-    BENCH_DATABASE_URL=postgres://USER@HOST:5432/NAME .venv/bin/python bench/quality_rules.py
+    .venv/bin/python bench/quality/rules.py [--data DIR] [--repeat 5]
+    BENCH_DATABASE_URL=postgres://USER@HOST:5432/NAME .venv/bin/python bench/quality/rules.py
 
 Builds the data in a scratch database (a SQLite file, or the PostgreSQL database of
 BENCH_DATABASE_URL, which it drops and creates again: give it one of its own): the arguments and
@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 DEFAULT_DATA = Path(os.environ.get("SHARED_DATA_DIR", ROOT.parent / "shared" / "data")) / "ukpconvarg1"

@@ -8,7 +8,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from annotation.api.schema_errors import RowErrors, error, field_errors
+from annotation.api.schema.errors import RowErrors, error, field_errors
 from annotation.api.serializers import ImportJobSerializer
 from annotation.exports import FORMATS
 

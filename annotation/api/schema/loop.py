@@ -9,7 +9,7 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import serializers
 
-from annotation.api.schema_errors import field_errors
+from annotation.api.schema.errors import field_errors
 from annotation.models import Assignment
 
 NEXT_REASONS = ["consent", "done", "quota", "blocked", "review", "screened_out", "qualification_failed", "no_training",

@@ -14,7 +14,7 @@ from rest_framework.views import APIView
 
 from annotation.api.lookups import project_or_404
 from annotation.api.refusals import refusals
-from annotation.api.schema_errors import restart_conflict
+from annotation.api.schema.errors import restart_conflict
 from annotation.api.serializers import ImportJobSerializer
 from annotation.api.views import has_perm
 from annotation.models import ImportJob

@@ -17,8 +17,8 @@ from analysis.models import AnalysisRun
 from annotation.models import Annotation, Standing
 from annotation.services import annotation_submit, assignment_next
 from quality.models import RuleDecision, RuleState, WorkerStanding
-from quality.services.rule_judging import RUN_EVERY
-from quality.services.rule_states import rule_states_add, rule_states_add_orm
+from quality.services.rules.judging import RUN_EVERY
+from quality.services.rules.states import rule_states_add, rule_states_add_orm
 from task_types.pairwise.tests.factories import answer
 from tests.factories import ItemFactory, ProjectFactory, UserFactory
 from tests.quality.rules.helpers import answered, rule
@@ -117,12 +117,12 @@ def test_a_rule_fault_after_commit_leaves_the_answer_stored(django_capture_on_co
     project = ProjectFactory()
     ItemFactory(project=project)
     rule(project, "automation", threshold=0, min_answers=1, action="block")
-    from quality.services import rule_judging
+    from quality.services.rules import judging
 
     def broken(**_):
         raise RuntimeError("a rule broke")
 
-    monkeypatch.setattr(rule_judging, "answer_rules_judge", broken)
+    monkeypatch.setattr(judging, "answer_rules_judge", broken)
     worker = UserFactory()
     with django_capture_on_commit_callbacks(execute=True):
         result = submit(project, worker, lambda a: "a1", client={"signals": {"webdriver": True}})

@@ -2,7 +2,7 @@
 automated browser, and the competence rule's count), judged after the submit's commit.
 
     SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python manage.py migrate && \\
-    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python bench/quality_rules_per_answer.py [--workers 30]
+    SQLITE_PATH=/tmp/bench-rules.db .venv/bin/python bench/quality/rules_per_answer.py [--workers 30]
 
 Calls the services in-process (``assignment_next``, ``annotation_submit``; autocommit, so the
 rules' ``on_commit`` callback runs inside the timed call) and reads the process's CPU time
@@ -11,8 +11,8 @@ too; with ``DATABASE_URL`` set to PostgreSQL only the Django side is counted. Th
 of the same items, their submits taken in turn: the submit as it was before answers were judged
 on arrival (the callback switched off), with the callback and no rule, and with one rule of each
 per-answer kind. Prints the median CPU per submit of each and the differences. ``--orm`` moves
-the rules' states through the ORM (``rule_states.rule_states_add_orm``) instead of the
-hand-written statements.
+the rules' states through the ORM (``quality.services.rules.states.rule_states_add_orm``) instead
+of the hand-written statements.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 REASON = "A1 gives a concrete example with numbers; A2 only restates it."
@@ -45,10 +45,11 @@ def main() -> None:
     from django.contrib.auth import get_user_model
 
     from annotation.models import Item, Project
-    from annotation.services import annotation_submit, assignment_next, rule_judging, submission
+    from annotation.services import annotation_submit, assignment_next, submission
     from annotation.task_types import get_task_type
     from quality.models import QualityRule
-    from quality.services.rule_states import rule_states_add_orm
+    from quality.services.rules import judging
+    from quality.services.rules.states import rule_states_add_orm
 
     task = get_task_type("pairwise")
     payload = task.clean_item(task.example().records[0]).payload
@@ -57,7 +58,7 @@ def main() -> None:
     made: list = []
     judge = submission.answer_rules_after_commit
     if args.orm:
-        rule_judging.rule_states_add = rule_states_add_orm
+        judging.rule_states_add = rule_states_add_orm
 
     def project_of(slug: str, rules: bool) -> Project:
         project = Project.objects.create(name=slug, slug=slug, task_type="pairwise", redundancy=5,

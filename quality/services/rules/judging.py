@@ -8,7 +8,7 @@ A submit registers ``answer_rules_judge`` to run once its transaction has commit
 rule never loses it. Each rule keeps its running evidence about the worker in one ``RuleState``
 row, so judging an answer reads the project's enabled rules and its median time from the cache
 (one read; the median recounted at most once a minute), and moves the worker's states of the
-rules the answer tells something in one statement that returns them (``rule_states``): one
+rules the answer tells something in one statement that returns them (``states``): one
 query per answer, two on a worker's first. A state whose test may decide is read again, locked,
 before the decision. After a decision the rule's state starts again from nothing: a worker whom
 staff move back to active is judged afresh on new answers only.
@@ -32,13 +32,13 @@ from annotation.rule_defaults import RUN_EVERY
 from annotation.selectors.counted import counted_as_data
 from annotation.task_types.base import TaskType
 from quality.models import QualityRule, RuleDecision, RuleState
-from quality.services.rule_states import rule_states_add, rule_states_locked
-from quality.services.rule_verdicts import (
+from quality.services.rules.decisions import rule_decide
+from quality.services.rules.states import rule_states_add, rule_states_locked
+from quality.services.rules.verdicts import (
     position_bias_increment,
     position_bias_observation,
     state_evidence,
 )
-from quality.services.rules import rule_decide
 
 logger = logging.getLogger(__name__)
 Kind = QualityRule.Kind

@@ -6,9 +6,9 @@ gave) in a second request once it is shown: both are measured, and the page with
 once (its link without JavaScript), the position-bias figure the page shows (an image of its
 own) and the API, which answers with everything.
 
-    .venv/bin/python bench/quality_worker_page.py [--repeat 9] [--data ../shared/data/ukpconvarg1]
-    SQLITE_PATH=/tmp/ukp.sqlite3 .venv/bin/python bench/quality_worker_page.py --keep
-    DATABASE_URL=postgres://…/scratch .venv/bin/python bench/quality_worker_page.py
+    .venv/bin/python bench/quality/worker_page.py [--repeat 9] [--data ../shared/data/ukpconvarg1]
+    SQLITE_PATH=/tmp/ukp.sqlite3 .venv/bin/python bench/quality/worker_page.py --keep
+    DATABASE_URL=postgres://…/scratch .venv/bin/python bench/quality/worker_page.py
 
 Without ``SQLITE_PATH`` or ``DATABASE_URL`` the database is a scratch SQLite file, deleted at the
 end. A database that already holds the project (``--project``) is used as it is (``--keep``
@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 DATA = ROOT.parent / "shared" / "data" / "ukpconvarg1"
 GOLD_EVERY = 20  # 5% of the items

@@ -11,7 +11,7 @@ never lose each other's counts. SQLite (3.35 or later) and PostgreSQL both speak
 
 Hand-written because the ORM's version (``rule_states_add_orm``: a transaction of an UPDATE
 with CASE expressions and a read back) costs more than the judging's budget of 1 ms of CPU per
-submit: with four rules, PostgreSQL, ``bench/quality_rules_per_answer.py --workers 15 [--orm]``
+submit: with four rules, PostgreSQL, ``bench/quality/rules_per_answer.py --workers 15 [--orm]``
 measured +0.984 ms per submit with these statements against +6.245 ms through the ORM.
 """
 
@@ -86,7 +86,7 @@ def rule_states_locked(*, worker_id: int, rule_ids: Iterable[int]) -> list[Count
 def rule_states_add_orm(*, worker_id: int, added: Sequence[tuple[int, int, float]], now: datetime) -> list[Counts]:
     """``rule_states_add`` through the ORM, the yardstick of the hand-written statements: the
     same rows and counts (a test compares them), in a transaction of an UPDATE and a read back
-    (and a made row for each missing state). ``bench/quality_rules_per_answer.py --orm``
+    (and a made row for each missing state). ``bench/quality/rules_per_answer.py --orm``
     measures it in their place."""
     ids = [rule_id for rule_id, _, _ in added]
     hits = Case(*[When(rule_id=rule_id, then=Value(h)) for rule_id, h, _ in added], default=Value(0),

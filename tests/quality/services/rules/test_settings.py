@@ -7,7 +7,7 @@ import pytest
 
 from annotation.models import AuditEntry
 from quality.models import QualityRule
-from quality.services.rule_settings import (
+from quality.services.rules.settings import (
     RuleInvalid,
     rule_add,
     rule_change,

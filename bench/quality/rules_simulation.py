@@ -1,6 +1,6 @@
 """How often the quality rules err, and how soon they decide: simulated pairwise studies judged
 by the tests the rules use (``analysis.methods.sequential``, with the rule defaults of
-``quality.services.rule_settings.DEFAULTS``), and the coverage of the MACE competence
+``annotation.rule_defaults.DEFAULTS``), and the coverage of the MACE competence
 interval (``analysis.methods.mace.bootstrap``) at the agreement report's replicates.
 
 A study: a worker answers pairwise items (N = 5 answers per item, 10% of them gold questions
@@ -25,8 +25,8 @@ study's length, and the median answers until the first decision of any rule; the
 each goal holds. ``--write`` stores the table in ``quality/rules/error_rates.py`` for
 the rules page.
 
-    python bench/quality_rules_simulation.py            # 2000 studies per worker, 300 for competence, 20 for MACE coverage
-    python bench/quality_rules_simulation.py --write    # and store the figures for the rules page
+    python bench/quality/rules_simulation.py            # 2000 studies per worker, 300 for competence, 20 for MACE coverage
+    python bench/quality/rules_simulation.py --write    # and store the figures for the rules page
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from analysis.methods.mace.bootstrap import (  # noqa: E402
@@ -66,7 +66,7 @@ GOLD_RATE = 0.10
 PER_ITEM = 5
 STUDY_GOLD = 200  # a study's length in gold answers: 2,000 answers at 10% gold
 STUDY_ANSWERS = int(STUDY_GOLD / GOLD_RATE)
-COMMAND = "python bench/quality_rules_simulation.py --write"
+COMMAND = "python bench/quality/rules_simulation.py --write"
 # Where ``--write`` stores the table: the module the rules page reads.
 TABLE_MODULE = ROOT / "quality" / "rules" / "error_rates.py"
 # The competence rule's crowd: honest workers whose gold accuracy is drawn between the gold bar and
@@ -309,7 +309,7 @@ def main() -> None:
                  "goals": [{"rule": r, "worker": w, "goal": t, "met": "yes" if m else "no"} for r, w, t, m in goals]}
         module_path = TABLE_MODULE
         module_path.write_text(
-            '"""How often the quality rules err, as measured by ``bench/quality_rules_simulation.py --write``\n'
+            '"""How often the quality rules err, as measured by ``bench/quality/rules_simulation.py --write``\n'
             '(written by it; the rules page shows it)."""\n\n'
             "from __future__ import annotations\n\nfrom typing import Any\n\n"
             f"MEASURED: dict[str, Any] | None = {pprint.pformat(table, width=110, sort_dicts=False)}\n\n\n"
