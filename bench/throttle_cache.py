@@ -13,7 +13,7 @@ what ``--processes`` processes counting 2,000 times each on one shared counter f
 (a cache whose increment is a read then a write loses counts).
 
 The caches: ours (``runtime.sqlite_cache.SQLiteCache``), diskcache 5.6.3's ``DjangoCache`` (the
-embedded cache before; left out when it cannot be imported), Django's database cache in an
+usual SQLite-file cache for Django; left out when it cannot be imported), Django's database cache in an
 SQLite file of its own (its own database alias and router, ``MAX_ENTRIES`` 100,000 so that it
 keeps every counter) and Django's file cache (``MAX_ENTRIES`` 100,000). Everything lives in a
 scratch folder.
