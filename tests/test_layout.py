@@ -220,7 +220,7 @@ def test_no_module_imports_private_names_of_another_app():
 
 # Libraries whose private names (a leading underscore, or a private module) no module may import:
 # they change without notice between releases.
-LIBRARIES = {"django", "psycopg", "rest_framework", "redis", "django_redis", "diskcache", "celery", "kombu"}
+LIBRARIES = {"django", "psycopg", "rest_framework", "redis", "django_redis", "celery", "kombu"}
 
 
 def test_no_module_imports_private_names_of_django_or_the_database_drivers():

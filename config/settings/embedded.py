@@ -16,14 +16,14 @@ def embedded_job_settings(var_dir: Path) -> dict:
             "data_folder_in": str(queue), "data_folder_out": str(queue),
             "processed_folder": str(processed), "control_folder": str(var_dir / "broker"),
         },
-        # SQLite files apart from the database (an import holding the database's write lock must
-        # not stall throttled requests or progress reports), which drop expired entries as they
-        # write: a write costs the same however long the platform has run.
+        # One SQLite file apart from the database (an import holding the database's write lock
+        # must not stall throttled requests or progress reports), which drops expired entries as
+        # it writes: a write costs the same however long the platform has run (runtime/sqlite_cache.py).
         "CACHES": {"default": {
-            "BACKEND": "diskcache.DjangoCache",
+            "BACKEND": "runtime.sqlite_cache.SQLiteCache",
             "LOCATION": str(var_dir / "cache"),
-            # Seconds a write waits for another process's (diskcache's default, 10 ms, gives up
-            # too soon when a web process and the job worker write at once).
-            "DATABASE_TIMEOUT": 5,
+            # Seconds a write waits for another process's (the web process and the job worker
+            # write at once).
+            "OPTIONS": {"BUSY_TIMEOUT": 5},
         }},
     }

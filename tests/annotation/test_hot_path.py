@@ -235,22 +235,31 @@ def test_a_throttle_count_is_one_atomic_round_trip_that_expires():
     assert UserThrottle().cache is cache
 
 
-def test_a_throttle_count_on_the_embedded_cache(tmp_path):
-    from diskcache import DjangoCache
+def test_a_throttle_count_on_the_embedded_cache_is_one_transaction_that_expires(tmp_path, monkeypatch):
+    import time
 
-    cache = DjangoCache(str(tmp_path), {})
+    from runtime.sqlite_cache import SQLiteCache
+
+    cache = SQLiteCache(str(tmp_path), {})
+    clock = [1_000_000.0]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
     assert [_count(cache, "k", 60) for _ in range(3)] == [1, 2, 3]
+    clock[0] += 59  # the count keeps the expiry of its first count
+    assert _count(cache, "k", 60) == 4
+    clock[0] += 1
+    assert _count(cache, "k", 60) == 1
 
 
 def test_the_embedded_cache_forgets_expired_counters_as_it_writes(tmp_path, monkeypatch):
     """A window's counters expire, and the embedded cache drops expired entries as it writes:
     what it holds stays the live windows' counters, however many windows have passed (a file
     cache kept every counter until it held 100,000, and listed them all on every write)."""
+    import sqlite3
     import time
 
-    from diskcache import DjangoCache, FanoutCache
+    from runtime.sqlite_cache import SQLiteCache
 
-    cache = DjangoCache(str(tmp_path), {"DATABASE_TIMEOUT": 5})
+    cache = SQLiteCache(str(tmp_path), {})
     clock = [1_000_000.0]
     monkeypatch.setattr(time, "time", lambda: clock[0])
     for window in range(200):
@@ -260,4 +269,5 @@ def test_the_embedded_cache_forgets_expired_counters_as_it_writes(tmp_path, monk
         clock[0] += 60
     # 10,000 counters were written; the cache holds about one window's worth (the expired ones
     # of the last windows wait for the next writes).
-    assert len(FanoutCache(str(tmp_path))) <= 50 * 3
+    with sqlite3.connect(cache.path) as conn:
+        assert conn.execute("SELECT COUNT(*) FROM cache_entry").fetchone()[0] <= 50 * 3

@@ -44,7 +44,7 @@ def test_limits_are_settings_with_sensible_defaults():
     assert django_settings.AXES_COOLOFF_TIME == timedelta(minutes=15)
     assert django_settings.AXES_LOCKOUT_PARAMETERS == ["username"]
     assert django_settings.CACHES["default"]["BACKEND"] in (
-        "runtime.cache.FallbackRedisCache", "diskcache.DjangoCache")
+        "runtime.cache.FallbackRedisCache", "runtime.sqlite_cache.SQLiteCache")
 
 
 def fail_then_try_right(post, username, *, limit=10):
