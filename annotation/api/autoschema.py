@@ -6,6 +6,9 @@ does, so that no view repeats them and none is left out of the schema:
 - 400 and 415 where the operation reads a body: every body goes through ``SafeJSONParser`` (or
   the form parsers), which refuse unreadable, too deep or too large bodies, and DRF refuses a
   content type that none of the view's parsers reads;
+- 413 wherever a body may be sent (POST, PUT, PATCH): a body over 64 KB from a caller who is not
+  logged in, or to an operation that takes no login, is refused unread
+  (``annotation.body_limits``);
 - 403 unless anyone may call it: not logged in (the session comes first among the
   authentication classes, so DRF answers 403, never 401), a bad token, a session request
   without its CSRF token, or a missing permission;
@@ -41,6 +44,8 @@ COMMON = {
                  "without the permission the operation needs."),
     "404": error("Not found, or not for the caller to see: the same answer either way "
                  "(`{\"detail\": \"Not found.\"}`), or a page number out of range."),
+    "413": error("The body is larger than an operation takes without a login (64 KB): refused unread.",
+                 ErrorDetail),
     "415": error("The body's content type is not one the operation reads.", ErrorDetail),
     "429": error("Too many requests: throttled (or, for a token, the login locked out). Retry after the "
                  "seconds in Retry-After.", WaitAndRetry),
@@ -62,8 +67,10 @@ class ApiAutoSchema(AutoSchema):
 
     def _common_codes(self) -> list[str]:
         codes = ["429", "503"]
-        if self.method in BODY_METHODS and self.get_request_serializer() is not None:
-            codes += ["400", "415"]
+        if self.method in BODY_METHODS:
+            codes.append("413")
+            if self.get_request_serializer() is not None:
+                codes += ["400", "415"]
         if permissions.AllowAny not in [type(p) for p in self.view.get_permissions()]:
             codes.append("403")
         if "{" in self.path or (self.method == "GET" and self._is_list_view() and self._get_paginator()):

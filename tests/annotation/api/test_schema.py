@@ -85,6 +85,8 @@ def test_every_operation_is_named_tagged_and_documents_its_errors(schema):
             assert any(code.startswith("2") for code in codes), (method, path)
             if "{" in path:
                 assert "404" in codes, (method, path)
+            if method in ("post", "put", "patch"):
+                assert "413" in codes, (method, path)  # annotation.body_limits
             # An operation open to anonymous callers says so (`{}`); every other one takes a token
             # or a session and answers 403 without them.
             if {} not in op["security"]:
@@ -119,7 +121,7 @@ def test_submit_documents_the_one_round_trip(schema):
 
 def test_the_errors_every_operation_can_give_are_shared_components(schema):
     assert {"ErrorDetail", "FieldErrors", "WaitAndRetry"} <= set(schema["components"]["schemas"])
-    assert set(COMMON) == {"400", "403", "404", "415", "429", "503"}
+    assert set(COMMON) == {"400", "403", "404", "413", "415", "429", "503"}
     throttled = schema["paths"]["/api/projects/"]["get"]["responses"]["429"]
     assert "Retry-After" in throttled["headers"]
 
