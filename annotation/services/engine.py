@@ -48,7 +48,7 @@ from annotation.quality_port import (
     worker_quality,
 )
 from annotation.services.errors import WorkflowError
-from annotation.task_types import get_task_type
+from annotation.task_types import project_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
 
 Status = Assignment.Status
@@ -365,7 +365,7 @@ def _open(*, project: Project, worker: User, now: datetime, item: Item, kind: st
     item.n_active += 1
     # The order the worker sees the item's options in, drawn from the assignment's item and
     # worker (its natural key), is stored with the row.
-    parts = get_task_type(project.task_type).order_parts(item.payload)
+    parts = project_task_type(project).order_parts(item.payload)
     shown = order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
                       keep_import_order=project.keep_import_order)
     return Assignment.objects.create(
