@@ -347,7 +347,7 @@ def compare(args, setup: dict, tokens: list[str]) -> None:
                   f"[{', '.join(f'{p:.1f}' for p in p95)}]; {statistics.median(r['rate'] for r in got):.1f} items/s")
         ours = statistics.median(r["cpu"] for r in runs["this code", label])
         theirs = statistics.median(r["cpu"] for r in runs["baseline", label])
-        print(f"  {label:<20} this code's CPU per item is {ours / theirs:.2f}× the baseline's ({100 * (1 - ours / theirs):+.0f}% less)")
+        print(f"  {label:<20} this code's CPU per item is {ours / theirs:.2f}× the baseline's ({100 * (ours / theirs - 1):+.0f}%)")
 
 
 def check(args) -> None:

@@ -22,12 +22,12 @@ from tests.factories import ItemFactory, ProjectFactory, UserFactory
 pytestmark = pytest.mark.django_db
 
 # Statements of the third next and submit of a worker (the first ones make their profile and
-# standing), as measured: token, project, the worker's profile locked, their open assignment,
-# their standing with the policy, the pick, the slot, the assignment, and the savepoint around
-# them; with gold on, the gold question's place and its look-ups. The submit: token, the locked
+# standing), as measured: token, project, the worker's profile locked with whether they have an
+# open assignment, their standing with the policy, the pick, the slot, the assignment, and the
+# savepoint around them; with gold on, the gold question's place and its look-ups. The submit: token, the locked
 # read, the status, the answer, the savepoint; with the per-answer rules, their one statement
 # after the commit.
-NEXT = {"off": 10, "on": 13}
+NEXT = {"off": 9, "on": 12}
 SUBMIT = {"off": 6, "on": 7}
 
 
