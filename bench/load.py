@@ -13,12 +13,17 @@ It starts nothing by itself. Three steps, the first and last with the server's o
 
 ``run`` gives each simulated annotator a thread with its own keep-alive connection, looping
 next → submit (a 60-character reason) as fast as the server answers, or with ``--combined``
-one ``submit?next=1`` per item (the answer brings the next assignment), and prints submits per
+one ``submit?next=1`` per item (the answer brings the next assignment), with ``--think S``
+after a pause of S seconds on average on each item, and prints submits per
 second, p50/p95/max per request kind, the annotator's wait per item (p95, and the mean beside
 annotators / throughput: with no pause between items the two agree, so at 50 annotators a
 p95 under 150 ms needs more than 333 submits/s) and the errors. ``check`` prints the invariants: no item
 over-filled, slot counts equal to the assignments holding them, no worker twice on an item, at
 most one open assignment per worker, one annotation per submitted assignment.
+
+``run --baseline-url URL`` drives a second server on the same database, running other code (a
+git worktree of an earlier commit), in turn with this one (A B A B …, ``--rounds``), with
+quality control off and, with ``--checks``, on, and prints the ratio of their CPU per item.
 
 The peer, Label Studio, runs under the same load and server shape beside it (its ``/next`` then
 its annotation POST per item, the loop its editor runs), and ``run --label-studio URL`` drives
