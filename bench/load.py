@@ -13,12 +13,17 @@ It starts nothing by itself. Three steps, the first and last with the server's o
 
 ``run`` gives each simulated annotator a thread with its own keep-alive connection, looping
 next → submit (a 60-character reason) as fast as the server answers, or with ``--combined``
-one ``submit?next=1`` per item (the answer brings the next assignment), and prints submits per
+one ``submit?next=1`` per item (the answer brings the next assignment), with ``--think S``
+after a pause of S seconds on average on each item, and prints submits per
 second, p50/p95/max per request kind, the annotator's wait per item (p95, and the mean beside
 annotators / throughput: with no pause between items the two agree, so at 50 annotators a
 p95 under 150 ms needs more than 333 submits/s) and the errors. ``check`` prints the invariants: no item
 over-filled, slot counts equal to the assignments holding them, no worker twice on an item, at
 most one open assignment per worker, one annotation per submitted assignment.
+
+``run --baseline-url URL`` drives a second server on the same database, running other code (a
+git worktree of an earlier commit), in turn with this one (A B A B …, ``--rounds``), with
+quality control off and, with ``--checks``, on, and prints the ratio of their CPU per item.
 
 The peer, Label Studio, runs under the same load and server shape beside it (its ``/next`` then
 its annotation POST per item, the loop its editor runs), and ``run --label-studio URL`` drives
@@ -205,8 +210,8 @@ def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combine
     load; prints and returns what they measured, with the server's CPU time per stored item."""
     place = str(server.place)
     if args.warmup:
-        warm = [cls(server.url, t, place, time.perf_counter() + args.warmup, seed=1000 + i, combined=combined)
-                for i, t in enumerate(tokens)]
+        warm = [cls(server.url, t, place, time.perf_counter() + args.warmup, seed=1000 + i, combined=combined,
+                    think=args.think) for i, t in enumerate(tokens)]
         for w in warm:
             w.start()
         for w in warm:
@@ -219,7 +224,8 @@ def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combine
     start = time.perf_counter()
     for window in windows.values():
         window.start()
-    workers = [cls(server.url, t, place, start + args.seconds, seed=i, combined=combined) for i, t in enumerate(tokens)]
+    workers = [cls(server.url, t, place, start + args.seconds, seed=i, combined=combined, think=args.think)
+               for i, t in enumerate(tokens)]
     for w in workers:
         w.start()
     for w in workers:
@@ -231,6 +237,8 @@ def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combine
     submits = sum(w.submits for w in workers)
     errors = [e for w in workers for e in w.errors]
     mode = "submit?next=1" if combined else "next, then submit"
+    if args.think:
+        mode += f", thinking {args.think:g} s on average"
     cpu_by_part = {part: window.cpu() for part, window in windows.items()}
     cpu = sum(cpu_by_part.values())
     cores = len(os.sched_getaffinity(0))
@@ -260,8 +268,10 @@ def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combine
         parts += ")"
     print(f"  {rate:.1f} items/s; server CPU {1000 * per_item:.2f} ms per stored item{parts}; "
           f"{cpu / elapsed:.2f} of {cores} cores busy")
+    p95_of = {}
     for kind in ("next", "submit"):
         times = [t for w in workers for t in w.times[kind]]
+        p95_of[kind] = percentile(times, 0.95)
         print(f"  {kind:<6} {len(times):>7} requests  p50 {1000 * statistics.median(times) if times else float('nan'):6.1f} ms"
               f"  p95 {1000 * percentile(times, 0.95):6.1f} ms  max {1000 * max(times, default=float('nan')):7.1f} ms")
     # The annotator's wait per item: next and submit, or the one submit that brings the next item.
@@ -272,7 +282,8 @@ def drive(cls: type[Annotator], server: Server, tokens: list[str], args, combine
     # is annotators / throughput (Little's law), whatever the server does with its time.
     print(f"  per item p95 {1000 * p95:.1f} ms; mean wait per item {1000 * statistics.mean(waits):.1f} ms; "
           f"annotators / throughput = {1000 * args.annotators / rate:.1f} ms")
-    return {"rate": rate, "p95": p95, "cpu": per_item, "errors": len(errors)}
+    return {"rate": rate, "p95": p95, "cpu": per_item, "errors": len(errors), "submit_p95": p95_of["submit"],
+            "next_p95": p95_of["next"]}
 
 
 def run(args) -> None:
@@ -289,6 +300,10 @@ def run(args) -> None:
             raise SystemExit("--label-studio needs --label-studio-database-url (to count what it stored)")
     speed = server_cpu.calibration()
     print(f"machine: {len(os.sched_getaffinity(0))} cores; a 10-million-iteration Python loop takes {speed:.2f} s")
+    if args.baseline_url:
+        compare(args, setup, tokens)
+        print(f"machine after: the same loop takes {server_cpu.calibration():.2f} s")
+        return
     ours = drive(Annotator, Server("this platform", args.url, args.database_url, OURS_STORED, setup["slug"],
                         args.redis_url),
                  tokens, args, args.combined)
@@ -308,6 +323,36 @@ def run(args) -> None:
     print(f"machine after: the same loop takes {server_cpu.calibration():.2f} s")
     print(f"items/s: {ours['rate'] / theirs['rate']:.1f}× Label Studio's; server CPU per item: "
           f"{theirs['cpu'] / ours['cpu']:.1f}× less; p95 per item: {theirs['p95'] / ours['p95']:.1f}× shorter")
+
+
+def compare(args, setup: dict, tokens: list[str]) -> None:
+    """This server against ``--baseline-url`` (the same database, another checkout's code),
+    driven in turn, A B A B …, for ``--rounds`` rounds, with quality control off and, with
+    ``--checks``, on; prints each arm's runs and the ratios of their medians."""
+    arms = {"this code": args.url, "baseline": args.baseline_url}
+    projects = {"quality control off": setup["slug"]}
+    if args.checks:
+        projects["quality control on"] = setup["checks_slug"]
+    runs: dict[tuple[str, str], list[dict]] = {(arm, p): [] for arm in arms for p in projects}
+    for n in range(args.rounds):
+        for label, slug in projects.items():
+            for arm, url in arms.items():
+                print(f"round {n + 1}, {label}, {arm}:")
+                runs[arm, label].append(drive(Annotator, Server(f"{arm} ({url})", url, args.database_url, OURS_STORED, slug,
+                                                                args.redis_url), tokens, args, args.combined))
+    print(f"\n{args.annotators} annotators, {args.seconds:g} s per run, think {args.think:g} s, {args.rounds} rounds; "
+          "median of the runs (each run's figure in brackets)")
+    for label in projects:
+        for arm in arms:
+            got = runs[arm, label]
+            cpu = [1000 * r["cpu"] for r in got]
+            p95 = [1000 * r["submit_p95"] for r in got]
+            print(f"  {label:<20} {arm:<10} server CPU per item {statistics.median(cpu):6.2f} ms "
+                  f"[{', '.join(f'{c:.2f}' for c in cpu)}]; submit p95 {statistics.median(p95):6.1f} ms "
+                  f"[{', '.join(f'{p:.1f}' for p in p95)}]; {statistics.median(r['rate'] for r in got):.1f} items/s")
+        ours = statistics.median(r["cpu"] for r in runs["this code", label])
+        theirs = statistics.median(r["cpu"] for r in runs["baseline", label])
+        print(f"  {label:<20} this code's CPU per item is {ours / theirs:.2f}× the baseline's ({100 * (ours / theirs - 1):+.0f}%)")
 
 
 def check(args) -> None:
@@ -362,6 +407,12 @@ def main() -> None:
     r.add_argument("--warmup", type=float, default=2.0, help="seconds of the same load before each measured run")
     r.add_argument("--checks", action="store_true",
                    help="then drive the project with quality control on, and print what the checks cost per item")
+    r.add_argument("--think", type=float, default=0.0,
+                   help="mean seconds an annotator spends on an item before answering (0: none)")
+    r.add_argument("--baseline-url", metavar="URL",
+                   help="a second server on the same database running other code (e.g. a git worktree of an "
+                        "earlier commit): drive both in turn and print the ratios")
+    r.add_argument("--rounds", type=int, default=3, help="with --baseline-url: runs of each arm, interleaved")
     r.add_argument("--label-studio", metavar="URL", help="then drive Label Studio at URL the same way")
     r.add_argument("--label-studio-database-url", metavar="URL", help="Label Studio's PostgreSQL database")
     sub.add_parser("check")

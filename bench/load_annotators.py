@@ -15,9 +15,13 @@ REASON = "A1 names a concrete cost of the policy, A2 repeats the claim."  # 60 c
 
 
 class Annotator(threading.Thread):
-    def __init__(self, url: str, token: str, slug: str, stop_at: float, seed: int, combined: bool) -> None:
+    def __init__(self, url: str, token: str, slug: str, stop_at: float, seed: int, combined: bool,
+                 think: float = 0.0) -> None:
         super().__init__(daemon=True)
         self.combined = combined
+        # Mean seconds spent on an item between receiving it and answering (0: none): each pause
+        # drawn uniformly from half to one and a half times it, so that annotators fall out of step.
+        self.think = think
         self.url, self.token, self.slug, self.stop_at = urlparse(url), token, slug, stop_at
         self.rng = random.Random(seed)
         self.times: dict[str, list[float]] = {"next": [], "submit": []}
@@ -57,6 +61,11 @@ class Annotator(threading.Thread):
                 nxt = got[1]
             if nxt.get("assignment") is None:
                 break  # nothing left for this annotator
+            if self.think:
+                pause = self.rng.uniform(0.5 * self.think, 1.5 * self.think)
+                if time.perf_counter() + pause >= self.stop_at:
+                    break  # an answer the run would not wait for
+                time.sleep(pause)
             answer = {"label": self.rng.choice(["a1", "a2", "equal"]), "standpoint": "none", "reason": REASON}
             path = f"/api/assignments/{nxt['assignment']['id']}/submit/" + ("?next=1" if self.combined else "")
             done = self.request(conn, "submit", path, answer)

@@ -8,7 +8,7 @@ from django.contrib.auth.models import User
 from annotation.media.refs import media_refs, with_media_refs
 from annotation.models import Assignment, Consent, Item, Project
 from annotation.selectors.media import media_facts
-from annotation.task_types import get_task_type
+from annotation.task_types import project_task_type
 
 Status = Assignment.Status
 
@@ -65,7 +65,7 @@ def presentation(*, project: Project, worker: User | None, item: Item | None = N
     each key is replaced by its reference; without an assignment (a marketplace's preview, which
     plays nothing) by "", unless ``staff`` look at the item (the staff preview plays the files
     by key)."""
-    task = get_task_type(project.task_type)
+    task = project_task_type(project)
     options = task.clean_options(project.options)
     # A preview (no worker) shows what the first worker would get.
     variant = task.variant(options=options, project_id=project.pk, worker_id=worker.pk if worker else 0)

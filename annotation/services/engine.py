@@ -21,7 +21,7 @@ from typing import Any
 
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, F, OuterRef
+from django.db.models import Exists, F, OuterRef, Subquery
 from django.utils import timezone
 
 import annotation.quality_port as quality_port
@@ -48,7 +48,7 @@ from annotation.quality_port import (
     worker_quality,
 )
 from annotation.services.errors import WorkflowError
-from annotation.task_types import get_task_type
+from annotation.task_types import project_task_type
 from annotation.task_types.shown_order import assignment_seed, order_for
 
 Status = Assignment.Status
@@ -249,16 +249,25 @@ def _training_state(*, project: Project, worker: User, quality: WorkerQuality,
 def _profile_and_open(*, project: Project, worker: User) -> tuple[bool, Assignment | None]:
     """Lock the worker's profile (one request per worker at a time) and read whether they are
     blocked, then their open assignment in the project, with its item."""
-    locked = WorkerProfile.objects.select_for_update().filter(user_id=worker.pk).values_list("blocked", flat=True)
-    blocked = list(locked)
-    if not blocked:  # no profile yet: made on first use, then read (and locked) as usual
+    mine = Assignment.objects.filter(project=project, worker=worker, status=Status.ASSIGNED)
+    # Whether they have an open assignment is asked in the same statement: in the loop of
+    # answering they have none (their last one was just submitted), and it is read only when
+    # there is one.
+    locked = (WorkerProfile.objects.select_for_update().filter(user_id=worker.pk)
+              .annotate(open_id=Subquery(mine.values("pk")[:1])).values_list("blocked", "open_id"))
+    found = list(locked)
+    if not found:  # no profile yet: made on first use, then read (and locked) as usual
         worker_profile(worker=worker)
-        blocked = list(locked.all())
-    open_one = (Assignment.objects.select_related("item")
-                .filter(project=project, worker=worker, status=Status.ASSIGNED).first())
-    if open_one is not None:
-        open_one.project = project
-    return bool(blocked[0]), open_one
+        found = list(locked.all())
+    blocked, open_id = found[0]
+    open_one = None
+    if open_id is not None:
+        # Under the profile's lock none of this worker's requests changes it meanwhile; the
+        # lease sweep may have ended it, and then it is not open any more.
+        open_one = mine.select_related("item").filter(pk=open_id).first()
+        if open_one is not None:
+            open_one.project = project
+    return bool(blocked), open_one
 
 
 _ORDER: dict[str, tuple[str, ...]] = {
@@ -365,7 +374,7 @@ def _open(*, project: Project, worker: User, now: datetime, item: Item, kind: st
     item.n_active += 1
     # The order the worker sees the item's options in, drawn from the assignment's item and
     # worker (its natural key), is stored with the row.
-    parts = get_task_type(project.task_type).order_parts(item.payload)
+    parts = project_task_type(project).order_parts(item.payload)
     shown = order_for(parts=parts, seed=assignment_seed(item_id=item.pk, worker_id=worker.pk),
                       keep_import_order=project.keep_import_order)
     return Assignment.objects.create(

@@ -32,7 +32,7 @@ from annotation.quality_port import (
 from annotation.selectors.media import media_facts
 from annotation.services.engine import set_status
 from annotation.services.errors import NotYours, WorkflowError
-from annotation.task_types import get_task_type
+from annotation.task_types import project_task_type
 from annotation.task_types.base import AnswerContext, AnswerInvalid, TaskType
 from annotation.value_checks import field_problems, scrubbed
 
@@ -170,7 +170,7 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             raise NotYours("This assignment belongs to someone else.")
         existing = getattr(a, "annotation", None)
         if existing is not None:
-            same = _same_answer(get_task_type(a.project.task_type), a, existing, data)
+            same = _same_answer(project_task_type(a.project), a, existing, data)
             return SubmitResult(existing, a, created=False, counted=a.status in Assignment.COUNTED_STATUSES,
                                 same_answer=same)
         if stopped:
@@ -185,7 +185,7 @@ def _submit(*, assignment_id: int, worker: User, data: Mapping[str, Any], client
             # could come after the expected answer was learnt elsewhere, is neither stored nor scored.
             raise WorkflowError("The time for this training item ran out, so it counts as not answered; "
                                 "your answer was not stored.")
-        task = get_task_type(a.project.task_type)
+        task = project_task_type(a.project)
         clean = task.clean_answer(data, payload=a.item.payload, context=answer_context(task=task, assignment=a, now=now))
         # What is stored obeys one rule on both databases (annotation.value_checks): an answer that
         # breaks it is refused naming the field; client details are our own record, so cleaned.

@@ -7,7 +7,7 @@ the known ones. Task types live in apps of their own (``task_types/<slug>/``); e
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from annotation.task_types.base import TaskType
 
@@ -40,6 +40,21 @@ def get_task_type(slug: str) -> TaskType:
         return _REGISTRY[slug]
     except KeyError:
         raise UnknownTaskType(slug) from None
+
+
+# Where ``project_task_type`` keeps the type on a project instance: (slug, type).
+_HELD = "_task_type_held"
+
+
+def project_task_type(project: Any) -> TaskType:
+    """The project's task type, looked up once per project instance: a request reads its project
+    once and hands that instance down (the next's claim and the item it presents, the submit's
+    locked read, scoring and rules), so the type is resolved once per request. Looked up again
+    when ``task_type`` changed on the instance."""
+    held: tuple[str, TaskType] | None = project.__dict__.get(_HELD)
+    if held is None or held[0] != project.task_type:
+        held = project.__dict__[_HELD] = (project.task_type, get_task_type(project.task_type))
+    return held[1]
 
 
 def task_type_choices() -> list[tuple[str, str]]:

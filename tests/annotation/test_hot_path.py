@@ -154,13 +154,17 @@ def test_each_request_reads_the_assignment_once():
     client = token_client(Token.objects.create(user=worker).key)
     with CaptureQueriesContext(connection) as seen:
         nxt = client.post(f"/api/projects/{project.slug}/assignments/next/").json()
-    # The worker's open assignment is looked for once; the claim opens a new one.
-    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 1
+    # The worker's open assignment is looked for within the read of their profile (a
+    # subquery), and read only when there is one; the claim opens a new one.
+    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 0
+    # (This first request makes the profile before it reads it.)
+    profile_reads = statements_on(WorkerProfile._meta.db_table, seen.captured_queries)
+    assert '"annotation_assignment" U0' in profile_reads[-1]
     with CaptureQueriesContext(connection) as seen:
         done = client.post(f"/api/assignments/{nxt['assignment']['id']}/submit/?next=1", answer(), format="json")
     assert done.status_code == 201 and done.json()["next"]["assignment"]["id"] != nxt["assignment"]["id"]
-    # The submit's locked read, then the next assignment's look for an open one: one each.
-    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 2
+    # The submit's locked read; the next assignment's look for an open one is the profile's.
+    assert len(statements_on(Assignment._meta.db_table, seen.captured_queries)) == 1
     # The web page's submit too: the service reads the row, the view does not read it first.
     client.force_login(worker)
     page = client.post(f"/projects/{project.slug}/annotate/{done.json()['next']['assignment']['id']}/submit/",
