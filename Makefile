@@ -79,9 +79,10 @@ test: $(VENV)/.dev
 	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS)
 
 # The same without the tests marked `integration` (those that start a browser, a server, a
-# subprocess or a worker; tests/support/markers.py): the quick tier to run while working.
+# subprocess or a worker; tests/support/markers.py) or `slow` (historic data migrations, large
+# simulations; docs/development.md): the quick tier to run while working.
 test-quick: $(VENV)/.dev
-	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS) -m "not integration"
+	$(if $(DATABASE_URL)$(SQLITE_TEST_PATH),,SQLITE_TEST_PATH=$$(mktemp -d)/test.sqlite3) $(PY) -m pytest -n $(TEST_WORKERS) -m "not integration and not slow"
 
 # Schemathesis over the whole API schema of a live server, as every role (tests/api_fuzz/): about
 # two minutes. It needs a database a second process can open: PostgreSQL (DATABASE_URL) or a

@@ -62,5 +62,8 @@ def test_collected_tests_carry_the_marker_their_fixtures_imply(request):
 
 def test_the_quick_tier_is_a_make_target_and_the_marker_is_registered():
     makefile = (ROOT / "Makefile").read_text()
-    assert '-m "not integration"' in makefile.split("test-quick:", 1)[1].split("\n\n", 1)[0]
-    assert '"integration: ' in (ROOT / "pyproject.toml").read_text()
+    assert '-m "not integration and not slow"' in makefile.split("test-quick:", 1)[1].split("\n\n", 1)[0]
+    pyproject = (ROOT / "pyproject.toml").read_text()
+    assert '"integration: ' in pyproject and '"slow: ' in pyproject
+    # `make test` runs everything: no marker expression there.
+    assert '-m "' not in makefile.split("\ntest:", 1)[1].split("\n\n", 1)[0]

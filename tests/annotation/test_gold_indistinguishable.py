@@ -255,7 +255,10 @@ def _auc(features, gold, columns) -> float:
     return float(roc_auc_score(gold, scores))
 
 
-@pytest.mark.parametrize("order", ["sequential", "spread", "random"])
+# The study takes a few seconds per order: the quick tier runs one order (random, whose draw changes
+# from run to run), the slow tier the other two (docs/development.md).
+@pytest.mark.parametrize("order", [pytest.param("sequential", marks=pytest.mark.slow),
+                                   pytest.param("spread", marks=pytest.mark.slow), "random"])
 def test_a_gold_question_arrives_like_the_real_item_it_stands_in_for(order, monkeypatch):
     served = _study(order, seed=7, monkeypatch=monkeypatch)
     features, gold = _arrival(served)
@@ -279,14 +282,17 @@ def test_a_gold_question_arrives_like_the_real_item_it_stands_in_for(order, monk
 
 # The share of gold questions served: a binomial share of the claims at the project's rate,
 # under every order, while the worker has a gold question left (docs/quality/gold-questions.md).
-RATE, RATE_WORKERS, RATE_SERVES = 0.1, 3, 100  # serves per worker
+# The manual's figure is the full study (slow tier); the quick tier hands out a tenth of it under
+# every order, with the same checks at its own tolerance.
+RATE, RATE_WORKERS, RATE_SERVES, RATE_SERVES_QUICK = 0.1, 3, 100, 10  # serves per worker
 
 
 @pytest.mark.parametrize("order", ["sequential", "spread", "random"])
-def test_gold_comes_at_the_rate_under_every_order(order, monkeypatch):
+@pytest.mark.parametrize("serves", [RATE_SERVES_QUICK, pytest.param(RATE_SERVES, marks=pytest.mark.slow)])
+def test_gold_comes_at_the_rate_under_every_order(order, serves, monkeypatch):
     project = ProjectFactory(redundancy=RATE_WORKERS, assignment_order=order)
     quality_policy(project, gold_rate=RATE)
-    for n in range(RATE_SERVES):
+    for n in range(serves):
         ItemFactory(project=project, position=2 * n)
         if n % 2 == 0:
             check_item(project, position=2 * n + 1)
@@ -300,7 +306,7 @@ def test_gold_comes_at_the_rate_under_every_order(order, monkeypatch):
     monkeypatch.setattr(serving, "draw", draw)
     workers = [UserFactory() for _ in range(RATE_WORKERS)]
     gold = served = 0
-    for _ in range(RATE_SERVES):
+    for _ in range(serves):
         for worker in workers:
             a = assignment_next(project=project, worker=worker).assignment
             served += 1

@@ -1,7 +1,9 @@
 """The ``integration`` marker: tests that start a browser, a server, a subprocess or a worker.
 
-``make test-quick`` runs ``-m "not integration"``; ``make test`` and CI run everything. A test is
-marked in one of three ways:
+``make test-quick`` runs ``-m "not integration and not slow"``; ``make test`` and CI run
+everything. (``slow`` is set by hand on the few long tests that a new task type or an ordinary
+change does not touch; docs/development.md lists them.) A test is marked ``integration`` in one of
+three ways:
 
 - it uses a fixture of ``INTEGRATION_FIXTURES`` (directly or through another fixture): the
   fixture implies the marker, so nobody has to remember it;

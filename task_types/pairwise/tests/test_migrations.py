@@ -12,7 +12,8 @@ from annotation.task_types import get_task_type
 from task_types.pairwise.models import Argument, Topic
 from tests.support.migrations import data_migration
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_topics_arguments_and_what_points_to_them_survive_the_move():

@@ -7,6 +7,8 @@ from tests.support.migrations import data_migration, migration_named
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+@pytest.mark.slow
 def test_projects_keep_the_sources_their_workers_came_from():
     with data_migration("annotation", "_revisions_consent_marketplace") as step:
         old = step.before()

@@ -7,7 +7,8 @@ from django.utils import timezone
 
 from tests.support.migrations import data_migration
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_workers_blocked_before_the_option_have_their_answers_leave_the_data():

@@ -6,7 +6,8 @@ import pytest
 
 from tests.support.migrations import data_migration
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_existing_policies_keep_showing_the_expected_answers_and_new_ones_do_not():

@@ -6,7 +6,8 @@ from django.utils import timezone
 
 from tests.support.migrations import data_migration
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_bonuses_paid_before_are_paid_and_the_rest_owed():

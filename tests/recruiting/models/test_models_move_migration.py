@@ -9,7 +9,8 @@ import pytest
 
 from tests.support.migrations import data_migration, migration_named
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_rows_and_content_types_move_to_the_recruiting_app_and_back():

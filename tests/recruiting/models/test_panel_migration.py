@@ -5,7 +5,8 @@ import pytest
 
 from tests.support.migrations import data_migration
 
-pytestmark = pytest.mark.django_db(transaction=True)
+# A historic data migration, run back and forth over the whole schema: slow (docs/development.md).
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.slow]
 
 
 def test_projects_get_the_panel_their_workers_came_from():
