@@ -19,7 +19,8 @@ from annotation.api.parsers import SafeJSONParser
 from annotation.api.request_types import AuthenticatedApiRequest
 from annotation.api.views import has_perm
 from annotation.models import Project
-from recruiting.panels import panel_choices, panel_setup, study_link
+from annotation.providers import NO_PANEL, provider_of
+from recruiting.panels import UnknownPanel, panel_choices, panel_setup
 from recruiting.services.panel_settings import PANEL_SETTINGS, project_panel_update
 
 
@@ -27,8 +28,9 @@ class PanelSettingsSerializer(serializers.Serializer):
     """The settings a staff member may change; a PATCH sends any of them."""
 
     external_entry = serializers.BooleanField(required=False, help_text="Panel links are taken at all.")
-    panel = serializers.ChoiceField(choices=panel_choices(), required=False,
-                                    help_text="A preset's slug, or custom.")
+    panel = serializers.ChoiceField(choices=[(NO_PANEL, "None"), *panel_choices()], required=False,
+                                    allow_blank=True,
+                                    help_text="A preset's slug, or custom; empty: none (no study link is taken).")
     worker_param = serializers.CharField(max_length=60, required=False, allow_blank=True,
                                          help_text="Custom panel: the parameter carrying the worker id.")
     custom_source = serializers.CharField(max_length=40, required=False, allow_blank=True,
@@ -43,8 +45,10 @@ class PanelSettingsSerializer(serializers.Serializer):
 
 class PanelConfigSerializer(serializers.Serializer):
     settings = PanelSettingsSerializer()
-    study_link = serializers.CharField(help_text="The link to paste into the panel.")
-    worker_source = serializers.CharField(help_text="The first half of a worker's identity (panel slug or custom name).")
+    study_link = serializers.CharField(allow_null=True,
+                                       help_text="The link to paste into the panel; null without a panel.")
+    worker_source = serializers.CharField(allow_null=True, help_text="The first half of a worker's identity (panel "
+                                                                     "slug or custom name); null without a panel.")
     recorded_params = serializers.ListField(child=serializers.CharField(),
                                             help_text="Parameters kept with each answer; the first carries the "
                                                       "worker id.")
@@ -53,11 +57,21 @@ class PanelConfigSerializer(serializers.Serializer):
 
 
 def _config(request: Request, project: Project) -> dict:
-    setup = panel_setup(project)
+    settings = {name: getattr(project, name) for name in PANEL_SETTINGS}
+    provider = provider_of(project)
+    if provider is None:
+        # No panel: no link to paste, nobody arrives by one.
+        return {"settings": settings, "study_link": None, "worker_source": None, "recorded_params": [],
+                "completion_url_template": project.completion_url or ""}
+    setup = provider.link_setup(project=project)
     start = request.build_absolute_uri(reverse("start", args=[project.slug]))
-    return {"settings": {name: getattr(project, name) for name in PANEL_SETTINGS},
-            "study_link": study_link(setup=setup, start_url=start), "worker_source": setup.source,
-            "recorded_params": list(setup.params), "completion_url_template": setup.completion_url}
+    try:
+        template = panel_setup(project).completion_url
+    except UnknownPanel:
+        template = project.completion_url or ""  # a provider of another app: its own way back
+    return {"settings": settings, "study_link": provider.study_link(project=project, start_url=start),
+            "worker_source": setup.source, "recorded_params": list(setup.params),
+            "completion_url_template": template}
 
 
 _ERRORS = {403: OpenApiResponse(description="Missing the permission annotation.view_project "

@@ -6,6 +6,7 @@ from rest_framework.test import APIClient
 
 from annotation.models import AuditEntry, Project
 from tests.factories import ProjectFactory, UserFactory
+from tests.recruiting.fake_panel import fake_panel  # noqa: F401
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +75,25 @@ def test_the_panel_is_staff_only_and_a_missing_project_is_not_found(project):
     assert researcher.get("/api/projects/nowhere/panel/").status_code == 404
     assert APIClient().get("/api/projects/study/panel/").status_code in (401, 403)
     assert Project.objects.get(slug="study").panel == "prolific"
+
+
+def test_a_project_without_a_panel_reads_as_none_and_can_be_given_one_and_lose_it():
+    ProjectFactory(slug="plain")
+    admin = api(UserFactory(role="admin"))
+    body = admin.get("/api/projects/plain/panel/").json()
+    assert body["settings"]["panel"] == "" and body["settings"]["external_entry"] is False
+    assert body["study_link"] is None and body["worker_source"] is None and body["recorded_params"] == []
+    refused = admin.patch("/api/projects/plain/panel/", {"external_entry": True}, format="json")
+    assert refused.status_code == 400 and "panel" in refused.json()
+    given = admin.patch("/api/projects/plain/panel/", {"external_entry": True, "panel": "sona"}, format="json").json()
+    assert given["worker_source"] == "sona" and given["study_link"].startswith("http://testserver/start/plain/")
+    taken = admin.patch("/api/projects/plain/panel/", {"external_entry": False, "panel": ""}, format="json")
+    assert taken.status_code == 200 and taken.json()["study_link"] is None
+    assert Project.objects.get(slug="plain").panel == ""
+
+
+def test_a_panel_of_another_app_is_read_through_its_provider(fake_panel):  # noqa: F811
+    ProjectFactory(slug="faked", panel="fakepanel", external_entry=True)
+    body = api(UserFactory(role="researcher")).get("/api/projects/faked/panel/").json()
+    assert body["worker_source"] == "fakepanel" and body["recorded_params"] == ["fake_uid"]
+    assert body["study_link"] is None  # the fake panel gives no link to paste
